@@ -1,0 +1,66 @@
+# wasm build: libsodium, the core and the embind bindings, twice — once plain (scalar) and once with
+# -msimd128 — into npm/dist/wacore.{scalar,simd}.{mjs,wasm}.
+
+set(WACORE_DIST_DIR "${PROJECT_SOURCE_DIR}/npm/dist" CACHE PATH "Where the wasm builds are written")
+
+# Link flags, by purpose.
+set(WACORE_LINK_SHAPE
+  # An ES module exporting a factory; the loader in npm/ decides where the .wasm bytes come from.
+  -sMODULARIZE=1 -sEXPORT_ES6=1 -sEXPORT_NAME=createWacoreModule
+  # No `node` environment: Emscripten 3.1.6 emits __dirname for it, which breaks Node ES modules.
+  # The loader reads the file itself in Node and passes the bytes through instantiateWasm.
+  -sENVIRONMENT=web,worker
+  # Only the options our loader passes; everything else is stripped from the glue. getRandomValue
+  # is read by libsodium's start-up probe (randombytes_stir), which under Emscripten runs whatever
+  # implementation is installed; the bytes wacore uses come from the batched source in bindings/.
+  "-sINCOMING_MODULE_JS_API=[instantiateWasm,onAbort,print,printErr,getRandomValue]"
+  --bind)
+set(WACORE_LINK_MEMORY
+  # Inputs of any size must fit, so memory may grow; it never shrinks, so the bindings reuse one
+  # I/O buffer instead of allocating per call (see bindings/).
+  -sALLOW_MEMORY_GROWTH=1
+  # malloc returns null when memory cannot grow, instead of aborting the instance: every caller
+  # turns that into ERR_OUT_OF_MEMORY.
+  -sABORTING_MALLOC=0
+  # emmalloc is ~8 KB smaller than dlmalloc; the core allocates rarely (the I/O buffer).
+  -sMALLOC=emmalloc
+  # Stack use is small (the deepest path is XEdDSA verify, a few KB); 5 MB is Emscripten's default.
+  -sTOTAL_STACK=262144
+  -sINITIAL_MEMORY=1048576)
+set(WACORE_LINK_SIZE
+  # No filesystem, no eval-based code generation (CSP-safe), TextDecoder always present.
+  -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sTEXTDECODER=2)
+
+# -O3: measured fastest on curve and hash code (docs/build-flags.md); -Os/-Oz cost 7x on SHA-256.
+set(WACORE_OPT -O3)
+add_compile_options(${WACORE_OPT} -fno-exceptions)
+
+foreach(variant scalar simd)
+  set(_simd "")
+  if(variant STREQUAL "simd")
+    set(_simd SIMD)
+  endif()
+  wacore_add_sodium(sodium_${variant} ${_simd})
+  wacore_add_core(wacore_core_${variant} sodium_${variant} ${_simd})
+
+  add_executable(wacore_${variant} bindings/wacore_bindings.cpp)
+  target_link_libraries(wacore_${variant} PRIVATE wacore_core_${variant})
+  target_compile_options(wacore_${variant} PRIVATE ${WACORE_WARNINGS})
+  target_compile_definitions(wacore_${variant} PRIVATE WACORE_VARIANT="${variant}")
+  if(_simd)
+    target_compile_options(wacore_${variant} PRIVATE -msimd128)
+    target_link_options(wacore_${variant} PRIVATE -msimd128)
+  endif()
+  target_link_options(wacore_${variant} PRIVATE
+    ${WACORE_OPT} ${WACORE_LINK_SHAPE} ${WACORE_LINK_MEMORY} ${WACORE_LINK_SIZE})
+  set_target_properties(wacore_${variant} PROPERTIES
+    OUTPUT_NAME "wacore.${variant}" SUFFIX ".mjs"
+    RUNTIME_OUTPUT_DIRECTORY "${WACORE_DIST_DIR}")
+endforeach()
+
+# The SIMD build must really contain v128 instructions, and the scalar build none.
+enable_testing()
+add_test(NAME simd_build_has_v128
+  COMMAND sh "${PROJECT_SOURCE_DIR}/scripts/count-simd.sh" "${WACORE_DIST_DIR}/wacore.simd.wasm" --expect-some)
+add_test(NAME scalar_build_has_no_v128
+  COMMAND sh "${PROJECT_SOURCE_DIR}/scripts/count-simd.sh" "${WACORE_DIST_DIR}/wacore.scalar.wasm" --expect-none)

@@ -1,0 +1,26 @@
+// The core's one source of randomness.
+//
+// Natively it is libsodium's randombytes (getrandom/urandom). The wasm bindings replace it with a
+// function that fills the whole request from crypto.getRandomValues in one JS call, because
+// libsodium's own Emscripten path costs one JS call per byte and fails in Node ES modules.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/error.h"
+
+namespace wacore {
+
+// Fills buf[0, n) with random bytes; returns 0 on success, nonzero if the source failed.
+using RandomSource = int (*)(uint8_t* buf, size_t n);
+
+// Installs `source` for all later draws (nullptr restores the default). Not thread safe: call once at
+// start-up, before any key is generated.
+void set_random_source(RandomSource source) noexcept;
+
+// Fills buf[0, n) from the installed source. On failure the buffer is zeroed and Error::entropy is
+// returned, so a caller can never go on with half-random key material by mistake.
+Error random_bytes(uint8_t* buf, size_t n) noexcept;
+
+}  // namespace wacore

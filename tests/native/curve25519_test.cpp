@@ -1,0 +1,220 @@
+// X25519 and XEdDSA: Wycheproof, libsignal's and libsignal-protocol-c's vectors, and properties.
+#include "crypto/curve25519.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "common/random.h"
+#include "test_util.h"
+
+namespace wacore::curve {
+namespace {
+
+using test::Bytes;
+using test::from_hex;
+using test::to_hex;
+
+bool has_flag(const nlohmann::json& t, const std::string& flag) {
+  const auto& f = t["flags"];
+  return std::find(f.begin(), f.end(), flag) != f.end();
+}
+
+// Policy (documented in curve25519.h and the README): every Wycheproof case computes and matches,
+// except that a result of all zeros (flag ZeroSharedSecret, always on a low-order public key) is
+// rejected with ERR_LOW_ORDER_POINT. "acceptable" cases are thereby pinned down exactly.
+TEST(X25519, WycheproofAllCasesFollowTheLowOrderPolicy) {
+  const auto doc = test::load_vectors("wycheproof/x25519_test.json");
+  int valid = 0, rejected = 0, computed_acceptable = 0;
+  for (const auto& group : doc["testGroups"]) {
+    ASSERT_EQ(group["curve"], "curve25519");
+    for (const auto& t : group["tests"]) {
+      SCOPED_TRACE("tcId " + std::to_string(t["tcId"].get<int>()) + ": " + t["comment"].get<std::string>());
+      const Bytes pub = from_hex(t["public"].get<std::string>());
+      const Bytes priv = from_hex(t["private"].get<std::string>());
+      const std::string want = t["shared"].get<std::string>();
+      ASSERT_EQ(pub.size(), kKeyBytes);
+      ASSERT_EQ(priv.size(), kPrivateKeyBytes);
+      uint8_t shared[kSharedSecretBytes];
+      const Error e = agreement(pub.data(), priv.data(), shared);
+      if (has_flag(t, "ZeroSharedSecret")) {
+        ASSERT_NE(t["result"], "valid");
+        EXPECT_EQ(e, Error::low_order_point);
+        EXPECT_EQ(to_hex(shared, sizeof shared), std::string(64, '0'));
+        rejected++;
+      } else {
+        EXPECT_EQ(e, Error::ok);
+        EXPECT_EQ(to_hex(shared, sizeof shared), want);
+        (t["result"] == "valid" ? valid : computed_acceptable)++;
+      }
+    }
+  }
+  EXPECT_EQ(valid, 264);
+  EXPECT_EQ(valid + rejected + computed_acceptable, 518);
+  EXPECT_GT(rejected, 0);
+}
+
+// signalapp/libsignal rust/core/src/curve/curve25519.rs, test_agreement.
+TEST(X25519, LibsignalAgreementVector) {
+  const Bytes alice_pub = from_hex("1bb75966f2e93a3691dfff942bb2a466a1c08b8d78ca3f4d6df8b8bfa2e4ee28");
+  const Bytes alice_priv = from_hex("c806439dc9d2c476ffed8f2580c0888d58ab406bf7ae3698879021b96bb4bf59");
+  const Bytes bob_pub = from_hex("653614993d2b15ee9e5fd3d86ce719ef4ec1daae1886a87b3f5fa9565a27a22f");
+  const Bytes bob_priv = from_hex("b03b34c33a1c44f225b662d2bf4859b8135411fa7b0386d45fb75dc5b91b4466");
+  const std::string shared = "325f239328941ced6e673b86ba41017448e99b649a9c3806c1dd7ca4c477e629";
+
+  uint8_t out[32];
+  ASSERT_EQ(public_from_private(alice_priv.data(), out), Error::ok);
+  EXPECT_EQ(to_hex(out, 32), to_hex(alice_pub));
+  ASSERT_EQ(public_from_private(bob_priv.data(), out), Error::ok);
+  EXPECT_EQ(to_hex(out, 32), to_hex(bob_pub));
+  ASSERT_EQ(agreement(bob_pub.data(), alice_priv.data(), out), Error::ok);
+  EXPECT_EQ(to_hex(out, 32), shared);
+  ASSERT_EQ(agreement(alice_pub.data(), bob_priv.data(), out), Error::ok);
+  EXPECT_EQ(to_hex(out, 32), shared);
+}
+
+TEST(X25519, GeneratedPairsAgreeAndAreClamped) {
+  for (int i = 0; i < 50; i++) {
+    uint8_t a_priv[32], a_pub[32], b_priv[32], b_pub[32], s1[32], s2[32];
+    ASSERT_EQ(generate_key_pair(a_priv, a_pub), Error::ok);
+    ASSERT_EQ(generate_key_pair(b_priv, b_pub), Error::ok);
+    EXPECT_EQ(a_priv[0] & 7, 0);
+    EXPECT_EQ(a_priv[31] & 0xC0, 0x40);
+    ASSERT_EQ(agreement(b_pub, a_priv, s1), Error::ok);
+    ASSERT_EQ(agreement(a_pub, b_priv, s2), Error::ok);
+    EXPECT_EQ(to_hex(s1, 32), to_hex(s2, 32));
+  }
+}
+
+TEST(PublicKey, Accepts33ByteDjbAnd32ByteKeysOnly) {
+  Bytes k33(33, 0x11), k32(32, 0x22);
+  k33[0] = kDjbType;
+  uint8_t u[32];
+  EXPECT_EQ(parse_public_key(k33, u), Error::ok);
+  EXPECT_EQ(u[0], 0x11);
+  EXPECT_EQ(parse_public_key(k32, u), Error::ok);
+  EXPECT_EQ(u[0], 0x22);
+  k33[0] = 0x01;
+  EXPECT_EQ(parse_public_key(k33, u), Error::key_type);
+  for (size_t n : {0, 1, 31, 34, 64}) {
+    EXPECT_EQ(parse_public_key(Bytes(n, kDjbType), u), Error::key_length) << n;
+  }
+}
+
+struct SignatureVector {
+  Bytes private_key, public_key, message, signature;
+};
+
+// signalapp/libsignal rust/core/src/curve/curve25519.rs, test_signature: a libsignal signature.
+SignatureVector libsignal_vector() {
+  return {from_hex("c097248412e58bf05df487968205132794178e367637f5818f81e0e6ce73e865"),
+          from_hex("ab7e717d4a163b7d9a1d8071dfe9dcf8cdcd1cea3339b6356be84d887e322c64"),
+          from_hex("05edce9d9c415ca78cb7252e72c2c4a554d3eb29485a0e1d503118d1a82d99fb4a"),
+          from_hex("5de88ca9a89b4a115da79109c67c9c7464a3e4180274f1cb8c63c2984e286dfb"
+                   "ede82deb9dcd9fae0bfbb821569b3d9001bd8130cd11d486cef047bd60b86e88")};
+}
+
+TEST(XEdDSA, VerifiesLibsignalVectorAndRejectsEveryBitFlip) {
+  const auto v = libsignal_vector();
+  uint8_t pub[32];
+  ASSERT_EQ(public_from_private(v.private_key.data(), pub), Error::ok);
+  EXPECT_EQ(to_hex(pub, 32), to_hex(v.public_key));
+  EXPECT_TRUE(verify(v.public_key.data(), v.message, v.signature.data()));
+  for (size_t byte = 0; byte < kSignatureBytes; byte++) {
+    for (int bit = 0; bit < 8; bit++) {
+      Bytes sig = v.signature;
+      sig[byte] ^= static_cast<uint8_t>(1 << bit);
+      EXPECT_FALSE(verify(v.public_key.data(), v.message, sig.data())) << byte << ":" << bit;
+    }
+  }
+  Bytes msg = v.message;
+  msg[5] ^= 1;
+  EXPECT_FALSE(verify(v.public_key.data(), msg, v.signature.data()));
+}
+
+// signalapp/libsignal-protocol-c src/curve25519/ed25519/tests/internal_fast_tests.c: private key
+// 0..0 with byte 8 = 189 (clamped), 200 zero bytes, zero randomness. curvesigs_fast_test is the
+// signature libsignal's form produces; xeddsa_fast_test is the XEdDSA paper's form (A negated to
+// sign bit 0), which verifies under the same rule.
+TEST(XEdDSA, SigningMatchesLibsignalProtocolC) {
+  Bytes priv(32, 0);
+  priv[8] = 189;
+  clamp(priv.data());
+  const Bytes msg(200, 0), z(64, 0);
+  uint8_t sig[64];
+  sign_with_random(priv.data(), msg, z.data(), sig);
+  EXPECT_EQ(to_hex(sig, 64),
+            "cf873d0379ac20e8893e5567ee0f8951f8db840d26b243b463526689d01ca718"
+            "ac189fb1678574ebdde569330659448b0bd6c1973f7d780ab39518626803d782");
+  uint8_t pub[32];
+  ASSERT_EQ(public_from_private(priv.data(), pub), Error::ok);
+  EXPECT_EQ(to_hex(pub, 32), "5995f464e9d34d5ca56b9905b9a3cc37c456b2d8d313edbcf584b705b5c04955");
+  EXPECT_TRUE(verify(pub, msg, sig));
+  const Bytes xeddsa = from_hex(
+      "11c7f3e6c4df9e8a5150e1db3b30f92de3a3b3aa438656545fa7390f4bcc7bb2"
+      "6c431d9e90643e4f0eaa0e9c557766fa69ada576d63dcaf2ac326c11d0b97702");
+  EXPECT_TRUE(verify(pub, msg, xeddsa.data()));
+  Bytes bad = xeddsa;
+  bad[0] ^= 1;
+  EXPECT_FALSE(verify(pub, msg, bad.data()));
+  const Bytes all_ff(32, 0xFF);
+  EXPECT_FALSE(verify(all_ff.data(), msg, xeddsa.data()));
+}
+
+// libsignal-node (curve25519-js) signs deterministically: nonce = SHA-512(a || M), no randomness.
+// Computed with npm libsignal@6.0.0 from the inputs of SigningMatchesLibsignalProtocolC.
+TEST(XEdDSA, VerifiesLibsignalNodeDeterministicSignature) {
+  const Bytes pub = from_hex("5995f464e9d34d5ca56b9905b9a3cc37c456b2d8d313edbcf584b705b5c04955");
+  const Bytes sig = from_hex(
+      "f67ab89d89aa3de53403369ef4c7e0d5685349285e72a8516cfe9d1ddb17a3e3"
+      "4dc0d9a6e4973a83922e44a2a5562bbdb8add724cba04e66d220655ebccfd186");
+  EXPECT_TRUE(verify(pub.data(), Bytes(200, 0), sig.data()));
+}
+
+TEST(XEdDSA, RejectsSAtOrAbove2To253AndUMinusOne) {
+  const auto v = libsignal_vector();
+  Bytes sig = v.signature;
+  sig[63] |= 0x20;
+  EXPECT_FALSE(verify(v.public_key.data(), v.message, sig.data()));
+  sig = v.signature;
+  sig[63] |= 0x40;
+  EXPECT_FALSE(verify(v.public_key.data(), v.message, sig.data()));
+  // u = p - 1 = -1 has no Edwards image.
+  Bytes minus_one = from_hex("ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f");
+  EXPECT_FALSE(verify(minus_one.data(), v.message, v.signature.data()));
+}
+
+TEST(XEdDSA, RandomisedSignaturesVerifyAtEveryMessageLength) {
+  uint8_t priv[32], pub[32], other_priv[32], other_pub[32];
+  ASSERT_EQ(generate_key_pair(priv, pub), Error::ok);
+  ASSERT_EQ(generate_key_pair(other_priv, other_pub), Error::ok);
+  Bytes msg;
+  for (size_t n = 0; n <= 300; n++) {
+    uint8_t sig[64], sig2[64];
+    ASSERT_EQ(sign(priv, msg, sig), Error::ok);
+    ASSERT_EQ(sign(priv, msg, sig2), Error::ok);
+    EXPECT_NE(to_hex(sig, 64), to_hex(sig2, 64)) << "fresh randomness each time";
+    EXPECT_TRUE(verify(pub, msg, sig)) << n;
+    EXPECT_TRUE(verify(pub, msg, sig2)) << n;
+    EXPECT_FALSE(verify(other_pub, msg, sig)) << n;
+    msg.push_back(static_cast<uint8_t>(n * 7));
+  }
+}
+
+TEST(Random, FailingSourceYieldsEntropyErrorAndNoKey) {
+  set_random_source([](uint8_t* buf, size_t n) {
+    for (size_t i = 0; i < n; i++) buf[i] = 0xAA;
+    return -1;
+  });
+  uint8_t priv[32], pub[32], sig[64];
+  const Error keygen = generate_key_pair(priv, pub);
+  const Error signing = sign(priv, Bytes(3, 1), sig);
+  set_random_source(nullptr);
+  EXPECT_EQ(keygen, Error::entropy);
+  EXPECT_EQ(to_hex(priv, 32), std::string(64, '0'));
+  EXPECT_EQ(signing, Error::entropy);
+}
+
+}  // namespace
+}  // namespace wacore::curve
