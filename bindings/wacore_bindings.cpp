@@ -81,7 +81,7 @@ std::span<const uint8_t> bytes(uintptr_t p, size_t n) { return {at(p), n}; }
 int rc(Error e) { return static_cast<int>(e); }
 
 int init() {
-  wacore::set_random_source(&js_random);
+  wacore::set_random_source(&js_random, /*pooled=*/true);
   randombytes_set_implementation(&g_sodium_random);
   return sodium_init() < 0 ? rc(Error::entropy) : 0;
 }

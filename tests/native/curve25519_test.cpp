@@ -218,3 +218,34 @@ TEST(Random, FailingSourceYieldsEntropyErrorAndNoKey) {
 
 }  // namespace
 }  // namespace wacore::curve
+
+namespace wacore {
+namespace {
+
+int g_calls = 0;
+uint8_t g_next = 0;
+int counting_source(uint8_t* buf, size_t n) {
+  g_calls++;
+  for (size_t i = 0; i < n; i++) buf[i] = g_next++;
+  return 0;
+}
+
+TEST(Random, PooledSourceBatchesSmallDrawsAndPassesLargeOnes) {
+  g_calls = 0;
+  g_next = 0;
+  set_random_source(&counting_source, /*pooled=*/true);
+  uint8_t a[32], b[32], big[kRandomPoolMaxDraw + 1];
+  ASSERT_EQ(random_bytes(a, sizeof a), Error::ok);
+  ASSERT_EQ(random_bytes(b, sizeof b), Error::ok);
+  EXPECT_EQ(g_calls, 1) << "both draws from one refill";
+  EXPECT_EQ(a[0], 0);
+  EXPECT_EQ(b[0], 32) << "consecutive pool bytes, never reused";
+  ASSERT_EQ(random_bytes(big, sizeof big), Error::ok);
+  EXPECT_EQ(g_calls, 2) << "large draws bypass the pool";
+  for (size_t i = 0; i < kRandomPoolBytes / 32 + 1; i++) ASSERT_EQ(random_bytes(a, sizeof a), Error::ok);
+  EXPECT_EQ(g_calls, 3) << "the pool refills when empty";
+  set_random_source(nullptr);
+}
+
+}  // namespace
+}  // namespace wacore

@@ -1,0 +1,15 @@
+import type { LoadOptions, Wacore } from './index.js';
+
+export type {
+  Bytes,
+  KeyPair,
+  LoadOptions,
+  MemoryStats,
+  Variant,
+  Wacore,
+  WacoreError,
+  WacoreErrorCode,
+} from './index.js';
+
+/** Loads the module once per variant; repeated calls return the same promise. `api.WacoreError` is the error class. */
+export declare function load(options?: LoadOptions): Promise<Wacore>;

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs every test: native (plain and ASan+UBSan), the wasm build checks, the Node suites against both
+# wasm variants, and Chromium. Installs what is missing first (scripts/setup.sh).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$here"
+start=$SECONDS
+step() { printf '\n=== %s (%ss)\n' "$1" "$((SECONDS - start))"; }
+
+step "setup"
+scripts/setup.sh
+
+step "native build and tests"
+cmake -S . -B build/native -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/native
+ctest --test-dir build/native --output-on-failure
+
+step "native tests under AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build/native-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWACORE_SANITIZE=ON >/dev/null
+cmake --build build/native-asan
+ctest --test-dir build/native-asan --output-on-failure
+
+step "wasm builds (scalar, SIMD) and their checks"
+scripts/build-wasm.sh
+ctest --test-dir build/wasm --output-on-failure
+
+step "Node: every suite against the scalar and the SIMD build"
+npx vitest run
+
+step "Chromium"
+node tests/browser/run.mjs
+
+step "all suites passed"

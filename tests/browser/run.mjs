@@ -1,0 +1,379 @@
+#!/usr/bin/env node
+// Browser test of the wacore-wasm package: serves the repository root over HTTP on 127.0.0.1, opens
+// web/test.html in headless Chromium (driven by playwright-core, using the system Chromium) once
+// without a variant (the loader must pick SIMD by itself) and once with ?variant=scalar, and checks
+// that the page and its module worker produce exactly what Node produces with the same build, that
+// the fixed vectors hold, and that only the chosen variant's files were fetched.
+//
+// Usage: node tests/browser/run.mjs      (exit status 0 when every check passed, 1 otherwise)
+// Env:   CHROMIUM=/path/to/chromium      (default /usr/bin/chromium)
+//        WACORE_BROWSER_TIMEOUT_MS=ms     (overall timeout, default 60000)
+
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isDeepStrictEqual, inspect } from 'node:util';
+
+const ROOT = fs.realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'));
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const OVERALL_TIMEOUT_MS = Number(process.env.WACORE_BROWSER_TIMEOUT_MS) || 60_000;
+const PAGE_TIMEOUT_MS = 25_000;
+
+const EXPECTED = {
+  publicFromPrivate: '051bb75966f2e93a3691dfff942bb2a466a1c08b8d78ca3f4d6df8b8bfa2e4ee28',
+  agreement: '325f239328941ced6e673b86ba41017448e99b649a9c3806c1dd7ca4c477e629',
+  signatureWithRandom:
+    'cf873d0379ac20e8893e5567ee0f8951f8db840d26b243b463526689d01ca718' +
+    'ac189fb1678574ebdde569330659448b0bd6c1973f7d780ab39518626803d782',
+  errors: {
+    lowOrderZeroKey: 'ERR_LOW_ORDER_POINT',
+    pubKey31Bytes: 'ERR_KEY_LENGTH',
+    privKey31Bytes: 'ERR_KEY_LENGTH',
+    pubKey33WrongType: 'ERR_KEY_TYPE',
+    stringKey: 'ERR_TYPE',
+    stringPrivKey: 'ERR_TYPE',
+    stringMessage: 'ERR_TYPE',
+    signature63Bytes: 'ERR_SIGNATURE_LENGTH',
+  },
+  verify: {
+    valid33: true,
+    valid32: true,
+    flippedSignatureFirstByte: false,
+    flippedSignatureLastByte: false,
+    flippedMessage: false,
+    flippedPublicKey: false,
+    otherKey: false,
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Reporting
+
+let passed = 0;
+let failed = 0;
+let finished = false;
+
+function short(value, max = 600) {
+  const s = typeof value === 'string' ? value : inspect(value, { depth: 6, breakLength: Infinity });
+  const line = s.replace(/\s*\n\s*/g, ' | ');
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+function check(name, ok, detail) {
+  if (finished) return;
+  if (ok) {
+    passed++;
+    console.log(`ok   ${name}`);
+  } else {
+    failed++;
+    console.log(`FAIL ${name}${detail === undefined ? '' : ` — ${short(detail)}`}`);
+  }
+}
+
+function checkEqual(name, actual, expected) {
+  const ok = isDeepStrictEqual(actual, expected);
+  check(name, ok, ok ? undefined : `got ${short(actual, 300)}, expected ${short(expected, 300)}`);
+}
+
+// Lists the paths (a.b.c) where two JSON values differ, for readable deep-equal failures.
+function differences(a, b, at = '') {
+  if (isDeepStrictEqual(a, b)) return [];
+  const bothObjects = a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b);
+  if (!bothObjects) return [`${at || '(root)'}: ${short(a, 160)} ≠ ${short(b, 160)}`];
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].flatMap((k) => differences(a[k], b[k], at ? `${at}.${k}` : k));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Static server
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** Every request the server saw: { path, status }. */
+const served = [];
+
+function inside(p) {
+  return p === ROOT || p.startsWith(ROOT + path.sep);
+}
+
+function handle(req, res) {
+  const respond = (status, body = '', headers = {}) => {
+    served.push({ path: req.url, status });
+    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...headers });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  };
+  if (req.method !== 'GET' && req.method !== 'HEAD') return respond(405, 'method not allowed\n', { Allow: 'GET, HEAD' });
+
+  let pathname;
+  try {
+    pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
+  } catch {
+    return respond(400, 'bad request\n');
+  }
+  if (pathname.includes('\0')) return respond(400, 'bad request\n');
+  const resolved = path.resolve(ROOT, `.${path.sep}${pathname}`);
+  if (!inside(resolved)) return respond(403, 'forbidden\n');
+
+  let real;
+  try {
+    real = fs.realpathSync(resolved);
+  } catch {
+    return respond(404, 'not found\n');
+  }
+  if (!inside(real)) return respond(403, 'forbidden\n');
+  let stat;
+  try {
+    stat = fs.statSync(real);
+  } catch {
+    return respond(404, 'not found\n');
+  }
+  if (!stat.isFile()) return respond(404, 'not found\n');
+
+  served.push({ path: req.url, status: 200 });
+  res.writeHead(200, {
+    'Content-Type': MIME[path.extname(real).toLowerCase()] ?? 'application/octet-stream',
+    'Content-Length': stat.size,
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  if (req.method === 'HEAD') return res.end();
+  fs.createReadStream(real)
+    .on('error', () => res.destroy())
+    .pipe(res);
+}
+
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const server = http.createServer(handle);
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
+}
+
+function stopServer(server) {
+  return new Promise((resolve) => {
+    server.closeAllConnections?.();
+    server.close(() => resolve());
+    setTimeout(resolve, 2000).unref();
+  });
+}
+
+// A raw request with the path sent exactly as given (no client-side normalisation).
+function rawGet(port, rawPath) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: rawPath, method: 'GET' }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, type: res.headers['content-type'], body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The test
+
+const WASM_RE = /\/npm\/dist\/wacore\.(scalar|simd)\.wasm$/;
+const GLUE_RE = /\/npm\/dist\/wacore\.(scalar|simd)\.mjs$/;
+const pathOf = (u) => new URL(u, 'http://localhost').pathname;
+
+let browser;
+let server;
+
+async function serverChecks(port) {
+  for (const [file, type] of [
+    ['/web/test.html', 'text/html'],
+    ['/web/checks.mjs', 'text/javascript'],
+    ['/npm/index.mjs', 'text/javascript'],
+    ['/npm/dist/wacore.simd.wasm', 'application/wasm'],
+    ['/package.json', 'application/json'],
+  ]) {
+    const r = await rawGet(port, file);
+    check(`server: ${file} is 200 ${type}`, r.status === 200 && (r.type ?? '').split(';')[0] === type, `${r.status} ${r.type}`);
+  }
+  for (const bad of ['/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/..%2f..%2f..%2fetc%2fpasswd', '/web/..%2F..%2F..%2Fetc%2Fhostname']) {
+    const r = await rawGet(port, bad);
+    check(`server: refuses ${bad}`, r.status === 403 || r.status === 404, `status ${r.status}`);
+  }
+}
+
+function resultChecks(label, got, expectedVariant, nodeResults) {
+  if (got === undefined || got === null || typeof got !== 'object') {
+    check(`${label}: published results`, false, `got ${short(got)}`);
+    return;
+  }
+  check(`${label}: ran without error`, got.error === undefined, got.error);
+  if (got.error !== undefined) return;
+  checkEqual(`${label}: variant is ${expectedVariant}`, got.variant, expectedVariant);
+  checkEqual(`${label}: results.variant is ${expectedVariant}`, got.results?.variant, expectedVariant);
+  checkEqual(`${label}: simdSupported()`, got.simdSupported, true);
+  if (got.instantiation !== undefined) {
+    const i = got.instantiation;
+    check(
+      `${label}: wasm instantiated by streaming, no fallback`,
+      i.streamingCalls === 1 && i.streamingOk === 1 && i.bytesCalls === 0,
+      short(i),
+    );
+  }
+  const r = got.results ?? {};
+  checkEqual(`${label}: public key from private key vector`, r.fixed?.publicFromPrivate, EXPECTED.publicFromPrivate);
+  checkEqual(`${label}: agreement vector (32-byte public key)`, r.fixed?.agreement32, EXPECTED.agreement);
+  checkEqual(`${label}: agreement vector (33-byte public key)`, r.fixed?.agreement33, EXPECTED.agreement);
+  checkEqual(`${label}: signature-with-random vector`, r.fixed?.signatureWithRandom, EXPECTED.signatureWithRandom);
+  checkEqual(`${label}: signature-with-random repeatable`, r.fixed?.signatureWithRandomRepeatable, true);
+  checkEqual(`${label}: verify results`, r.verify, EXPECTED.verify);
+  checkEqual(`${label}: error codes`, r.errors, EXPECTED.errors);
+  const rt = r.roundTrips ?? {};
+  const notTrue = Object.entries(rt).filter(([, v]) => v !== true);
+  check(
+    `${label}: randomized round trips all true (${Object.keys(rt).join(', ')})`,
+    Object.keys(rt).length > 0 && notTrue.length === 0,
+    notTrue.map(([k, v]) => `${k}=${short(v, 200)}`).join('; '),
+  );
+  const diff = differences(r, nodeResults);
+  check(`${label}: results deep-equal Node's (${nodeResults.variant})`, diff.length === 0, diff.join('; '));
+}
+
+async function pageRun(port, query, expectedVariant, nodeResults) {
+  const label = `page ${query || '(auto)'}`;
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const seen = []; // URLs the browser requested, from Playwright's point of view
+    context.on('request', (r) => seen.push(r.url()));
+    page.on('console', (msg) => {
+      if (msg.type() !== 'error') return;
+      const where = msg.worker() ? 'worker' : 'page';
+      console.log(`  [${label} ${where} console.error] ${msg.text()}`);
+    });
+    page.on('pageerror', (e) => console.log(`  [${label} pageerror] ${e?.stack ?? e}`));
+    page.on('requestfailed', (r) => console.log(`  [${label} request failed] ${r.url()} ${r.failure()?.errorText ?? ''}`));
+
+    const firstServed = served.length;
+    const response = await page.goto(`http://127.0.0.1:${port}/web/test.html${query}`, { timeout: PAGE_TIMEOUT_MS });
+    check(`${label}: page loaded`, response?.status() === 200, `status ${response?.status()}`);
+    try {
+      await page.waitForFunction(() => window.__wacore !== undefined && window.__wacoreWorker !== undefined, null, {
+        timeout: PAGE_TIMEOUT_MS,
+        polling: 100,
+      });
+    } catch (e) {
+      check(`${label}: page and worker published results`, false, e.message.split('\n')[0]);
+    }
+    const { pageResult, workerResult, text } = await page.evaluate(() => ({
+      pageResult: window.__wacore,
+      workerResult: window.__wacoreWorker,
+      text: document.getElementById('page')?.textContent ?? '',
+    }));
+    resultChecks(`${label} main thread`, pageResult, expectedVariant, nodeResults);
+    resultChecks(`${label} worker`, workerResult, expectedVariant, nodeResults);
+    check(`${label}: results shown as text`, pageResult !== undefined && text === JSON.stringify(pageResult, null, 2));
+
+    // Which build files were requested, as the server saw them (covers the page and its worker)…
+    const mine = served.slice(firstServed).map((s) => ({ ...s, path: pathOf(s.path) }));
+    const wasm = mine.filter((s) => WASM_RE.test(s.path));
+    const glue = mine.filter((s) => GLUE_RE.test(s.path));
+    const want = `/npm/dist/wacore.${expectedVariant}.wasm`;
+    const wantGlue = `/npm/dist/wacore.${expectedVariant}.mjs`;
+    check(
+      `${label}: server saw only ${want} requested (page + worker: ${wasm.length} requests)`,
+      wasm.length >= 2 && wasm.every((s) => s.path === want && s.status === 200),
+      wasm.map((s) => `${s.path} ${s.status}`).join(', ') || 'no wasm requests',
+    );
+    check(
+      `${label}: server saw only ${wantGlue} imported (${glue.length} requests)`,
+      glue.length >= 1 && glue.every((s) => s.path === wantGlue && s.status === 200),
+      glue.map((s) => `${s.path} ${s.status}`).join(', ') || 'no glue requests',
+    );
+    // …and as the browser reported them.
+    const seenWasm = seen.map(pathOf).filter((p) => WASM_RE.test(p));
+    check(
+      `${label}: browser requested only ${want} (${seenWasm.length} requests)`,
+      seenWasm.length >= 1 && seenWasm.every((p) => p === want),
+      seenWasm.join(', ') || 'no wasm requests seen',
+    );
+    const notFound = mine.filter((s) => s.status !== 200 && s.path !== '/favicon.ico');
+    check(`${label}: no failed requests`, notFound.length === 0, notFound.map((s) => `${s.path} ${s.status}`).join(', '));
+  } finally {
+    await context.close().catch(() => {});
+  }
+}
+
+async function main() {
+  const started = Date.now();
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}`);
+
+  // Node's answers, one per forced variant.
+  const { load, simdSupported } = await import(pathToFileURL(path.join(ROOT, 'npm', 'index.mjs')).href);
+  const { runChecks } = await import(pathToFileURL(path.join(ROOT, 'web', 'checks.mjs')).href);
+  const nodeResults = {};
+  for (const variant of ['simd', 'scalar']) {
+    const api = await load({ variant });
+    nodeResults[variant] = JSON.parse(JSON.stringify(await runChecks(api)));
+    resultChecks(`node ${variant}`, { variant: api.variant, simdSupported: simdSupported(), results: nodeResults[variant] }, variant, nodeResults[variant]);
+  }
+
+  server = await startServer();
+  const { port } = server.address();
+  await serverChecks(port);
+
+  const { chromium } = await import('playwright-core');
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    timeout: 30_000,
+  });
+  console.log(`  (Chromium ${browser.version()}, server http://127.0.0.1:${port}/, setup ${Date.now() - started} ms)`);
+
+  await pageRun(port, '', 'simd', nodeResults.simd);
+  await pageRun(port, '?variant=scalar', 'scalar', nodeResults.scalar);
+}
+
+async function withTimeout(promise, ms, what) {
+  let timer;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms / 1000} s`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+let exitCode = 0;
+try {
+  await withTimeout(main(), OVERALL_TIMEOUT_MS, 'the browser test');
+} catch (e) {
+  check('harness', false, e instanceof Error ? `${e.message}${e.stack ? ` | ${e.stack.split('\n').slice(1, 3).join(' | ').trim()}` : ''}` : String(e));
+  exitCode = 1;
+  finished = true; // whatever is still running is abandoned: its checks no longer count
+} finally {
+  if (browser) await withTimeout(browser.close(), 10_000, 'closing the browser').catch(() => {});
+  if (server) await stopServer(server);
+}
+finished = true;
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || exitCode !== 0 ? 1 : 0);

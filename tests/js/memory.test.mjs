@@ -1,0 +1,57 @@
+// Long run: 100,000 calls, a third of them failing inside wasm or at the boundary, must leave the
+// wasm memory size and the bytes held by malloc exactly where they were after warm-up.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadVariant, VARIANT } from './variant.mjs';
+
+let api;
+beforeAll(async () => {
+  api = await loadVariant();
+});
+
+describe(`memory (${VARIANT})`, () => {
+  it('stays flat over 100,000 calls, failing ones included', () => {
+    const a = api.generateKeyPair();
+    const b = api.generateKeyPair();
+    const msg = new Uint8Array(300).fill(1);
+    const big = new Uint8Array(64 * 1024).fill(2);
+    const sig = api.calculateSignature(a.privKey, msg);
+    const badSig = sig.slice();
+    badSig[10] ^= 1;
+    const lowOrder = new Uint8Array(32);
+    const expectCode = (fn, code) => {
+      try {
+        fn();
+      } catch (e) {
+        if (e.code !== code) throw e;
+        return;
+      }
+      throw new Error(`expected ${code}`);
+    };
+
+    const ops = [
+      () => api.generateRegistrationId(),
+      () => expectCode(() => api.calculateAgreement(lowOrder, a.privKey), 'ERR_LOW_ORDER_POINT'),
+      () => expect(api.verifySignature(a.pubKey, msg, badSig)).toBe(false),
+      () => expectCode(() => api.calculateAgreement(a.pubKey, new Uint8Array(31)), 'ERR_KEY_LENGTH'),
+      () => expectCode(() => api.verifySignature(a.pubKey, msg, new Uint8Array(63)), 'ERR_SIGNATURE_LENGTH'),
+      () => expectCode(() => api.calculateSignature('nope', msg), 'ERR_TYPE'),
+      () => api.calculateAgreement(b.pubKey, a.privKey),
+      () => api.calculateSignature(a.privKey, msg),
+      () => api.generateKeyPair(),
+      () => api.verifySignature(a.pubKey, big, sig),
+    ];
+    // Warm-up: the I/O buffer grows once to the largest input (64 KiB) and is reused from then on.
+    for (const op of ops) op();
+    const before = api.memoryStats();
+
+    const CALLS = 100_000;
+    // Cheap operations run often and the expensive curve ones rarely, to keep the run short.
+    for (let i = 0; i < CALLS; i++) {
+      const k = i % 100;
+      ops[k < 94 ? k % 6 : 6 + (k % 4)]();
+    }
+    const after = api.memoryStats();
+    expect(after.wasmMemoryBytes).toBe(before.wasmMemoryBytes);
+    expect(after.heapInUseBytes).toBe(before.heapInUseBytes);
+  });
+});

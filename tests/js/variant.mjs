@@ -1,0 +1,18 @@
+// The wasm build a suite runs against, chosen by the Vitest project (vitest.config.mjs).
+import { expect } from 'vitest';
+import { load } from '../../npm/index.mjs';
+
+export const VARIANT = process.env.WACORE_VARIANT;
+if (VARIANT !== 'scalar' && VARIANT !== 'simd') {
+  throw new Error(`WACORE_VARIANT must be scalar or simd (run through vitest.config.mjs), got ${VARIANT}`);
+}
+
+/** Loads the forced variant and checks that this build, and not the other, is the one running. */
+export async function loadVariant() {
+  const api = await load({ variant: VARIANT });
+  expect(api.variant).toBe(VARIANT);
+  return api;
+}
+
+export const hex = (u8) => Buffer.from(u8).toString('hex');
+export const unhex = (s) => new Uint8Array(Buffer.from(s, 'hex'));
