@@ -30,4 +30,7 @@ npx vitest run
 step "Chromium"
 node tests/browser/run.mjs
 
+step "benchmarks, quick mode (keeps bench/ working; no timing assertions)"
+node bench/curve.mjs --quick >/dev/null
+
 step "all suites passed"

@@ -1,6 +1,6 @@
 // The published package: `npm pack` contents, then an install by name in a scratch project, used
 // through `import` and `require` exactly as a user would.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VARIANT } from './variant.mjs';
 
 const NPM_DIR = fileURLToPath(new URL('../../npm/', import.meta.url));
+const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
 let scratch;
 let packed;
 
@@ -79,5 +80,35 @@ describe(`npm package (${VARIANT})`, () => {
   it('resolves the wasm files through the exports map', () => {
     const out = run([], 'resolve.mjs', `console.log(import.meta.resolve('wacore-wasm/wacore.${VARIANT}.wasm').endsWith('/dist/wacore.${VARIANT}.wasm'));`);
     expect(out).toBe('true');
+  });
+
+  it('type-checks consumer code in ES module and CommonJS form against the packed .d.ts files', () => {
+    const common = `
+      const api = await load({ variant: 'scalar' });
+      const pair: { pubKey: Uint8Array; privKey: Uint8Array } = api.generateKeyPair();
+      const shared: Uint8Array = api.calculateAgreement(pair.pubKey, pair.privKey.slice().buffer);
+      const ok: boolean = api.verifySignature(pair.pubKey, shared, api.calculateSignature(pair.privKey, shared));
+      const v: 'scalar' | 'simd' = api.variant;
+      try { api.generateRegistrationId(); } catch (e) { if (e instanceof api.WacoreError) { const c: string = e.code; void c; } }
+      void ok; void v;`;
+    writeFileSync(join(scratch, 'types.mts'), `import { load, simdSupported, WacoreError } from 'wacore-wasm';
+      const s: boolean = simdSupported(); void s; void WacoreError;
+      ${common}
+      // @ts-expect-error: variant names are checked
+      load({ variant: 'avx' });
+      export {};`);
+    writeFileSync(join(scratch, 'types.cts'), `import { load } from 'wacore-wasm';
+      async function main() { ${common} }
+      void main;`);
+    writeFileSync(
+      join(scratch, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, types: [], lib: ['es2022', 'dom'] },
+        files: ['types.mts', 'types.cts'],
+      }),
+    );
+    const tsc = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: scratch, encoding: 'utf8' });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
   });
 });
