@@ -11,9 +11,13 @@
 #include <span>
 #include <string>
 
+#include "binary/codec.h"
+#include "binary/tape.h"
 #include "common/error.h"
 #include "common/random.h"
+#include "crypto/aes_modes.h"
 #include "crypto/curve25519.h"
+#include "crypto/hash.h"
 #include "signal/registration.h"
 
 namespace {
@@ -141,6 +145,262 @@ int registration_id() {
   return static_cast<int>(id);
 }
 
+// --- hashes and KDF ------------------------------------------------------------------------------
+
+// kind: 0 = SHA-256, 1 = SHA-512.
+void sha(int kind, uintptr_t in, size_t len, uintptr_t out) {
+  if (kind == 0) {
+    wacore::hash::sha256(bytes(in, len), at(out));
+  } else {
+    wacore::hash::sha512(bytes(in, len), at(out));
+  }
+}
+
+void hmac(int kind, uintptr_t key, size_t key_len, uintptr_t in, size_t len, uintptr_t out) {
+  if (kind == 0) {
+    wacore::hash::hmac_sha256(bytes(key, key_len), bytes(in, len), at(out));
+  } else {
+    wacore::hash::hmac_sha512(bytes(key, key_len), bytes(in, len), at(out));
+  }
+}
+
+int hkdf(uintptr_t ikm, size_t ikm_len, uintptr_t salt, size_t salt_len, uintptr_t info, size_t info_len,
+         uintptr_t out, size_t out_len) {
+  return rc(wacore::hash::hkdf(bytes(ikm, ikm_len), bytes(salt, salt_len), bytes(info, info_len),
+                               {at(out), out_len}));
+}
+
+int ct_equal(uintptr_t a, uintptr_t b, size_t n) { return wacore::hash::equal(at(a), at(b), n) ? 1 : 0; }
+
+// --- AES one-shot, in place in the I/O buffer -----------------------------------------------------
+
+Error check_key_iv(size_t key_len, size_t iv_len, size_t want_iv) {
+  if (key_len != wacore::aes::kKeyBytes) return Error::key_length;
+  if (iv_len != want_iv) return Error::iv_length;
+  return Error::ok;
+}
+
+// buf holds len bytes of plaintext and room for 16 more; returns the ciphertext length or -error.
+int aes_cbc_encrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len) {
+  if (Error e = check_key_iv(key_len, iv_len, wacore::aes::kIvBytes); e != Error::ok) return -rc(e);
+  wacore::aes::cbc_encrypt(at(key), at(iv), at(buf), len, at(buf));
+  return static_cast<int>(wacore::aes::cbc_encrypted_size(len));
+}
+
+// Returns the plaintext length or -error.
+int aes_cbc_decrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len) {
+  if (Error e = check_key_iv(key_len, iv_len, wacore::aes::kIvBytes); e != Error::ok) return -rc(e);
+  size_t n = 0;
+  if (Error e = wacore::aes::cbc_decrypt(at(key), at(iv), at(buf), len, at(buf), &n); e != Error::ok) return -rc(e);
+  return static_cast<int>(n);
+}
+
+int aes_ctr(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len) {
+  if (Error e = check_key_iv(key_len, iv_len, wacore::aes::kIvBytes); e != Error::ok) return rc(e);
+  wacore::aes::ctr(at(key), at(iv), at(buf), at(buf), len);
+  return 0;
+}
+
+// buf holds len bytes and room for the 16-byte tag.
+int aes_gcm_seal(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len,
+                 uintptr_t buf, size_t len) {
+  if (key_len != wacore::aes::kKeyBytes) return rc(Error::key_length);
+  return rc(wacore::aes::gcm_seal(at(key), bytes(iv, iv_len), bytes(aad, aad_len), at(buf), len, at(buf)));
+}
+
+// buf holds ciphertext and tag (len bytes); the plaintext replaces it only if the tag is valid.
+int aes_gcm_open(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len,
+                 uintptr_t buf, size_t len) {
+  if (key_len != wacore::aes::kKeyBytes) return rc(Error::key_length);
+  return rc(wacore::aes::gcm_open(at(key), bytes(iv, iv_len), bytes(aad, aad_len), at(buf), len, at(buf)));
+}
+
+// --- streams: one malloc'd state per JS stream object, freed (and wiped) by final or free ------------
+
+enum StreamKind : int {
+  kCbcEncrypt = 1,
+  kCbcDecrypt,
+  kCtr,
+  kGcmEncrypt,
+  kGcmDecrypt,
+  kSha256,
+  kSha512,
+  kHmacSha256,
+  kHmacSha512
+};
+
+struct Stream {
+  int kind;
+  union {
+    wacore::aes::CbcEncryptor cbc_enc;
+    wacore::aes::CbcDecryptor cbc_dec;
+    wacore::aes::Ctr ctr;
+    wacore::aes::Gcm gcm;
+    wacore::hash::Stream hash;
+  };
+};
+
+void stream_free(uintptr_t handle) {
+  if (handle == 0) return;
+  sodium_memzero(at<Stream>(handle), sizeof(Stream));
+  std::free(at<Stream>(handle));
+}
+
+// Returns a handle (> 0), 0 when out of memory, or -error.
+int stream_create(int kind, uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len) {
+  const bool is_hash = kind >= kSha256 && kind <= kHmacSha512;
+  if (kind < kCbcEncrypt || kind > kHmacSha512) return -rc(Error::stream_state);
+  if (!is_hash) {
+    const size_t want_iv = (kind == kGcmEncrypt || kind == kGcmDecrypt) ? iv_len : wacore::aes::kIvBytes;
+    if (Error e = check_key_iv(key_len, iv_len, want_iv); e != Error::ok) return -rc(e);
+  }
+  auto* s = static_cast<Stream*>(std::malloc(sizeof(Stream)));
+  if (s == nullptr) return 0;
+  s->kind = kind;
+  Error e = Error::ok;
+  switch (kind) {
+    case kCbcEncrypt: s->cbc_enc.init(at(key), at(iv)); break;
+    case kCbcDecrypt: s->cbc_dec.init(at(key), at(iv)); break;
+    case kCtr: s->ctr.init(at(key), at(iv)); break;
+    case kGcmEncrypt:
+    case kGcmDecrypt: e = s->gcm.init(at(key), bytes(iv, iv_len), kind == kGcmEncrypt); break;
+    case kSha256: s->hash.init(wacore::hash::Algorithm::sha256); break;
+    case kSha512: s->hash.init(wacore::hash::Algorithm::sha512); break;
+    case kHmacSha256: s->hash.init(wacore::hash::Algorithm::hmac_sha256, bytes(key, key_len)); break;
+    case kHmacSha512: s->hash.init(wacore::hash::Algorithm::hmac_sha512, bytes(key, key_len)); break;
+  }
+  if (e != Error::ok) {
+    stream_free(reinterpret_cast<uintptr_t>(s));
+    return -rc(e);
+  }
+  return static_cast<int>(reinterpret_cast<uintptr_t>(s));
+}
+
+// Output bytes update(len) will produce.
+size_t stream_update_size(uintptr_t handle, size_t len) {
+  const Stream& s = *at<Stream>(handle);
+  switch (s.kind) {
+    case kCbcEncrypt: return s.cbc_enc.update_size(len);
+    case kCbcDecrypt: return s.cbc_dec.update_size(len);
+    case kCtr:
+    case kGcmEncrypt:
+    case kGcmDecrypt: return len;
+    default: return 0;
+  }
+}
+
+int stream_aad(uintptr_t handle, uintptr_t in, size_t len) {
+  Stream& s = *at<Stream>(handle);
+  if (s.kind != kGcmEncrypt && s.kind != kGcmDecrypt) return rc(Error::stream_state);
+  return rc(s.gcm.aad(bytes(in, len)));
+}
+
+// Processes len bytes from in, writing stream_update_size(len) bytes to out (out may equal in for
+// CTR and GCM, and for CBC when out does not run ahead of in). Returns bytes written or -error.
+int stream_update(uintptr_t handle, uintptr_t in, size_t len, uintptr_t out) {
+  Stream& s = *at<Stream>(handle);
+  switch (s.kind) {
+    case kCbcEncrypt: return static_cast<int>(s.cbc_enc.update(at(in), len, at(out)));
+    case kCbcDecrypt: return static_cast<int>(s.cbc_dec.update(at(in), len, at(out)));
+    case kCtr: s.ctr.update(at(in), at(out), len); return static_cast<int>(len);
+    case kGcmEncrypt:
+    case kGcmDecrypt: {
+      const Error e = s.gcm.update(at(in), at(out), len);
+      return e == Error::ok ? static_cast<int>(len) : -rc(e);
+    }
+    default: s.hash.update(bytes(in, len)); return 0;
+  }
+}
+
+// Finishes the stream and frees it. out receives the last bytes (CBC: up to 16; GCM encrypt: the
+// tag; hashes: the digest); tag is the expected tag for GCM decryption. Returns bytes written or
+// -error.
+int stream_final(uintptr_t handle, uintptr_t out, uintptr_t tag, size_t tag_len) {
+  Stream& s = *at<Stream>(handle);
+  int result = 0;
+  switch (s.kind) {
+    case kCbcEncrypt: s.cbc_enc.final(at(out)); result = static_cast<int>(wacore::aes::kBlockBytes); break;
+    case kCbcDecrypt: {
+      size_t n = 0;
+      const Error e = s.cbc_dec.final(at(out), &n);
+      result = e == Error::ok ? static_cast<int>(n) : -rc(e);
+      break;
+    }
+    case kCtr: break;
+    case kGcmEncrypt: {
+      const Error e = s.gcm.final_tag(at(out));
+      result = e == Error::ok ? static_cast<int>(wacore::aes::kGcmTagBytes) : -rc(e);
+      break;
+    }
+    case kGcmDecrypt: {
+      const Error e = tag_len == wacore::aes::kGcmTagBytes ? s.gcm.final_verify(at(tag)) : Error::auth_tag;
+      result = -rc(e);
+      break;
+    }
+    default: {
+      const size_t n = s.hash.digest_size();
+      s.hash.final(at(out));
+      result = static_cast<int>(n);
+    }
+  }
+  stream_free(handle);
+  return result;
+}
+
+// --- binary node codec: one call per decode or encode; results described in g_binary --------------------
+
+// Where the last decode's tape, string table, pool and bytes are (read by the JS side from memory
+// after the call), or the last encode's output. Addresses and counts, in this order.
+struct BinaryResult {
+  uint32_t words, word_count, strings, string_count, pool, pool_len, blob, blob_len, ascii, out, out_len;
+};
+BinaryResult g_binary;
+wacore::binary::DecodedTape g_tape;   // reused: steady decoding allocates nothing
+std::vector<uint8_t> g_encoded;       // reused by encode
+
+uint32_t addr(const void* p) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p)); }
+
+uintptr_t binary_result() { return reinterpret_cast<uintptr_t>(&g_binary); }
+
+// '\n'-separated token strings of a dictionary, ids 0..1259 (for the JS side's string cache).
+std::string binary_tokens(int dict) {
+  std::string out;
+  for (int id = 0; id < wacore::binary::kTokenCount; id++) {
+    if (id > 0) out.push_back('\n');
+    out.append(wacore::binary::token_string(static_cast<wacore::binary::Dict>(dict), id));
+  }
+  return out;
+}
+
+int binary_decode(uintptr_t in, size_t len, int dict) {
+  const Error e = wacore::binary::decode_tape(bytes(in, len), static_cast<wacore::binary::Dict>(dict), g_tape);
+  if (e != Error::ok) return rc(e);
+  g_binary.words = addr(g_tape.words.data());
+  g_binary.word_count = static_cast<uint32_t>(g_tape.words.size());
+  g_binary.strings = addr(g_tape.strings.data());
+  g_binary.string_count = static_cast<uint32_t>(g_tape.strings.size() / 2);
+  g_binary.pool = addr(g_tape.pool.data());
+  g_binary.pool_len = static_cast<uint32_t>(g_tape.pool.size());
+  g_binary.blob = addr(g_tape.blob.data());
+  g_binary.blob_len = static_cast<uint32_t>(g_tape.blob.size());
+  g_binary.ascii = g_tape.ascii ? 1 : 0;
+  return 0;
+}
+
+// The tape (word_count words at words), its string table (string_count pairs at strings) and the
+// area the table and byte contents refer to, as the JS side wrote them into the I/O buffer.
+int binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t string_count, uintptr_t area,
+                  size_t area_len, int dict) {
+  g_encoded.clear();
+  const Error e = wacore::binary::encode_tape({at<const int32_t>(words), word_count},
+                                              {at<const int32_t>(strings), 2 * string_count}, bytes(area, area_len),
+                                              static_cast<wacore::binary::Dict>(dict), g_encoded);
+  if (e != Error::ok) return rc(e);
+  g_binary.out = addr(g_encoded.data());
+  g_binary.out_len = static_cast<uint32_t>(g_encoded.size());
+  return 0;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(wacore) {
@@ -159,4 +419,23 @@ EMSCRIPTEN_BINDINGS(wacore) {
   function("curveSignWithRandom", &curve_sign_with_random);
   function("curveVerify", &curve_verify);
   function("registrationId", &registration_id);
+  function("sha", &sha);
+  function("hmac", &hmac);
+  function("hkdf", &hkdf);
+  function("ctEqual", &ct_equal);
+  function("aesCbcEncrypt", &aes_cbc_encrypt);
+  function("aesCbcDecrypt", &aes_cbc_decrypt);
+  function("aesCtr", &aes_ctr);
+  function("aesGcmSeal", &aes_gcm_seal);
+  function("aesGcmOpen", &aes_gcm_open);
+  function("streamCreate", &stream_create);
+  function("streamUpdateSize", &stream_update_size);
+  function("streamAad", &stream_aad);
+  function("streamUpdate", &stream_update);
+  function("streamFinal", &stream_final);
+  function("streamFree", &stream_free);
+  function("binaryResult", &binary_result);
+  function("binaryTokens", &binary_tokens);
+  function("binaryDecode", &binary_decode);
+  function("binaryEncode", &binary_encode);
 }

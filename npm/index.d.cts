@@ -2,6 +2,12 @@ import type { LoadOptions, Wacore } from './index.js';
 
 export type {
   Bytes,
+  CipherStream,
+  GcmDecryptStream,
+  GcmEncryptStream,
+  HashStream,
+  HkdfOptions,
+  WacoreStream,
   KeyPair,
   LoadOptions,
   MemoryStats,

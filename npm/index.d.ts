@@ -14,6 +14,12 @@ export type WacoreErrorCode =
   | 'ERR_LOW_ORDER_POINT'
   | 'ERR_ENTROPY'
   | 'ERR_OUT_OF_MEMORY'
+  | 'ERR_OUTPUT_LENGTH'
+  | 'ERR_IV_LENGTH'
+  | 'ERR_BAD_PADDING'
+  | 'ERR_AUTH_TAG'
+  | 'ERR_DATA_LENGTH'
+  | 'ERR_STREAM_STATE'
   | 'ERR_VARIANT'
   | 'ERR_LOAD'
   | 'ERR_UNKNOWN';
@@ -49,8 +55,56 @@ export interface MemoryStats {
 }
 
 /**
+ * A streaming object. It owns a small state inside wasm memory (holding its expanded key) from
+ * creation until final()/digest() or destroy(), which wipe and free it; one dropped without either
+ * is freed when garbage-collected, with no guarantee of when. After that every method throws
+ * ERR_STREAM_STATE.
+ */
+export interface WacoreStream {
+  /** Wipes and frees the state without finishing. Safe to call twice. */
+  destroy(): void;
+}
+
+/** AES-256-CBC encryption or decryption, CTR: update() returns the output available so far. */
+export interface CipherStream extends WacoreStream {
+  update(data: Bytes): Uint8Array;
+  /** CBC encryption: the padded last block. CBC decryption: the last plaintext bytes (checks the
+   * padding: ERR_BAD_PADDING, ERR_DATA_LENGTH). CTR: an empty array. */
+  final(): Uint8Array;
+}
+
+export interface GcmEncryptStream extends WacoreStream {
+  /** Additional authenticated data; only before the first update(). */
+  setAAD(aad: Bytes): this;
+  update(data: Bytes): Uint8Array;
+  /** The 16-byte tag. */
+  final(): Uint8Array;
+}
+
+export interface GcmDecryptStream extends WacoreStream {
+  setAAD(aad: Bytes): this;
+  /** Plaintext that is NOT authenticated until final(tag) returns. */
+  update(data: Bytes): Uint8Array;
+  /** Verifies the tag in constant time; throws ERR_AUTH_TAG on a forgery. */
+  final(tag: Bytes): void;
+}
+
+export interface HashStream extends WacoreStream {
+  update(data: Bytes): this;
+  /** The digest; frees the state. */
+  digest(): Uint8Array;
+}
+
+export interface HkdfOptions {
+  /** Default: empty (equivalent to 32 zero bytes). */
+  salt?: Bytes;
+  /** Default: empty. */
+  info?: Bytes;
+}
+
+/**
  * The loaded module. Every function is synchronous, copies its inputs in and its outputs out:
- * returned Uint8Arrays are plain JS memory and nothing needs freeing.
+ * returned Uint8Arrays are plain JS memory. Only streams own wasm memory (see WacoreStream).
  */
 export interface Wacore {
   readonly variant: Variant;
@@ -69,6 +123,35 @@ export interface Wacore {
   verifySignature(pubKey: Bytes, message: Bytes, signature: Bytes): boolean;
   /** A random registration ID in 0..16383. */
   generateRegistrationId(): number;
+  /** SHA-256 digest (32 bytes). */
+  sha256(data: Bytes): Uint8Array;
+  /** SHA-512 digest (64 bytes). */
+  sha512(data: Bytes): Uint8Array;
+  /** HMAC-SHA256 (32 bytes); keys of any length. */
+  hmacSha256(key: Bytes, data: Bytes): Uint8Array;
+  /** HMAC-SHA512 (64 bytes); keys of any length. */
+  hmacSha512(key: Bytes, data: Bytes): Uint8Array;
+  /** HKDF-SHA256 (RFC 5869): length bytes, 0..8160 (ERR_OUTPUT_LENGTH otherwise). */
+  hkdf(ikm: Bytes, length: number, options?: HkdfOptions): Uint8Array;
+  /** Equal contents, compared in time that depends only on the length; different lengths are unequal. */
+  constantTimeEqual(a: Bytes, b: Bytes): boolean;
+  /** AES-256-CBC with PKCS#7 padding; key 32 bytes, iv 16. */
+  aesCbcEncrypt(key: Bytes, iv: Bytes, data: Bytes): Uint8Array;
+  /** AES-256-CBC decryption; ERR_BAD_PADDING (constant-time check), ERR_DATA_LENGTH. */
+  aesCbcDecrypt(key: Bytes, iv: Bytes, data: Bytes): Uint8Array;
+  /** AES-256-CTR; iv is the 16-byte initial counter block, incremented as one 128-bit big-endian number. */
+  aesCtr(key: Bytes, iv: Bytes, data: Bytes): Uint8Array;
+  /** AES-256-GCM: ciphertext followed by the 16-byte tag; iv any non-empty length (12 recommended). */
+  aesGcmSeal(key: Bytes, iv: Bytes, data: Bytes, aad?: Bytes): Uint8Array;
+  /** AES-256-GCM decryption of ciphertext||tag; nothing is decrypted unless the tag verifies (ERR_AUTH_TAG). */
+  aesGcmOpen(key: Bytes, iv: Bytes, data: Bytes, aad?: Bytes): Uint8Array;
+  createAesCbcEncryptor(key: Bytes, iv: Bytes): CipherStream;
+  createAesCbcDecryptor(key: Bytes, iv: Bytes): CipherStream;
+  createAesCtr(key: Bytes, iv: Bytes): CipherStream;
+  createAesGcmEncryptor(key: Bytes, iv: Bytes, aad?: Bytes): GcmEncryptStream;
+  createAesGcmDecryptor(key: Bytes, iv: Bytes, aad?: Bytes): GcmDecryptStream;
+  createHash(algorithm: 'sha256' | 'sha512'): HashStream;
+  createHmac(algorithm: 'sha256' | 'sha512', key: Bytes): HashStream;
   /** The module's memory use (for monitoring; see README "Memory"). */
   memoryStats(): MemoryStats;
 }

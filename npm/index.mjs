@@ -1,10 +1,19 @@
-// wacore-wasm loader and JS API.
+// wacore-wasm loader.
 //
 // load() picks the SIMD build where the engine validates and compiles it, else the scalar build,
-// instantiates only that one, and resolves to the API object. Everything the API does happens in
-// one call into wasm per operation; inputs are copied into one reusable I/O buffer inside the module
-// and outputs copied out as fresh Uint8Arrays, so no JS object returned here owns wasm memory and
-// nothing ever needs freeing.
+// instantiates only that one, and resolves to the API object (lib/). Each API call crosses into wasm
+// once: inputs are copied into one reusable I/O buffer inside the module and outputs copied out as
+// fresh Uint8Arrays. The only JS objects that own wasm memory are the streaming objects, from their
+// creation until final() or destroy() (see lib/crypto.mjs).
+import { makeBinary } from './lib/binary.mjs';
+import { makeCore, WacoreError } from './lib/core.mjs';
+import { makeCrypto } from './lib/crypto.mjs';
+import { makeCurve } from './lib/curve.mjs';
+import * as jid from './lib/jid.mjs';
+
+export { WacoreError };
+// The JID helpers are plain string functions: usable before load() too.
+export * from './lib/jid.mjs';
 
 /** 31-byte module: `i32.const 0; i8x16.splat; i8x16.popcnt`. popcnt is in final SIMD only, so
  * engines with pre-standard SIMD (which accept older probes) are told no. */
@@ -16,15 +25,6 @@ const SIMD_PROBE = new Uint8Array([
 const VARIANTS = ['scalar', 'simd'];
 const IS_NODE =
   typeof process === 'object' && typeof process.versions === 'object' && !!process.versions.node;
-
-/** Error thrown (or rejected) by every wacore-wasm function. `code` is stable; `message` is not. */
-export class WacoreError extends Error {
-  constructor(code, message, options) {
-    super(message, options);
-    this.name = 'WacoreError';
-    this.code = code;
-  }
-}
 
 /** True when this engine validates final-standard wasm SIMD (validate only: never instantiates). */
 export function simdSupported() {
@@ -142,167 +142,17 @@ async function instantiateFrom(source, url, imports) {
   return WebAssembly.instantiate(await response.arrayBuffer(), imports);
 }
 
-/** Views x as bytes: Uint8Array (and so Node's Buffer), other ArrayBuffer views, or ArrayBuffer. */
-function asBytes(x, name) {
-  if (x instanceof Uint8Array) return x;
-  if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
-  if (x instanceof ArrayBuffer) return new Uint8Array(x);
-  throw new WacoreError('ERR_TYPE', `${name} must be a Uint8Array or Buffer`);
-}
-
 function makeApi(M) {
-  const codes = [];
-  const messages = [];
-  for (let i = 0, n = M.errorCount(); i < n; i++) {
-    codes[i] = M.errorCode(i);
-    messages[i] = M.errorMessage(i);
-  }
-  const fail = (rc) => {
-    throw new WacoreError(codes[rc] ?? 'ERR_UNKNOWN', messages[rc] ?? `error ${rc}`);
-  };
-
-  // The I/O buffer's address, holding at least n bytes. Call before taking M.HEAPU8: growing the
-  // buffer may grow wasm memory, which replaces the heap view.
-  const io = (n) => {
-    const p = M.ioBuffer(n);
-    if (p === 0) throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to hold the input');
-    return p;
-  };
-  // Copies src to heap[at] when it fits in max bytes; longer input is not copied, and the core, which
-  // sees the true length, rejects it.
-  const put = (heap, at, src, max) => {
-    if (src.length <= max) heap.set(src, at);
-  };
-
-  const KEY = 32;
-  const PUB = 33;
-  const SIG = 64;
-
-  /** A new identity/ephemeral key pair: { pubKey: 33 bytes (0x05 || u), privKey: 32 bytes, clamped }. */
-  function generateKeyPair() {
-    const p = io(2 * KEY);
-    try {
-      const rc = M.curveGenerateKeyPair(p);
-      if (rc !== 0) fail(rc);
-      const heap = M.HEAPU8;
-      const pubKey = new Uint8Array(PUB);
-      pubKey[0] = 5;
-      pubKey.set(heap.subarray(p + KEY, p + 2 * KEY), 1);
-      return { pubKey, privKey: heap.slice(p, p + KEY) };
-    } finally {
-      M.HEAPU8.fill(0, p, p + 2 * KEY);
-    }
-  }
-
-  /** The 33-byte public key (0x05 || u) of a 32-byte private key. */
-  function getPublicFromPrivateKey(privKey) {
-    const priv = asBytes(privKey, 'privKey');
-    const p = io(2 * KEY);
-    try {
-      put(M.HEAPU8, p, priv, KEY);
-      const rc = M.curvePublicFromPrivate(p, priv.length, p + KEY);
-      if (rc !== 0) fail(rc);
-      const out = new Uint8Array(PUB);
-      out[0] = 5;
-      out.set(M.HEAPU8.subarray(p + KEY, p + 2 * KEY), 1);
-      return out;
-    } finally {
-      M.HEAPU8.fill(0, p, p + 2 * KEY);
-    }
-  }
-
-  /** X25519 shared secret (32 bytes). Throws ERR_LOW_ORDER_POINT when it would be all zero. */
-  function calculateAgreement(pubKey, privKey) {
-    const pub = asBytes(pubKey, 'pubKey');
-    const priv = asBytes(privKey, 'privKey');
-    const p = io(3 * KEY + PUB);
-    try {
-      const heap = M.HEAPU8;
-      put(heap, p, priv, KEY);
-      put(heap, p + 2 * KEY, pub, PUB);
-      const rc = M.curveAgreement(p + 2 * KEY, pub.length, p, priv.length, p + KEY);
-      if (rc !== 0) fail(rc);
-      return M.HEAPU8.slice(p + KEY, p + 2 * KEY);
-    } finally {
-      M.HEAPU8.fill(0, p, p + 2 * KEY);
-    }
-  }
-
-  // Layout for signing: private key, then signature, then 64 bytes of randomness, then the message.
-  function sign(privKey, message, random) {
-    const priv = asBytes(privKey, 'privKey');
-    const msg = asBytes(message, 'message');
-    const rnd = random === undefined ? undefined : asBytes(random, 'random');
-    const head = KEY + SIG + SIG;
-    const p = io(head + msg.length);
-    try {
-      const heap = M.HEAPU8;
-      put(heap, p, priv, KEY);
-      heap.set(msg, p + head);
-      let rc;
-      if (rnd === undefined) {
-        rc = M.curveSign(p, priv.length, p + head, msg.length, p + KEY);
-      } else {
-        put(heap, p + KEY + SIG, rnd, SIG);
-        rc = M.curveSignWithRandom(p, priv.length, p + head, msg.length, p + KEY + SIG, rnd.length, p + KEY);
-      }
-      if (rc !== 0) fail(rc);
-      return M.HEAPU8.slice(p + KEY, p + KEY + SIG);
-    } finally {
-      M.HEAPU8.fill(0, p, p + head + msg.length);
-    }
-  }
-
-  /** XEdDSA signature (64 bytes) of message under a 32-byte private key, with fresh randomness. */
-  function calculateSignature(privKey, message) {
-    return sign(privKey, message, undefined);
-  }
-
-  /** As calculateSignature, with the 64 bytes of XEdDSA randomness given: deterministic, for tests
-   * and vectors. Never reuse randomness with the same key in production. */
-  function calculateSignatureWithRandom(privKey, message, random) {
-    return sign(privKey, message, random);
-  }
-
-  /** True when sig is a valid XEdDSA signature of message under pubKey (33 or 32 bytes). Unlike
-   * libsignal-node, a fourth argument never skips the check. */
-  function verifySignature(pubKey, message, signature) {
-    const pub = asBytes(pubKey, 'pubKey');
-    const msg = asBytes(message, 'message');
-    const sig = asBytes(signature, 'signature');
-    const head = PUB + 1 + SIG;
-    const p = io(head + msg.length);
-    const heap = M.HEAPU8;
-    put(heap, p, pub, PUB);
-    put(heap, p + PUB + 1, sig, SIG);
-    heap.set(msg, p + head);
-    const rc = M.curveVerify(p, pub.length, p + head, msg.length, p + PUB + 1, sig.length);
-    if (rc < 0) fail(-rc);
-    return rc === 1;
-  }
-
-  /** A random registration ID in 0..16383. */
-  function generateRegistrationId() {
-    const rc = M.registrationId();
-    if (rc < 0) fail(-rc);
-    return rc;
-  }
-
+  const core = makeCore(M);
   /** Wasm memory in use: the linear memory's size (it never shrinks) and bytes held by malloc. */
-  function memoryStats() {
-    return { wasmMemoryBytes: M.HEAPU8.buffer.byteLength, heapInUseBytes: M.heapInUse() };
-  }
-
+  const memoryStats = () => ({ wasmMemoryBytes: M.HEAPU8.buffer.byteLength, heapInUseBytes: M.heapInUse() });
   return Object.freeze({
     variant: M.variant,
     WacoreError,
-    generateKeyPair,
-    getPublicFromPrivateKey,
-    calculateAgreement,
-    calculateSignature,
-    calculateSignatureWithRandom,
-    verifySignature,
-    generateRegistrationId,
+    ...makeCurve(core),
+    ...makeCrypto(core),
+    ...makeBinary(core),
+    ...jid,
     memoryStats,
   });
 }

@@ -32,23 +32,39 @@ if [ "${#missing[@]}" -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# libsodium source, fetched with apt-get source (Debian's tarball plus its security patches), used
-# by all three builds (native, scalar wasm, SIMD wasm). Never committed: fetched here.
-SODIUM_VERSION="1.0.18-1+deb12u1"
+# Third-party C sources, fetched with apt-get source (Debian's tarball plus its security patches)
+# into third_party/ and used by all three builds (native, scalar wasm, SIMD wasm). Never committed.
 tp="$here/third_party"
-if [ ! -f "$tp/libsodium-1.0.18/src/libsodium/include/sodium.h" ]; then
-  src_list=/etc/apt/sources.list.d/debian-src.sources
+fetch_source() {  # fetch_source PACKAGE=VERSION DIR-NAME
+  [ -d "$tp/$2" ] && return 0
   if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
     # The machine's own deb822 sources file with Types switched to deb-src: same mirrors, same suites.
-    sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources > "$src_list"
+    sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+      > /etc/apt/sources.list.d/debian-src.sources
     apt-get update -qq
   fi
   mkdir -p "$tp"
-  (cd "$tp" && apt-get source -qq "libsodium=$SODIUM_VERSION" >/dev/null 2>&1) || {
+  (cd "$tp" && apt-get source -qq "$1" >/dev/null 2>&1) || {
     apt-get update -qq
-    (cd "$tp" && apt-get source -qq "libsodium=$SODIUM_VERSION" >/dev/null)
+    (cd "$tp" && apt-get source -qq "$1" >/dev/null)
   }
-  rm -f "$tp"/libsodium_*
+  rm -f "$tp"/*.dsc "$tp"/*.tar.* "$tp"/*.diff.gz
+  [ -d "$tp/$2" ] || { echo "setup: apt-get source $1 did not produce third_party/$2" >&2; exit 1; }
+}
+fetch_source libsodium=1.0.18-1+deb12u1 libsodium-1.0.18   # X25519, Ed25519 internals, SHA-2, HMAC
+fetch_source zlib=1:1.2.13.dfsg-1 zlib-1.2.13.dfsg         # inflating compressed binary-node frames
+
+# Test peers that cannot be installed as dependencies: npm Baileys' own modules (its dependency
+# list does not install here), unpacked from the registry tarball. Only its files are used.
+fetch_npm_tarball() {  # fetch_npm_tarball NAME@VERSION DIR-NAME
+  [ -d "$tp/$2" ] && return 0
+  mkdir -p "$tp/$2.tmp"
+  (cd "$tp/$2.tmp" && npm pack --silent "$1" >/dev/null && tar xzf ./*.tgz && rm ./*.tgz)
+  mv "$tp/$2.tmp/package" "$tp/$2" && rm -rf "$tp/$2.tmp"
+}
+if [ "$mode" != "--demo" ]; then
+  fetch_npm_tarball @whiskeysockets/baileys@6.17.16 baileys-6.17.16      # dictionary 2 peer
+  fetch_npm_tarball @whiskeysockets/baileys@7.0.0-rc14 baileys-7.0.0-rc14 # dictionary 3, jid-utils
 fi
 
 # npm dependencies of the repository (test runner, browser driver, interop peers). Pinned in

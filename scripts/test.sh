@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test: native (plain and ASan+UBSan), the wasm build checks, the Node suites against both
-# wasm variants, and Chromium. Installs what is missing first (scripts/setup.sh).
+# Runs every test: native (plain, constant-time under valgrind, and ASan+UBSan), the wasm build
+# checks, the Node suites against both wasm variants, Chromium, and the benchmarks in quick mode. Installs what is missing first (scripts/setup.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
@@ -10,7 +10,7 @@ step() { printf '\n=== %s (%ss)\n' "$1" "$((SECONDS - start))"; }
 step "setup"
 scripts/setup.sh
 
-step "native build and tests"
+step "native build and tests (incl. the valgrind constant-time check)"
 cmake -S . -B build/native -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build/native
 ctest --test-dir build/native --output-on-failure
@@ -31,6 +31,6 @@ step "Chromium"
 node tests/browser/run.mjs
 
 step "benchmarks, quick mode (keeps bench/ working; no timing assertions)"
-node bench/curve.mjs --quick >/dev/null
+for b in bench/curve.mjs bench/crypto.mjs; do node "$b" --quick >/dev/null; done
 
 step "all suites passed"

@@ -22,6 +22,9 @@ export function fromHex(hex) {
 
 /** Vectors used by runChecks, with the values they must produce. */
 export const VECTORS = Object.freeze({
+  // SP 800-38A F.2.5 (CBC) and F.5.5 (CTR), first ciphertext block.
+  spCbc: 'f58c4c04d6e5f1ba779eabfb5f7bfbd6',
+  spCtr: '601ec313775789a5b7a7f504bbf3d228',
   alicePriv: 'c806439dc9d2c476ffed8f2580c0888d58ab406bf7ae3698879021b96bb4bf59',
   alicePub: '051bb75966f2e93a3691dfff942bb2a466a1c08b8d78ca3f4d6df8b8bfa2e4ee28',
   bobPub: '653614993d2b15ee9e5fd3d86ce719ef4ec1daae1886a87b3f5fa9565a27a22f',
@@ -177,5 +180,78 @@ export async function runChecks(api) {
     return true;
   });
 
-  return { variant: api.variant, fixed, verify, errors, roundTrips };
+  const symmetric = symmetricChecks(api);
+
+  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric };
+}
+
+/** Bytes 0, 1, 2, … (mod 251) of length n, offset by seed: deterministic inputs for every engine. */
+function pattern(n, seed) {
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = (i + seed) % 251;
+  return out;
+}
+
+// AES, hashes, HKDF: outputs as hex over lengths around block boundaries (compared with Node's run
+// and, in the Node suites, with node:crypto), SP 800-38A known answers, streaming = one-shot, errors.
+function symmetricChecks(api) {
+  const key = pattern(32, 1);
+  const iv = pattern(16, 2);
+  const nonce = pattern(12, 3);
+  const aad = pattern(20, 4);
+  const out = { outputs: {}, streams: {}, errors: {}, knownAnswers: {} };
+  for (const len of [0, 1, 15, 16, 17, 64, 1000, 70000]) {
+    const msg = pattern(len, 5);
+    out.outputs[len] = attempt(() => {
+      const cbc = api.aesCbcEncrypt(key, iv, msg);
+      const gcm = api.aesGcmSeal(key, nonce, msg, aad);
+      return {
+        cbc: toHex(api.sha256(cbc)),
+        cbcBack: equalBytes(api.aesCbcDecrypt(key, iv, cbc), msg),
+        ctr: toHex(api.sha256(api.aesCtr(key, iv, msg))),
+        gcm: toHex(api.sha256(gcm)),
+        gcmBack: equalBytes(api.aesGcmOpen(key, nonce, gcm, aad), msg),
+        sha256: toHex(api.sha256(msg)),
+        sha512: toHex(api.sha512(msg)),
+        hmacSha256: toHex(api.hmacSha256(aad, msg)),
+        hmacSha512: toHex(api.hmacSha512(aad, msg)),
+        hkdf: toHex(api.hkdf(msg, 112, { salt: aad, info: iv })),
+      };
+    });
+    out.streams[len] = attempt(() => {
+      const cut = len >> 1;
+      const cat = (parts) => {
+        const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+        let off = 0;
+        for (const p of parts) {
+          all.set(p, off);
+          off += p.length;
+        }
+        return all;
+      };
+      const e = api.createAesCbcEncryptor(key, iv);
+      const c = api.createAesCtr(key, iv);
+      const g = api.createAesGcmEncryptor(key, nonce, aad);
+      const parts = [msg.subarray(0, cut), msg.subarray(cut)];
+      return (
+        equalBytes(cat([e.update(parts[0]), e.update(parts[1]), e.final()]), api.aesCbcEncrypt(key, iv, msg)) &&
+        equalBytes(cat([c.update(parts[0]), c.update(parts[1]), c.final()]), api.aesCtr(key, iv, msg)) &&
+        equalBytes(cat([g.update(parts[0]), g.update(parts[1]), g.final()]), api.aesGcmSeal(key, nonce, msg, aad)) &&
+        equalBytes(api.createHash('sha256').update(parts[0]).update(parts[1]).digest(), api.sha256(msg))
+      );
+    });
+  }
+  // SP 800-38A F.2.5 and F.5.5, first block.
+  const spKey = fromHex('603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4');
+  const spPlain = fromHex('6bc1bee22e409f96e93d7e117393172a');
+  out.knownAnswers.cbc = attempt(() => toHex(api.aesCbcEncrypt(spKey, fromHex('000102030405060708090a0b0c0d0e0f'), spPlain).subarray(0, 16)));
+  out.knownAnswers.ctr = attempt(() => toHex(api.aesCtr(spKey, fromHex('f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff'), spPlain)));
+  const sealed = api.aesGcmSeal(key, nonce, pattern(40, 6));
+  out.errors.forgedTag = errorCode(api, () => api.aesGcmOpen(key, nonce, flipped(sealed, 45)));
+  out.errors.badPadding = errorCode(api, () => api.aesCbcDecrypt(key, iv, flipped(api.aesCbcEncrypt(key, iv, pattern(16, 7)), 31)));
+  out.errors.cbcLength = errorCode(api, () => api.aesCbcDecrypt(key, iv, pattern(15, 0)));
+  out.errors.ivLength = errorCode(api, () => api.aesCtr(key, pattern(12, 0), pattern(4, 0)));
+  out.errors.keyLength = errorCode(api, () => api.aesGcmSeal(pattern(16, 0), nonce, pattern(4, 0)));
+  out.errors.hkdfLength = errorCode(api, () => api.hkdf(key, 8161));
+  return out;
 }

@@ -16,7 +16,24 @@ namespace wacore {
   X(low_order_point, "ERR_LOW_ORDER_POINT",                                                       \
     "public key is a low-order point: the shared secret would be all zero")                       \
   X(entropy, "ERR_ENTROPY", "the random source failed")                                           \
-  X(out_of_memory, "ERR_OUT_OF_MEMORY", "out of memory")
+  X(out_of_memory, "ERR_OUT_OF_MEMORY", "out of memory")                                          \
+  X(output_length, "ERR_OUTPUT_LENGTH", "requested output length is out of range")                \
+  X(iv_length, "ERR_IV_LENGTH", "IV has the wrong length")                                        \
+  X(bad_padding, "ERR_BAD_PADDING", "decryption failed")                                          \
+  X(auth_tag, "ERR_AUTH_TAG", "authentication failed")                                            \
+  X(data_length, "ERR_DATA_LENGTH", "input length is not valid for this operation")               \
+  X(stream_state, "ERR_STREAM_STATE", "the stream was used after it finished or in the wrong order") \
+  X(binary_truncated, "ERR_BINARY_TRUNCATED", "input ends inside a node")                          \
+  X(binary_tag, "ERR_BINARY_TAG", "unknown or misplaced tag byte")                                \
+  X(binary_packed, "ERR_BINARY_PACKED", "invalid digit in a packed string")                       \
+  X(binary_leftover, "ERR_BINARY_LEFTOVER", "bytes left over after the node")                      \
+  X(binary_jid, "ERR_BINARY_JID", "invalid JID")                                                  \
+  X(binary_depth, "ERR_BINARY_DEPTH", "nodes nested too deeply")                                   \
+  X(binary_inflate, "ERR_BINARY_INFLATE", "compressed frame is invalid or inflates too far")      \
+  X(binary_node, "ERR_BINARY_NODE", "invalid node: empty list or empty tag")                      \
+  X(binary_too_large, "ERR_BINARY_TOO_LARGE", "too many attributes or children, or content too long") \
+  X(binary_tape, "ERR_BINARY_TAPE", "malformed node description")                                 \
+  X(dictionary, "ERR_DICTIONARY", "unknown token dictionary version")
 
 enum class Error : int32_t {
 #define WACORE_ERROR_ENUM(name, code, message) name,

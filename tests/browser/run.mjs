@@ -20,6 +20,10 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const OVERALL_TIMEOUT_MS = Number(process.env.WACORE_BROWSER_TIMEOUT_MS) || 60_000;
 const PAGE_TIMEOUT_MS = 25_000;
 
+// Set from web/checks.mjs when the run starts.
+let runChecks;
+let VECTORS;
+
 const EXPECTED = {
   publicFromPrivate: '051bb75966f2e93a3691dfff942bb2a466a1c08b8d78ca3f4d6df8b8bfa2e4ee28',
   agreement: '325f239328941ced6e673b86ba41017448e99b649a9c3806c1dd7ca4c477e629',
@@ -241,6 +245,23 @@ function resultChecks(label, got, expectedVariant, nodeResults) {
     Object.keys(rt).length > 0 && notTrue.length === 0,
     notTrue.map(([k, v]) => `${k}=${short(v, 200)}`).join('; '),
   );
+  const sym = r.symmetric ?? {};
+  checkEqual(`${label}: AES known answers (SP 800-38A)`, sym.knownAnswers, { cbc: VECTORS.spCbc, ctr: VECTORS.spCtr });
+  checkEqual(`${label}: symmetric error codes`, sym.errors, {
+    forgedTag: 'ERR_AUTH_TAG',
+    badPadding: 'ERR_BAD_PADDING',
+    cbcLength: 'ERR_DATA_LENGTH',
+    ivLength: 'ERR_IV_LENGTH',
+    keyLength: 'ERR_KEY_LENGTH',
+    hkdfLength: 'ERR_OUTPUT_LENGTH',
+  });
+  const outs = Object.values(sym.outputs ?? {});
+  check(
+    `${label}: AES/hash round trips and streams equal one-shot (${outs.length} lengths)`,
+    outs.length === 8 && outs.every((o) => o?.cbcBack === true && o?.gcmBack === true) &&
+      Object.values(sym.streams ?? {}).every((v) => v === true),
+    short(sym.streams),
+  );
   const diff = differences(r, nodeResults);
   check(`${label}: results deep-equal Node's (${nodeResults.variant})`, diff.length === 0, diff.join('; '));
 }
@@ -316,7 +337,7 @@ async function main() {
 
   // Node's answers, one per forced variant.
   const { load, simdSupported } = await import(pathToFileURL(path.join(ROOT, 'npm', 'index.mjs')).href);
-  const { runChecks } = await import(pathToFileURL(path.join(ROOT, 'web', 'checks.mjs')).href);
+  ({ runChecks, VECTORS } = await import(pathToFileURL(path.join(ROOT, 'web', 'checks.mjs')).href));
   const nodeResults = {};
   for (const variant of ['simd', 'scalar']) {
     const api = await load({ variant });

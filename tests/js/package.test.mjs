@@ -48,6 +48,11 @@ describe(`npm package (${VARIANT})`, () => {
         'index.d.cts',
         'index.d.ts',
         'index.mjs',
+        'lib/binary.mjs',
+        'lib/core.mjs',
+        'lib/crypto.mjs',
+        'lib/curve.mjs',
+        'lib/jid.mjs',
         'package.json',
       ].sort(),
     );
@@ -89,6 +94,13 @@ describe(`npm package (${VARIANT})`, () => {
       const shared: Uint8Array = api.calculateAgreement(pair.pubKey, pair.privKey.slice().buffer);
       const ok: boolean = api.verifySignature(pair.pubKey, shared, api.calculateSignature(pair.privKey, shared));
       const v: 'scalar' | 'simd' = api.variant;
+      const sealed: Uint8Array = api.aesGcmSeal(shared, shared.subarray(0, 12), shared, new Uint8Array(1));
+      const okm: Uint8Array = api.hkdf(shared, 64, { info: sealed });
+      const stream = api.createAesGcmDecryptor(shared, shared.subarray(0, 12)).setAAD(okm);
+      const part: Uint8Array = stream.update(sealed);
+      stream.final(sealed.subarray(0, 16));
+      const hash: Uint8Array = api.createHmac('sha512', okm).update(part).update(part).digest();
+      void hash;
       try { api.generateRegistrationId(); } catch (e) { if (e instanceof api.WacoreError) { const c: string = e.code; void c; } }
       void ok; void v;`;
     writeFileSync(join(scratch, 'types.mts'), `import { load, simdSupported, WacoreError } from 'wacore-wasm';

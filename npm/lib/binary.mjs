@@ -1,0 +1,217 @@
+// Binary nodes (WABinary) with Baileys' shapes: { tag, attrs, content }, content being undefined, a
+// string, a Uint8Array or an array of nodes. One call into wasm per encode or decode:
+//  - decode: the frame is copied in, decoded (and inflated) in wasm into a tape of 32-bit words
+//    (src/binary/tape.h), and the JS side builds plain objects from it: token strings come from a
+//    cache made once at load, other strings from one bulk decode of their pool.
+//  - encode: the JS side writes the tree as a tape (token ids resolved here from the same cache,
+//    other strings as UTF-8), and one call turns it into wire bytes.
+// A decoded node is plain JS: nothing to free.
+import { asBytes, WacoreError } from './core.mjs';
+
+const DICTIONARIES = [2, 3];
+const CONTENT_NONE = 0;
+const CONTENT_TEXT = 1;
+const CONTENT_BYTES = 2;
+const CONTENT_CHILDREN = 3;
+
+const utf8 = new TextDecoder('utf-8');
+const utf8Encoder = new TextEncoder();
+
+export function makeBinary({ M, fail, io }) {
+  const result = M.binaryResult() >> 2; // BinaryResult, as 32-bit words
+  // Token strings per dictionary (id -> string) and their reverse map (string -> id; "" excluded).
+  const tokens = {};
+  const tokenIds = {};
+  for (const d of DICTIONARIES) {
+    const list = M.binaryTokens(d).split('\n');
+    tokens[d] = list;
+    tokenIds[d] = new Map(list.map((s, id) => [s, id]).filter(([s]) => s !== ''));
+  }
+
+  const dictionaryOf = (opts) => {
+    const d = opts?.dictionary ?? 3;
+    if (d !== 2 && d !== 3) throw new WacoreError('ERR_DICTIONARY', 'dictionary must be 2 or 3');
+    return d;
+  };
+
+  // --- decode ----------------------------------------------------------------------------------------
+
+  /** Decodes a frame (flag byte, then a node; zlib-inflated when the flag says so). */
+  function decodeBinaryNode(data, opts) {
+    const d = dictionaryOf(opts);
+    const bytes = asBytes(data, 'data');
+    const p = io(bytes.length);
+    M.HEAPU8.set(bytes, p);
+    const rc = M.binaryDecode(p, bytes.length, d);
+    if (rc !== 0) fail(rc);
+
+    const h32 = M.HEAP32;
+    const u8 = M.HEAPU8;
+    const r = result;
+    let wi = h32[r] >> 2;
+    const stringsAt = h32[r + 2] >> 2;
+    const stringCount = h32[r + 3];
+    const pool = h32[r + 4];
+    const poolLen = h32[r + 5];
+    const blob = h32[r + 6];
+    const ascii = h32[r + 8] === 1;
+
+    // Non-token strings: one decode of the whole pool when it is ASCII, else one per string.
+    const strings = new Array(stringCount);
+    if (stringCount > 0) {
+      if (ascii) {
+        const all = utf8.decode(u8.subarray(pool, pool + poolLen));
+        for (let k = 0, s = stringsAt; k < stringCount; k++, s += 2) strings[k] = all.substring(h32[s], h32[s] + h32[s + 1]);
+      } else {
+        for (let k = 0, s = stringsAt; k < stringCount; k++, s += 2) {
+          strings[k] = utf8.decode(u8.subarray(pool + h32[s], pool + h32[s] + h32[s + 1]));
+        }
+      }
+    }
+    const table = tokens[d];
+    const str = (ref) => (ref >= 0 ? table[ref] : strings[-1 - ref]);
+
+    const node = () => {
+      const tag = str(h32[wi]);
+      const n = h32[wi + 1];
+      wi += 2;
+      const attrs = {};
+      for (let a = 0; a < n; a++, wi += 2) attrs[str(h32[wi])] = str(h32[wi + 1]);
+      const kind = h32[wi++];
+      let content;
+      if (kind === CONTENT_TEXT) {
+        content = str(h32[wi++]);
+      } else if (kind === CONTENT_BYTES) {
+        const off = blob + h32[wi];
+        content = u8.slice(off, off + h32[wi + 1]);
+        wi += 2;
+      } else if (kind === CONTENT_CHILDREN) {
+        const count = h32[wi++];
+        content = new Array(count);
+        for (let c = 0; c < count; c++) content[c] = node();
+      }
+      return { tag, attrs, content };
+    };
+    return node();
+  }
+
+  // --- encode ----------------------------------------------------------------------------------------
+
+  // Scratch buffers kept between calls (grown when needed): tape words, the string table, and the
+  // area holding string bytes and byte contents.
+  let words = new Int32Array(256);
+  let table = new Int32Array(128);
+  let area = new Uint8Array(4096);
+  let nw = 0;
+  let ns = 0;
+  let na = 0;
+  let ids = tokenIds[3];
+
+  const word = (v) => {
+    if (nw === words.length) {
+      const w = new Int32Array(words.length * 2);
+      w.set(words);
+      words = w;
+    }
+    words[nw++] = v;
+  };
+  const room = (n) => {
+    if (na + n > area.length) {
+      const a = new Uint8Array(Math.max(area.length * 2, na + n));
+      a.set(area.subarray(0, na));
+      area = a;
+    }
+  };
+  const stringRef = (s, what) => {
+    if (typeof s !== 'string') throw new WacoreError('ERR_TYPE', `${what} must be a string`);
+    const id = ids.get(s);
+    if (id !== undefined) return id;
+    if (s === '') return 0; // token 0 is "": the core writes it as each dictionary does
+    if (ns * 2 + 2 > table.length) {
+      const t = new Int32Array(table.length * 2);
+      t.set(table);
+      table = t;
+    }
+    const start = na;
+    // ASCII is written byte by byte (cheaper than encodeInto for short strings); anything else once
+    // through TextEncoder.
+    room(s.length);
+    let i = 0;
+    for (; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      area[na++] = c;
+    }
+    if (i < s.length) {
+      na = start;
+      room(s.length * 3);
+      na += utf8Encoder.encodeInto(s, area.subarray(na)).written;
+    }
+    table[ns * 2] = start;
+    table[ns * 2 + 1] = na - start;
+    return -1 - ns++;
+  };
+
+  const encodeNode = (node, depth) => {
+    if (node === null || typeof node !== 'object') throw new WacoreError('ERR_TYPE', 'a node must be an object');
+    if (depth > 256) throw new WacoreError('ERR_BINARY_DEPTH', 'nodes nested too deeply');
+    word(stringRef(node.tag, 'tag'));
+    const countAt = nw;
+    word(0);
+    let count = 0;
+    const attrs = node.attrs;
+    if (attrs !== undefined && attrs !== null) {
+      for (const key in attrs) {
+        const value = attrs[key];
+        if (value === undefined || value === null) continue; // skipped, as Baileys does
+        word(stringRef(key, 'attribute name'));
+        word(stringRef(value, `attribute ${key}`));
+        count++;
+      }
+    }
+    words[countAt] = count;
+    const content = node.content;
+    if (content === undefined || content === null) {
+      word(CONTENT_NONE);
+    } else if (typeof content === 'string') {
+      word(CONTENT_TEXT);
+      word(stringRef(content, 'content'));
+    } else if (Array.isArray(content)) {
+      word(CONTENT_CHILDREN);
+      word(content.length);
+      for (const child of content) encodeNode(child, depth + 1);
+    } else if (ArrayBuffer.isView(content) || content instanceof ArrayBuffer) {
+      const b = asBytes(content, 'content');
+      word(CONTENT_BYTES);
+      word(na);
+      word(b.length);
+      room(b.length);
+      area.set(b, na);
+      na += b.length;
+    } else {
+      throw new WacoreError('ERR_TYPE', 'content must be a string, bytes or an array of nodes');
+    }
+  };
+
+  /** Encodes a node as a frame: flag byte 0, then the node. */
+  function encodeBinaryNode(node, opts) {
+    const d = dictionaryOf(opts);
+    ids = tokenIds[d];
+    nw = ns = na = 0;
+    encodeNode(node, 1);
+    // Words, table and area go into the I/O buffer in one block (4-byte aligned), then one call.
+    const wordsBytes = nw * 4;
+    const tableBytes = ns * 8;
+    const p = io(wordsBytes + tableBytes + na);
+    const h32 = M.HEAP32;
+    h32.set(words.subarray(0, nw), p >> 2);
+    h32.set(table.subarray(0, ns * 2), (p + wordsBytes) >> 2);
+    M.HEAPU8.set(area.subarray(0, na), p + wordsBytes + tableBytes);
+    const rc = M.binaryEncode(p, nw, p + wordsBytes, ns, p + wordsBytes + tableBytes, na, d);
+    if (rc !== 0) fail(rc);
+    const out = M.HEAP32[result + 9];
+    return M.HEAPU8.slice(out, out + M.HEAP32[result + 10]);
+  }
+
+  return { encodeBinaryNode, decodeBinaryNode };
+}

@@ -1,0 +1,51 @@
+// Shared by the API modules: the error class, argument checks, and access to the module's I/O
+// buffer. Every API call copies its inputs into the one I/O buffer inside the wasm module, calls
+// once, copies its outputs out, and wipes what it used.
+
+/** Error thrown (or rejected) by every wacore-wasm function. `code` is stable; `message` is not. */
+export class WacoreError extends Error {
+  constructor(code, message, options) {
+    super(message, options);
+    this.name = 'WacoreError';
+    this.code = code;
+  }
+}
+
+/** Views x as bytes: Uint8Array (and so Node's Buffer), other ArrayBuffer views, or ArrayBuffer. */
+export function asBytes(x, name) {
+  if (x instanceof Uint8Array) return x;
+  if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+  if (x instanceof ArrayBuffer) return new Uint8Array(x);
+  throw new WacoreError('ERR_TYPE', `${name} must be a Uint8Array or Buffer`);
+}
+
+const EMPTY = new Uint8Array(0);
+/** As asBytes, with undefined and null meaning empty. */
+export const asOptionalBytes = (x, name) => (x === undefined || x === null ? EMPTY : asBytes(x, name));
+
+export function makeCore(M) {
+  const codes = [];
+  const messages = [];
+  for (let i = 0, n = M.errorCount(); i < n; i++) {
+    codes[i] = M.errorCode(i);
+    messages[i] = M.errorMessage(i);
+  }
+  /** Throws the WacoreError for a core error code. */
+  const fail = (rc) => {
+    throw new WacoreError(codes[rc] ?? 'ERR_UNKNOWN', messages[rc] ?? `error ${rc}`);
+  };
+  /** The I/O buffer's address, holding at least n bytes. Take M.HEAPU8 only after this call:
+   * growing the buffer may grow wasm memory, which replaces the heap view. */
+  const io = (n) => {
+    const p = M.ioBuffer(n);
+    if (p === 0) throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to hold the input');
+    return p;
+  };
+  /** Copies src to heap[at] when it fits in max bytes; longer input is not copied, and the core,
+   * which sees the true length, rejects it. */
+  const put = (heap, at, src, max) => {
+    if (src.length <= max) heap.set(src, at);
+  };
+  const wipe = (p, n) => M.HEAPU8.fill(0, p, p + n);
+  return { M, fail, io, put, wipe };
+}

@@ -1,0 +1,382 @@
+// Symmetric primitives: AES-256 (CBC with PKCS#7, CTR, GCM), SHA-256/512, HMAC, HKDF, constant-time
+// comparison; one-shot functions and streaming objects.
+import { asBytes, asOptionalBytes, WacoreError } from './core.mjs';
+
+const KEY = 32;
+const IV = 16;
+const TAG = 16;
+const HKDF_MAX = 255 * 32;
+
+// Stream kinds, as bindings/wacore_bindings.cpp numbers them.
+const CBC_ENCRYPT = 1;
+const CBC_DECRYPT = 2;
+const CTR = 3;
+const GCM_ENCRYPT = 4;
+const GCM_DECRYPT = 5;
+const HASH_KINDS = { sha256: 6, sha512: 7 };
+const HMAC_KINDS = { sha256: 8, sha512: 9 };
+const DIGEST_BYTES = { 6: 32, 7: 64, 8: 32, 9: 64 };
+
+// Methods the stream classes share but users should not call.
+const HANDLE = Symbol('handle');
+const RELEASE = Symbol('release');
+const PUSH = Symbol('push');
+const FINISH = Symbol('finish');
+
+export function makeCrypto({ M, fail, io, put, wipe }) {
+  // --- hashes ------------------------------------------------------------------------------------
+
+  function digest(kind, size, data) {
+    const d = asBytes(data, 'data');
+    const p = io(size + d.length);
+    try {
+      M.HEAPU8.set(d, p + size);
+      M.sha(kind, p + size, d.length, p);
+      return M.HEAPU8.slice(p, p + size);
+    } finally {
+      wipe(p, size + d.length);
+    }
+  }
+
+  function mac(kind, size, key, data) {
+    const k = asBytes(key, 'key');
+    const d = asBytes(data, 'data');
+    const p = io(size + k.length + d.length);
+    try {
+      const heap = M.HEAPU8;
+      heap.set(k, p + size);
+      heap.set(d, p + size + k.length);
+      M.hmac(kind, p + size, k.length, p + size + k.length, d.length, p);
+      return M.HEAPU8.slice(p, p + size);
+    } finally {
+      wipe(p, size + k.length + d.length);
+    }
+  }
+
+  /** SHA-256 digest (32 bytes). */
+  const sha256 = (data) => digest(0, 32, data);
+  /** SHA-512 digest (64 bytes). */
+  const sha512 = (data) => digest(1, 64, data);
+  /** HMAC-SHA256 (32 bytes); keys of any length. */
+  const hmacSha256 = (key, data) => mac(0, 32, key, data);
+  /** HMAC-SHA512 (64 bytes); keys of any length. */
+  const hmacSha512 = (key, data) => mac(1, 64, key, data);
+
+  /** HKDF-SHA256 (RFC 5869): `length` bytes (0..8160) from ikm, with optional salt and info. */
+  function hkdf(ikm, length, options = {}) {
+    const k = asBytes(ikm, 'ikm');
+    const salt = asOptionalBytes(options.salt, 'salt');
+    const info = asOptionalBytes(options.info, 'info');
+    if (!Number.isInteger(length) || length < 0 || length > HKDF_MAX) {
+      throw new WacoreError('ERR_OUTPUT_LENGTH', `length must be an integer in 0..${HKDF_MAX}`);
+    }
+    const total = length + k.length + salt.length + info.length;
+    const p = io(total);
+    try {
+      const heap = M.HEAPU8;
+      const pk = p + length;
+      const ps = pk + k.length;
+      const pi = ps + salt.length;
+      heap.set(k, pk);
+      heap.set(salt, ps);
+      heap.set(info, pi);
+      const rc = M.hkdf(pk, k.length, ps, salt.length, pi, info.length, p, length);
+      if (rc !== 0) fail(rc);
+      return M.HEAPU8.slice(p, p + length);
+    } finally {
+      wipe(p, total);
+    }
+  }
+
+  /** Whether a and b hold the same bytes, in time that depends only on the length. Different
+   * lengths compare unequal at once (lengths are not secret). */
+  function constantTimeEqual(a, b) {
+    const x = asBytes(a, 'a');
+    const y = asBytes(b, 'b');
+    if (x.length !== y.length) return false;
+    const p = io(2 * x.length);
+    try {
+      M.HEAPU8.set(x, p);
+      M.HEAPU8.set(y, p + x.length);
+      return M.ctEqual(p, p + x.length, x.length) === 1;
+    } finally {
+      wipe(p, 2 * x.length);
+    }
+  }
+
+  // --- AES one-shot: key, IV and AAD at the front of the I/O buffer, the data after them, processed
+  // in place ---------------------------------------------------------------------------------------
+
+  function aesCall(name, keyBytes, ivBytes, data, extra, fn) {
+    const key = asBytes(keyBytes, 'key');
+    const iv = asBytes(ivBytes, 'iv');
+    const d = asBytes(data, 'data');
+    const ivRoom = name === 'gcm' ? iv.length : IV;
+    const head = KEY + ivRoom + extra.length;
+    const total = head + d.length + TAG;
+    const p = io(total);
+    try {
+      const heap = M.HEAPU8;
+      put(heap, p, key, KEY);
+      put(heap, p + KEY, iv, ivRoom);
+      heap.set(extra, p + KEY + ivRoom);
+      heap.set(d, p + head);
+      return fn(p, key.length, p + KEY, iv.length, p + KEY + ivRoom, extra.length, p + head, d.length);
+    } finally {
+      wipe(p, total);
+    }
+  }
+
+  /** AES-256-CBC with PKCS#7 padding: 16-byte-multiple ciphertext, 1..16 bytes longer than data. */
+  const aesCbcEncrypt = (key, iv, data) =>
+    aesCall('cbc', key, iv, data, new Uint8Array(0), (k, kl, i, il, _a, _al, buf, len) => {
+      const n = M.aesCbcEncrypt(k, kl, i, il, buf, len);
+      if (n < 0) fail(-n);
+      return M.HEAPU8.slice(buf, buf + n);
+    });
+
+  /** AES-256-CBC decryption; throws ERR_BAD_PADDING (checked in constant time) or ERR_DATA_LENGTH. */
+  const aesCbcDecrypt = (key, iv, data) =>
+    aesCall('cbc', key, iv, data, new Uint8Array(0), (k, kl, i, il, _a, _al, buf, len) => {
+      const n = M.aesCbcDecrypt(k, kl, i, il, buf, len);
+      if (n < 0) fail(-n);
+      return M.HEAPU8.slice(buf, buf + n);
+    });
+
+  /** AES-256-CTR with a 16-byte initial counter block, incremented as one 128-bit big-endian number
+   * (as node:crypto's aes-256-ctr). Encryption and decryption are the same operation. */
+  const aesCtr = (key, iv, data) =>
+    aesCall('ctr', key, iv, data, new Uint8Array(0), (k, kl, i, il, _a, _al, buf, len) => {
+      const rc = M.aesCtr(k, kl, i, il, buf, len);
+      if (rc !== 0) fail(rc);
+      return M.HEAPU8.slice(buf, buf + len);
+    });
+
+  /** AES-256-GCM: ciphertext followed by the 16-byte tag. iv: any non-empty length (12 recommended). */
+  const aesGcmSeal = (key, iv, data, aad) =>
+    aesCall('gcm', key, iv, data, asOptionalBytes(aad, 'aad'), (k, kl, i, il, a, al, buf, len) => {
+      const rc = M.aesGcmSeal(k, kl, i, il, a, al, buf, len);
+      if (rc !== 0) fail(rc);
+      return M.HEAPU8.slice(buf, buf + len + TAG);
+    });
+
+  /** AES-256-GCM decryption of ciphertext||tag; the tag is verified (in constant time) before any
+   * plaintext exists. Throws ERR_AUTH_TAG. */
+  const aesGcmOpen = (key, iv, data, aad) =>
+    aesCall('gcm', key, iv, data, asOptionalBytes(aad, 'aad'), (k, kl, i, il, a, al, buf, len) => {
+      const rc = M.aesGcmOpen(k, kl, i, il, a, al, buf, len);
+      if (rc !== 0) fail(rc);
+      return M.HEAPU8.slice(buf, buf + len - TAG);
+    });
+
+  // --- streams -------------------------------------------------------------------------------------
+  // Each stream owns one state (a few hundred bytes, holding its expanded key) inside wasm memory,
+  // from creation until final() or destroy(), which wipe and free it. A stream dropped without
+  // either is freed when garbage-collected (FinalizationRegistry), later and without guarantee: call
+  // final() or destroy().
+
+  const registry = new FinalizationRegistry((handle) => M.streamFree(handle));
+
+  function create(kind, keyBytes, ivBytes) {
+    const key = asOptionalBytes(keyBytes, 'key');
+    const iv = asOptionalBytes(ivBytes, 'iv');
+    const isCipher = kind <= GCM_DECRYPT;
+    const keyRoom = isCipher ? KEY : key.length;
+    const ivRoom = kind === GCM_ENCRYPT || kind === GCM_DECRYPT ? iv.length : IV;
+    const p = io(keyRoom + ivRoom);
+    try {
+      put(M.HEAPU8, p, key, keyRoom);
+      put(M.HEAPU8, p + keyRoom, iv, ivRoom);
+      const h = M.streamCreate(kind, p, key.length, p + keyRoom, iv.length);
+      if (h < 0) fail(-h);
+      if (h === 0) throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to hold the stream');
+      return h;
+    } finally {
+      wipe(p, keyRoom + ivRoom);
+    }
+  }
+
+  class Stream {
+    #handle;
+    constructor(kind, key, iv) {
+      this.#handle = create(kind, key, iv);
+      registry.register(this, this.#handle, this);
+    }
+    /** The live handle, or ERR_STREAM_STATE after final() or destroy(). */
+    [HANDLE]() {
+      if (this.#handle === 0) throw new WacoreError('ERR_STREAM_STATE', 'the stream has already finished');
+      return this.#handle;
+    }
+    /** Forgets the state (the core wiped and freed it). */
+    [RELEASE]() {
+      registry.unregister(this);
+      this.#handle = 0;
+    }
+    /** Wipes and frees the stream's state without finishing it. Safe to call more than once. */
+    destroy() {
+      if (this.#handle !== 0) {
+        M.streamFree(this.#handle);
+        this[RELEASE]();
+      }
+    }
+    [PUSH](data) {
+      const h = this[HANDLE]();
+      const d = asBytes(data, 'data');
+      const outSize = M.streamUpdateSize(h, d.length);
+      const total = d.length + outSize;
+      const p = io(total);
+      try {
+        M.HEAPU8.set(d, p);
+        const n = M.streamUpdate(h, p, d.length, p + d.length);
+        if (n < 0) {
+          this.destroy();
+          fail(-n);
+        }
+        return M.HEAPU8.slice(p + d.length, p + d.length + n);
+      } finally {
+        wipe(p, total);
+      }
+    }
+    [FINISH](room, tag) {
+      const h = this[HANDLE]();
+      const t = tag ?? new Uint8Array(0);
+      const p = io(room + t.length);
+      try {
+        M.HEAPU8.set(t, p + room);
+        const n = M.streamFinal(h, p, p + room, t.length); // frees the state, success or not
+        this[RELEASE]();
+        if (n < 0) fail(-n);
+        return M.HEAPU8.slice(p, p + n);
+      } finally {
+        wipe(p, room + t.length);
+      }
+    }
+  }
+
+  /** Incremental AES-256-CBC encryption: update(data) returns the complete blocks so far; final()
+   * the padded last block. */
+  class AesCbcEncryptor extends Stream {
+    constructor(key, iv) {
+      super(CBC_ENCRYPT, key, iv);
+    }
+    update(data) {
+      return this[PUSH](data);
+    }
+    final() {
+      return this[FINISH](16);
+    }
+  }
+
+  /** Incremental AES-256-CBC decryption: update(data) returns plaintext, always holding back the last
+   * block; final() checks the padding and returns the rest (ERR_BAD_PADDING, ERR_DATA_LENGTH). */
+  class AesCbcDecryptor extends Stream {
+    constructor(key, iv) {
+      super(CBC_DECRYPT, key, iv);
+    }
+    update(data) {
+      return this[PUSH](data);
+    }
+    final() {
+      return this[FINISH](16);
+    }
+  }
+
+  /** Incremental AES-256-CTR: update(data) returns as many bytes as it is given, whatever the split. */
+  class AesCtr extends Stream {
+    constructor(key, iv) {
+      super(CTR, key, iv);
+    }
+    update(data) {
+      return this[PUSH](data);
+    }
+    /** Frees the state; returns an empty array (CTR has no trailing output). */
+    final() {
+      return this[FINISH](0);
+    }
+  }
+
+  class AesGcm extends Stream {
+    constructor(kind, key, iv, aad) {
+      super(kind, key, iv);
+      if (aad !== undefined && aad !== null) this.setAAD(aad);
+    }
+    /** Adds additional authenticated data; only before the first update(). */
+    setAAD(aad) {
+      const h = this[HANDLE]();
+      const a = asBytes(aad, 'aad');
+      const p = io(a.length);
+      M.HEAPU8.set(a, p);
+      const rc = M.streamAad(h, p, a.length);
+      if (rc !== 0) fail(rc);
+      return this;
+    }
+    update(data) {
+      return this[PUSH](data);
+    }
+  }
+
+  /** Incremental AES-256-GCM encryption; final() returns the 16-byte tag. */
+  class AesGcmEncryptor extends AesGcm {
+    constructor(key, iv, aad) {
+      super(GCM_ENCRYPT, key, iv, aad);
+    }
+    final() {
+      return this[FINISH](TAG);
+    }
+  }
+
+  /** Incremental AES-256-GCM decryption. update() returns plaintext that is NOT yet authenticated:
+   * do not act on it before final(tag) returns; final throws ERR_AUTH_TAG on a forgery. For whole
+   * messages in memory use aesGcmOpen, which releases nothing before the tag checks. */
+  class AesGcmDecryptor extends AesGcm {
+    constructor(key, iv, aad) {
+      super(GCM_DECRYPT, key, iv, aad);
+    }
+    final(tag) {
+      this[FINISH](0, asBytes(tag, 'tag'));
+    }
+  }
+
+  /** Incremental SHA-2 or HMAC: update(data) returns this; digest() the result, and frees the state. */
+  class Hash extends Stream {
+    #size;
+    constructor(kind, key) {
+      super(kind, key, undefined);
+      this.#size = DIGEST_BYTES[kind];
+    }
+    update(data) {
+      this[PUSH](data);
+      return this;
+    }
+    digest() {
+      return this[FINISH](this.#size);
+    }
+  }
+
+  const pick = (table, algorithm) => {
+    const kind = table[algorithm];
+    if (kind === undefined) throw new WacoreError('ERR_TYPE', `algorithm must be 'sha256' or 'sha512'`);
+    return kind;
+  };
+
+  return {
+    sha256,
+    sha512,
+    hmacSha256,
+    hmacSha512,
+    hkdf,
+    constantTimeEqual,
+    aesCbcEncrypt,
+    aesCbcDecrypt,
+    aesCtr,
+    aesGcmSeal,
+    aesGcmOpen,
+    createAesCbcEncryptor: (key, iv) => new AesCbcEncryptor(key, iv),
+    createAesCbcDecryptor: (key, iv) => new AesCbcDecryptor(key, iv),
+    createAesCtr: (key, iv) => new AesCtr(key, iv),
+    createAesGcmEncryptor: (key, iv, aad) => new AesGcmEncryptor(key, iv, aad),
+    createAesGcmDecryptor: (key, iv, aad) => new AesGcmDecryptor(key, iv, aad),
+    createHash: (algorithm) => new Hash(pick(HASH_KINDS, algorithm), undefined),
+    createHmac: (algorithm, key) => new Hash(pick(HMAC_KINDS, algorithm), asBytes(key, 'key')),
+  };
+}

@@ -1,0 +1,124 @@
+// Curve25519 with libsignal-node's names and byte conventions: X25519 and XEdDSA.
+import { asBytes } from './core.mjs';
+
+const KEY = 32;
+const PUB = 33;
+const SIG = 64;
+
+export function makeCurve({ M, fail, io, put, wipe }) {
+  /** A new identity/ephemeral key pair: { pubKey: 33 bytes (0x05 || u), privKey: 32 bytes, clamped }. */
+  function generateKeyPair() {
+    const p = io(2 * KEY);
+    try {
+      const rc = M.curveGenerateKeyPair(p);
+      if (rc !== 0) fail(rc);
+      const heap = M.HEAPU8;
+      const pubKey = new Uint8Array(PUB);
+      pubKey[0] = 5;
+      pubKey.set(heap.subarray(p + KEY, p + 2 * KEY), 1);
+      return { pubKey, privKey: heap.slice(p, p + KEY) };
+    } finally {
+      wipe(p, 2 * KEY);
+    }
+  }
+
+  /** The 33-byte public key (0x05 || u) of a 32-byte private key. */
+  function getPublicFromPrivateKey(privKey) {
+    const priv = asBytes(privKey, 'privKey');
+    const p = io(2 * KEY);
+    try {
+      put(M.HEAPU8, p, priv, KEY);
+      const rc = M.curvePublicFromPrivate(p, priv.length, p + KEY);
+      if (rc !== 0) fail(rc);
+      const out = new Uint8Array(PUB);
+      out[0] = 5;
+      out.set(M.HEAPU8.subarray(p + KEY, p + 2 * KEY), 1);
+      return out;
+    } finally {
+      wipe(p, 2 * KEY);
+    }
+  }
+
+  /** X25519 shared secret (32 bytes). Throws ERR_LOW_ORDER_POINT when it would be all zero. */
+  function calculateAgreement(pubKey, privKey) {
+    const pub = asBytes(pubKey, 'pubKey');
+    const priv = asBytes(privKey, 'privKey');
+    const p = io(3 * KEY + PUB);
+    try {
+      const heap = M.HEAPU8;
+      put(heap, p, priv, KEY);
+      put(heap, p + 2 * KEY, pub, PUB);
+      const rc = M.curveAgreement(p + 2 * KEY, pub.length, p, priv.length, p + KEY);
+      if (rc !== 0) fail(rc);
+      return M.HEAPU8.slice(p + KEY, p + 2 * KEY);
+    } finally {
+      wipe(p, 2 * KEY);
+    }
+  }
+
+  // Layout for signing: private key, then signature, then 64 bytes of randomness, then the message.
+  function sign(privKey, message, random) {
+    const priv = asBytes(privKey, 'privKey');
+    const msg = asBytes(message, 'message');
+    const rnd = random === undefined ? undefined : asBytes(random, 'random');
+    const head = KEY + SIG + SIG;
+    const p = io(head + msg.length);
+    try {
+      const heap = M.HEAPU8;
+      put(heap, p, priv, KEY);
+      heap.set(msg, p + head);
+      let rc;
+      if (rnd === undefined) {
+        rc = M.curveSign(p, priv.length, p + head, msg.length, p + KEY);
+      } else {
+        put(heap, p + KEY + SIG, rnd, SIG);
+        rc = M.curveSignWithRandom(p, priv.length, p + head, msg.length, p + KEY + SIG, rnd.length, p + KEY);
+      }
+      if (rc !== 0) fail(rc);
+      return M.HEAPU8.slice(p + KEY, p + KEY + SIG);
+    } finally {
+      wipe(p, head + msg.length);
+    }
+  }
+
+  /** XEdDSA signature (64 bytes) of message under a 32-byte private key, with fresh randomness. */
+  const calculateSignature = (privKey, message) => sign(privKey, message, undefined);
+
+  /** As calculateSignature, with the 64 bytes of XEdDSA randomness given: deterministic, for tests
+   * and vectors. Never reuse randomness with the same key in production. */
+  const calculateSignatureWithRandom = (privKey, message, random) => sign(privKey, message, random);
+
+  /** True when sig is a valid XEdDSA signature of message under pubKey (33 or 32 bytes). Unlike
+   * libsignal-node, a fourth argument never skips the check. */
+  function verifySignature(pubKey, message, signature) {
+    const pub = asBytes(pubKey, 'pubKey');
+    const msg = asBytes(message, 'message');
+    const sig = asBytes(signature, 'signature');
+    const head = PUB + 1 + SIG;
+    const p = io(head + msg.length);
+    const heap = M.HEAPU8;
+    put(heap, p, pub, PUB);
+    put(heap, p + PUB + 1, sig, SIG);
+    heap.set(msg, p + head);
+    const rc = M.curveVerify(p, pub.length, p + head, msg.length, p + PUB + 1, sig.length);
+    if (rc < 0) fail(-rc);
+    return rc === 1;
+  }
+
+  /** A random registration ID in 0..16383. */
+  function generateRegistrationId() {
+    const rc = M.registrationId();
+    if (rc < 0) fail(-rc);
+    return rc;
+  }
+
+  return {
+    generateKeyPair,
+    getPublicFromPrivateKey,
+    calculateAgreement,
+    calculateSignature,
+    calculateSignatureWithRandom,
+    verifySignature,
+    generateRegistrationId,
+  };
+}

@@ -1,0 +1,296 @@
+// AES-256 CBC/CTR/GCM, SHA-2, HMAC, HKDF through the JS API: Wycheproof, differential against
+// node:crypto and against the other wasm build, streaming splits, errors, stream lifetime.
+import nodeCrypto from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { load } from '../../npm/index.mjs';
+import { hex, loadVariant, unhex, VARIANT } from './variant.mjs';
+
+let api;
+let other; // the other build, for scalar-vs-SIMD equality
+beforeAll(async () => {
+  api = await loadVariant();
+  other = await load({ variant: VARIANT === 'simd' ? 'scalar' : 'simd' });
+  expect(other.variant).not.toBe(api.variant);
+});
+
+const vectors = (name) =>
+  JSON.parse(readFileSync(new URL(`../../../shared/vectors/wycheproof/${name}`, import.meta.url), 'utf8'));
+const rand = (n) => {
+  const out = new Uint8Array(n);
+  for (let off = 0; off < n; off += 65536) nodeCrypto.getRandomValues(out.subarray(off, Math.min(n, off + 65536)));
+  return out;
+};
+const codeOf = (fn) => {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(api.WacoreError);
+    return e.code;
+  }
+  throw new Error('expected a WacoreError');
+};
+const node = {
+  cbcEncrypt: (k, iv, d) => {
+    const c = nodeCrypto.createCipheriv('aes-256-cbc', k, iv);
+    return Buffer.concat([c.update(d), c.final()]);
+  },
+  ctr: (k, iv, d) => {
+    const c = nodeCrypto.createCipheriv('aes-256-ctr', k, iv);
+    return Buffer.concat([c.update(d), c.final()]);
+  },
+  gcmSeal: (k, iv, d, aad) => {
+    const c = nodeCrypto.createCipheriv('aes-256-gcm', k, iv);
+    if (aad) c.setAAD(aad);
+    return Buffer.concat([c.update(d), c.final(), c.getAuthTag()]);
+  },
+};
+
+describe(`Wycheproof through the JS API (${VARIANT})`, () => {
+  it('AES-256-GCM: every case with a 256-bit key', () => {
+    let n = 0;
+    for (const g of vectors('aes_gcm_test.json').testGroups) {
+      if (g.keySize !== 256) continue;
+      for (const t of g.tests) {
+        const [key, iv, aad, msg] = [t.key, t.iv, t.aad, t.msg].map(unhex);
+        const sealed = unhex(t.ct + t.tag);
+        if (t.result === 'valid') {
+          expect(hex(api.aesGcmSeal(key, iv, msg, aad)), `tcId ${t.tcId}`).toBe(t.ct + t.tag);
+          expect(hex(api.aesGcmOpen(key, iv, sealed, aad)), `tcId ${t.tcId}`).toBe(t.msg);
+        } else {
+          expect(codeOf(() => api.aesGcmOpen(key, iv, sealed, aad)), `tcId ${t.tcId}`).toBe(
+            iv.length === 0 ? 'ERR_IV_LENGTH' : 'ERR_AUTH_TAG',
+          );
+        }
+        n++;
+      }
+    }
+    expect(n).toBe(105);
+  });
+
+  it('AES-256-CBC with PKCS#7: every case with a 256-bit key', () => {
+    let n = 0;
+    for (const g of vectors('aes_cbc_pkcs5_test.json').testGroups) {
+      if (g.keySize !== 256) continue;
+      for (const t of g.tests) {
+        const [key, iv, msg, ct] = [t.key, t.iv, t.msg, t.ct].map(unhex);
+        if (t.result === 'valid') {
+          expect(hex(api.aesCbcEncrypt(key, iv, msg))).toBe(t.ct);
+          expect(hex(api.aesCbcDecrypt(key, iv, ct))).toBe(t.msg);
+        } else {
+          expect(['ERR_BAD_PADDING', 'ERR_DATA_LENGTH']).toContain(codeOf(() => api.aesCbcDecrypt(key, iv, ct)));
+        }
+        n++;
+      }
+    }
+    expect(n).toBe(72);
+  });
+
+  it('HKDF-SHA256, HMAC-SHA256 and HMAC-SHA512: every case', () => {
+    for (const g of vectors('hkdf_sha256_test.json').testGroups) {
+      for (const t of g.tests) {
+        const args = [unhex(t.ikm), t.size, { salt: unhex(t.salt), info: unhex(t.info) }];
+        if (t.result === 'valid') expect(hex(api.hkdf(...args))).toBe(t.okm);
+        else expect(codeOf(() => api.hkdf(...args))).toBe('ERR_OUTPUT_LENGTH');
+      }
+    }
+    for (const [file, fn] of [
+      ['hmac_sha256_test.json', api.hmacSha256],
+      ['hmac_sha512_test.json', api.hmacSha512],
+    ]) {
+      for (const g of vectors(file).testGroups) {
+        for (const t of g.tests) {
+          const mac = hex(fn(unhex(t.key), unhex(t.msg))).slice(0, g.tagSize / 4);
+          expect(mac === t.tag, `${file} tcId ${t.tcId}`).toBe(t.result === 'valid');
+        }
+      }
+    }
+  });
+});
+
+describe(`differential against node:crypto and the other build (${VARIANT})`, () => {
+  it('every length 0..1024: CBC, CTR, GCM, SHA-2, HMAC, HKDF', () => {
+    const key = rand(32);
+    const iv = rand(16);
+    const nonce = rand(12);
+    for (let len = 0; len <= 1024; len++) {
+      const msg = rand(len);
+      const aad = rand(len % 41);
+      const cbc = api.aesCbcEncrypt(key, iv, msg);
+      expect(hex(cbc)).toBe(hex(node.cbcEncrypt(key, iv, msg)));
+      expect(hex(api.aesCbcDecrypt(key, iv, cbc))).toBe(hex(msg));
+      const ctr = api.aesCtr(key, iv, msg);
+      expect(hex(ctr)).toBe(hex(node.ctr(key, iv, msg)));
+      const gcm = api.aesGcmSeal(key, nonce, msg, aad);
+      expect(hex(gcm)).toBe(hex(node.gcmSeal(key, nonce, msg, aad)));
+      expect(hex(api.aesGcmOpen(key, nonce, gcm, aad))).toBe(hex(msg));
+      expect(hex(api.sha256(msg))).toBe(nodeCrypto.createHash('sha256').update(msg).digest('hex'));
+      expect(hex(api.sha512(msg))).toBe(nodeCrypto.createHash('sha512').update(msg).digest('hex'));
+      expect(hex(api.hmacSha256(aad, msg))).toBe(nodeCrypto.createHmac('sha256', aad).update(msg).digest('hex'));
+      expect(hex(api.hmacSha512(aad, msg))).toBe(nodeCrypto.createHmac('sha512', aad).update(msg).digest('hex'));
+      if (len % 8 === 0) {
+        const n = len % 300;
+        expect(hex(api.hkdf(msg, n, { salt: aad, info: iv }))).toBe(
+          Buffer.from(nodeCrypto.hkdfSync('sha256', msg, aad, iv, n)).toString('hex'),
+        );
+      }
+      // Both wasm builds give identical bytes.
+      if (len % 16 === 0 || len % 16 === 1) {
+        expect(hex(other.aesCbcEncrypt(key, iv, msg))).toBe(hex(cbc));
+        expect(hex(other.aesCtr(key, iv, msg))).toBe(hex(ctr));
+        expect(hex(other.aesGcmSeal(key, nonce, msg, aad))).toBe(hex(gcm));
+      }
+    }
+  });
+
+  it('a few MiB, and GCM with IVs of other lengths', () => {
+    for (const size of [1 << 20, 3 * (1 << 20) + 5]) {
+      const key = rand(32);
+      const iv = rand(16);
+      const msg = rand(size);
+      const cbc = api.aesCbcEncrypt(key, iv, msg);
+      expect(Buffer.from(cbc).equals(node.cbcEncrypt(key, iv, msg))).toBe(true);
+      expect(Buffer.from(api.aesCbcDecrypt(key, iv, cbc)).equals(Buffer.from(msg))).toBe(true);
+      expect(Buffer.from(other.aesCbcDecrypt(key, iv, cbc)).equals(Buffer.from(msg))).toBe(true);
+      expect(Buffer.from(api.aesCtr(key, iv, msg)).equals(node.ctr(key, iv, msg))).toBe(true);
+      const gcm = api.aesGcmSeal(key, iv.subarray(0, 12), msg);
+      expect(Buffer.from(gcm).equals(node.gcmSeal(key, iv.subarray(0, 12), msg))).toBe(true);
+      expect(hex(api.sha256(msg))).toBe(nodeCrypto.createHash('sha256').update(msg).digest('hex'));
+    }
+    const key = rand(32);
+    for (const ivLen of [1, 8, 11, 13, 16, 32, 100]) {
+      const iv = rand(ivLen);
+      const msg = rand(100);
+      expect(hex(api.aesGcmSeal(key, iv, msg))).toBe(hex(node.gcmSeal(key, iv, msg)));
+    }
+  });
+});
+
+describe(`streams (${VARIANT})`, () => {
+  const concat = (parts) => Buffer.concat(parts.map((p) => Buffer.from(p)));
+
+  it('equal one-shot at every split point, for every mode', () => {
+    const key = rand(32);
+    const iv = rand(16);
+    const nonce = rand(12);
+    const aad = rand(20);
+    for (const len of [0, 1, 15, 16, 17, 33, 64, 100, 257]) {
+      const msg = rand(len);
+      const cbc = api.aesCbcEncrypt(key, iv, msg);
+      const ctr = api.aesCtr(key, iv, msg);
+      const gcm = api.aesGcmSeal(key, nonce, msg, aad);
+      for (let s = 0; s <= len; s++) {
+        const a = msg.subarray(0, s);
+        const b = msg.subarray(s);
+        let e = api.createAesCbcEncryptor(key, iv);
+        expect(hex(concat([e.update(a), e.update(b), e.final()]))).toBe(hex(cbc));
+        const cut = Math.min(s, cbc.length);
+        e = api.createAesCbcDecryptor(key, iv);
+        expect(hex(concat([e.update(cbc.subarray(0, cut)), e.update(cbc.subarray(cut)), e.final()]))).toBe(hex(msg));
+        e = api.createAesCtr(key, iv);
+        expect(hex(concat([e.update(a), e.update(b), e.final()]))).toBe(hex(ctr));
+        e = api.createAesGcmEncryptor(key, nonce, aad);
+        const body = concat([e.update(a), e.update(b)]);
+        expect(hex(concat([body, e.final()]))).toBe(hex(gcm));
+        e = api.createAesGcmDecryptor(key, nonce).setAAD(aad.subarray(0, s % 21)).setAAD(aad.subarray(s % 21));
+        const plain = concat([e.update(gcm.subarray(0, s)), e.update(gcm.subarray(s, len))]);
+        e.final(gcm.subarray(len));
+        expect(hex(plain)).toBe(hex(msg));
+        const h = api.createHmac('sha256', key).update(a).update(b).digest();
+        expect(hex(h)).toBe(hex(api.hmacSha256(key, msg)));
+        expect(hex(api.createHash('sha512').update(a).update(b).digest())).toBe(hex(api.sha512(msg)));
+      }
+    }
+  });
+
+  it('many random chunks of a large input equal one-shot', () => {
+    const key = rand(32);
+    const iv = rand(16);
+    const msg = rand(300_000);
+    const streams = [api.createAesCbcEncryptor(key, iv), api.createAesCtr(key, iv), api.createAesGcmEncryptor(key, iv.subarray(0, 12))];
+    const outs = streams.map(() => []);
+    const hash = api.createHash('sha256');
+    for (let off = 0; off < msg.length; ) {
+      const n = Math.min(msg.length - off, Math.floor(Math.random() * 5000));
+      const chunk = msg.subarray(off, off + n);
+      streams.forEach((s, i) => outs[i].push(s.update(chunk)));
+      hash.update(chunk);
+      off += n;
+    }
+    streams.forEach((s, i) => outs[i].push(s.final()));
+    expect(concat(outs[0]).equals(Buffer.from(api.aesCbcEncrypt(key, iv, msg)))).toBe(true);
+    expect(concat(outs[1]).equals(Buffer.from(api.aesCtr(key, iv, msg)))).toBe(true);
+    expect(concat(outs[2]).equals(Buffer.from(api.aesGcmSeal(key, iv.subarray(0, 12), msg)))).toBe(true);
+    expect(hex(hash.digest())).toBe(hex(api.sha256(msg)));
+  });
+
+  it('reject a forged GCM tag and bad CBC padding at final, and refuse use after final or destroy', () => {
+    const key = rand(32);
+    const nonce = rand(12);
+    const sealed = api.aesGcmSeal(key, nonce, rand(50));
+    const bad = sealed.slice();
+    bad[bad.length - 1] ^= 1;
+    const d = api.createAesGcmDecryptor(key, nonce);
+    d.update(bad.subarray(0, 50));
+    expect(codeOf(() => d.final(bad.subarray(50)))).toBe('ERR_AUTH_TAG');
+    expect(codeOf(() => d.update(new Uint8Array(1)))).toBe('ERR_STREAM_STATE');
+    const g = api.createAesGcmDecryptor(key, nonce);
+    expect(codeOf(() => g.final(new Uint8Array(15)))).toBe('ERR_AUTH_TAG');
+
+    const e = api.createAesGcmEncryptor(key, nonce);
+    e.update(new Uint8Array(3));
+    expect(codeOf(() => e.setAAD(new Uint8Array(3)))).toBe('ERR_STREAM_STATE');
+    e.destroy();
+    e.destroy();
+    expect(codeOf(() => e.final())).toBe('ERR_STREAM_STATE');
+
+    const c = api.createAesCbcDecryptor(key, rand(16));
+    c.update(rand(32));
+    expect(['ERR_BAD_PADDING']).toContain(codeOf(() => c.final()));
+    const short = api.createAesCbcDecryptor(key, rand(16));
+    short.update(rand(20));
+    expect(codeOf(() => short.final())).toBe('ERR_DATA_LENGTH');
+  });
+});
+
+describe(`errors (${VARIANT})`, () => {
+  it('has a stable code for every bad input', () => {
+    const key = rand(32);
+    const iv = rand(16);
+    expect(codeOf(() => api.aesCbcEncrypt(rand(16), iv, rand(5)))).toBe('ERR_KEY_LENGTH');
+    expect(codeOf(() => api.aesCbcEncrypt(rand(33), iv, rand(5)))).toBe('ERR_KEY_LENGTH');
+    expect(codeOf(() => api.aesCbcEncrypt(key, rand(12), rand(5)))).toBe('ERR_IV_LENGTH');
+    expect(codeOf(() => api.aesCtr(key, rand(17), rand(5)))).toBe('ERR_IV_LENGTH');
+    expect(codeOf(() => api.aesGcmSeal(key, new Uint8Array(0), rand(5)))).toBe('ERR_IV_LENGTH');
+    expect(codeOf(() => api.aesGcmOpen(key, rand(12), rand(15)))).toBe('ERR_DATA_LENGTH');
+    expect(codeOf(() => api.aesCbcDecrypt(key, iv, rand(15)))).toBe('ERR_DATA_LENGTH');
+    expect(codeOf(() => api.aesCbcDecrypt(key, iv, new Uint8Array(0)))).toBe('ERR_DATA_LENGTH');
+    expect(codeOf(() => api.hkdf(key, 8161))).toBe('ERR_OUTPUT_LENGTH');
+    expect(codeOf(() => api.hkdf(key, -1))).toBe('ERR_OUTPUT_LENGTH');
+    expect(codeOf(() => api.hkdf(key, 1.5))).toBe('ERR_OUTPUT_LENGTH');
+    expect(codeOf(() => api.sha256('text'))).toBe('ERR_TYPE');
+    expect(codeOf(() => api.aesGcmSeal(key, rand(12), rand(1), 'aad'))).toBe('ERR_TYPE');
+    expect(codeOf(() => api.createHash('md5'))).toBe('ERR_TYPE');
+    expect(codeOf(() => api.createAesCtr(key, rand(8)))).toBe('ERR_IV_LENGTH');
+    expect(api.hkdf(key, 0).length).toBe(0);
+    expect(api.constantTimeEqual(rand(0), rand(0))).toBe(true);
+    const a = rand(64);
+    expect(api.constantTimeEqual(a, a.slice())).toBe(true);
+    expect(api.constantTimeEqual(a, a.subarray(1))).toBe(false);
+    const b = a.slice();
+    b[63] ^= 0x80;
+    expect(api.constantTimeEqual(a, b)).toBe(false);
+  });
+
+  it('never returns plaintext for a forged GCM message or bad padding', () => {
+    const key = rand(32);
+    const nonce = rand(12);
+    const sealed = api.aesGcmSeal(key, nonce, rand(64));
+    for (let i = 0; i < sealed.length * 8; i += 7) {
+      const bad = sealed.slice();
+      bad[i >> 3] ^= 1 << (i & 7);
+      expect(codeOf(() => api.aesGcmOpen(key, nonce, bad))).toBe('ERR_AUTH_TAG');
+    }
+    expect(codeOf(() => api.aesGcmOpen(key, nonce, sealed, new Uint8Array([1])))).toBe('ERR_AUTH_TAG');
+  });
+});
