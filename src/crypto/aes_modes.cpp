@@ -92,26 +92,26 @@ void Ctr::update(const uint8_t* in, uint8_t* out, size_t len) noexcept {
     *out++ = *in++ ^ keystream[used++];
     len--;
   }
+  // Whole batches; a trailing partial block rides in the last batch, its unused keystream kept.
   uint8_t blocks[kChunkBlocks * kBlockBytes];
-  while (len >= kBlockBytes) {
-    const size_t n = std::min(len / kBlockBytes, kChunkBlocks);
+  while (len > 0) {
+    const size_t n = std::min((len + kBlockBytes - 1) / kBlockBytes, kChunkBlocks);
     for (size_t i = 0; i < n; i++) {
       std::memcpy(blocks + i * kBlockBytes, counter, kBlockBytes);
       increment(counter, inc32);
     }
     encrypt_blocks(key, blocks, blocks, n);
-    xor_into(out, in, blocks, n * kBlockBytes);
-    in += n * kBlockBytes;
-    out += n * kBlockBytes;
-    len -= n * kBlockBytes;
+    const size_t take = std::min(len, n * kBlockBytes);
+    xor_into(out, in, blocks, take);
+    if (take % kBlockBytes != 0) {
+      std::memcpy(keystream, blocks + (n - 1) * kBlockBytes, kBlockBytes);
+      used = static_cast<uint8_t>(take % kBlockBytes);
+    }
+    in += take;
+    out += take;
+    len -= take;
   }
   sodium_memzero(blocks, sizeof blocks);
-  if (len > 0) {
-    encrypt_blocks(key, counter, keystream, 1);
-    increment(counter, inc32);
-    xor_into(out, in, keystream, len);
-    used = static_cast<uint8_t>(len);
-  }
 }
 
 void Ctr::wipe() noexcept { sodium_memzero(this, sizeof *this); }
@@ -251,23 +251,30 @@ Error Gcm::init(const uint8_t key_bytes[kKeyBytes], std::span<const uint8_t> iv,
   if (iv.empty()) return Error::iv_length;
   const Key& key = ctr.key;
   expand_key(ctr.key, key_bytes);
-  uint8_t h[kBlockBytes] = {};
-  encrypt_blocks(key, h, h, 1);  // H = AES_K(0^128)
-  ghash::init(hash, h);
-  sodium_memzero(h, sizeof h);
-
-  uint8_t j0[kBlockBytes] = {};
+  // H = AES_K(0^128) and the tag mask AES_K(J0). With the usual 12-byte IV, J0 is known up front and
+  // both blocks go through the block layer in one batch (a batch costs the same for 1 block or 8).
+  uint8_t blocks[2 * kBlockBytes] = {};
+  uint8_t* j0 = blocks + kBlockBytes;
   if (iv.size() == kGcmNonceBytes) {
     std::memcpy(j0, iv.data(), kGcmNonceBytes);
     j0[kBlockBytes - 1] = 1;
+    uint8_t out[2 * kBlockBytes];
+    encrypt_blocks(key, blocks, out, 2);
+    ghash::init(hash, out);
+    std::memcpy(tag_mask, out + kBlockBytes, kBlockBytes);
+    sodium_memzero(out, sizeof out);
   } else {
     // J0 = GHASH_H(IV || 0-pad || [0]_64 || [len(IV) in bits]_64)
+    uint8_t h[kBlockBytes] = {};
+    encrypt_blocks(key, h, h, 1);
+    ghash::init(hash, h);
+    sodium_memzero(h, sizeof h);
     ghash::update(hash, iv.data(), iv.size());
     ghash::update_lengths(hash, 0, iv.size());
     ghash::digest(hash, j0);
     hash.y_hi = hash.y_lo = 0;
+    encrypt_blocks(key, j0, tag_mask, 1);
   }
-  encrypt_blocks(key, j0, tag_mask, 1);
   increment(j0, /*inc32=*/true);
   std::memcpy(ctr.counter, j0, kBlockBytes);
   ctr.used = kBlockBytes;
