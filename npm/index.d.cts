@@ -1,6 +1,9 @@
 import type { LoadOptions, Wacore } from './index.js';
 
 export type {
+  BinaryNode,
+  BinaryNodeOptions,
+  FullJid,
   Bytes,
   CipherStream,
   GcmDecryptStream,

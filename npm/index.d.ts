@@ -20,6 +20,17 @@ export type WacoreErrorCode =
   | 'ERR_AUTH_TAG'
   | 'ERR_DATA_LENGTH'
   | 'ERR_STREAM_STATE'
+  | 'ERR_BINARY_TRUNCATED'
+  | 'ERR_BINARY_TAG'
+  | 'ERR_BINARY_PACKED'
+  | 'ERR_BINARY_LEFTOVER'
+  | 'ERR_BINARY_JID'
+  | 'ERR_BINARY_DEPTH'
+  | 'ERR_BINARY_INFLATE'
+  | 'ERR_BINARY_NODE'
+  | 'ERR_BINARY_TOO_LARGE'
+  | 'ERR_BINARY_TAPE'
+  | 'ERR_DICTIONARY'
   | 'ERR_VARIANT'
   | 'ERR_LOAD'
   | 'ERR_UNKNOWN';
@@ -102,11 +113,68 @@ export interface HkdfOptions {
   info?: Bytes;
 }
 
+/** A binary node, in Baileys' shape. Decoded text content that travelled as raw bytes (not a token,
+ * packed digits or a JID) comes back as a Uint8Array, as Baileys decodes it. */
+export interface BinaryNode {
+  tag: string;
+  attrs: { [key: string]: string };
+  content?: string | Uint8Array | BinaryNode[];
+}
+
+export interface BinaryNodeOptions {
+  /** Token dictionary: 3 (default, current) or 2 (what npm Baileys 6.x speaks). */
+  dictionary?: 2 | 3;
+}
+
+/** What jidDecode returns. */
+export interface FullJid {
+  server: string;
+  user: string;
+  /** 0 s.whatsapp.net, 1 lid, 128 hosted, 129 hosted.lid, or a numeric agent. */
+  domainType: number;
+  device?: number;
+}
+
+export declare const S_WHATSAPP_NET: '@s.whatsapp.net';
+export declare const OFFICIAL_BIZ_JID: string;
+export declare const SERVER_JID: string;
+export declare const PSA_WID: string;
+export declare const STORIES_JID: 'status@broadcast';
+export declare const META_AI_JID: string;
+export declare const WAJIDDomains: Readonly<{ WHATSAPP: 0; LID: 1; HOSTED: 128; HOSTED_LID: 129 }>;
+/** user[_agent][:device]@server; falsy device and agent are left out. */
+export declare function jidEncode(user: string | number | null | undefined, server: string, device?: number, agent?: number): string;
+/** undefined when there is no '@'. */
+export declare function jidDecode(jid: string | undefined): FullJid | undefined;
+export declare function areJidsSameUser(a: string | undefined, b: string | undefined): boolean;
+/** Without device and agent; c.us becomes s.whatsapp.net; '' when not a JID. */
+export declare function jidNormalizedUser(jid: string | undefined): string;
+export declare function transferDevice(fromJid: string, toJid: string): string;
+export declare function isPnUser(jid: string | undefined): boolean;
+/** Baileys 6's name for isPnUser. */
+export declare function isJidUser(jid: string | undefined): boolean;
+export declare function isLidUser(jid: string | undefined): boolean;
+export declare function isJidGroup(jid: string | undefined): boolean;
+export declare function isJidBroadcast(jid: string | undefined): boolean;
+export declare function isJidStatusBroadcast(jid: string | undefined): boolean;
+export declare function isJidNewsletter(jid: string | undefined): boolean;
+export declare function isHostedPnUser(jid: string | undefined): boolean;
+export declare function isHostedLidUser(jid: string | undefined): boolean;
+export declare function isJidMetaAI(jid: string | undefined): boolean;
+export declare function isJidBot(jid: string | undefined): boolean;
+
+type JidHelpers = {
+  [K in
+    | 'jidEncode' | 'jidDecode' | 'areJidsSameUser' | 'jidNormalizedUser' | 'transferDevice' | 'isPnUser'
+    | 'isJidUser' | 'isLidUser' | 'isJidGroup' | 'isJidBroadcast' | 'isJidStatusBroadcast' | 'isJidNewsletter'
+    | 'isHostedPnUser' | 'isHostedLidUser' | 'isJidMetaAI' | 'isJidBot']: (typeof import('./index.js'))[K];
+};
+
 /**
  * The loaded module. Every function is synchronous, copies its inputs in and its outputs out:
  * returned Uint8Arrays are plain JS memory. Only streams own wasm memory (see WacoreStream).
  */
-export interface Wacore {
+export interface Wacore extends JidHelpers {
   readonly variant: Variant;
   readonly WacoreError: typeof WacoreError;
   /** A fresh identity or ephemeral key pair. */
@@ -152,6 +220,12 @@ export interface Wacore {
   createAesGcmDecryptor(key: Bytes, iv: Bytes, aad?: Bytes): GcmDecryptStream;
   createHash(algorithm: 'sha256' | 'sha512'): HashStream;
   createHmac(algorithm: 'sha256' | 'sha512', key: Bytes): HashStream;
+  /** Encodes a node as a frame (flag byte 0, then the node), byte-identical with Baileys' encoder
+   * for the same dictionary. Attributes with undefined or null values are skipped. */
+  encodeBinaryNode(node: BinaryNode, options?: BinaryNodeOptions): Uint8Array;
+  /** Decodes a frame (flag byte, then a node; zlib-inflated when the flag's 0x02 bit is set, up to
+   * 16 MiB). Strict: trailing bytes, unknown tags, bad packed digits and bad JIDs are errors. */
+  decodeBinaryNode(data: Bytes, options?: BinaryNodeOptions): BinaryNode;
   /** The module's memory use (for monitoring; see README "Memory"). */
   memoryStats(): MemoryStats;
 }

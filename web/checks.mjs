@@ -22,6 +22,12 @@ export function fromHex(hex) {
 
 /** Vectors used by runChecks, with the values they must produce. */
 export const VECTORS = Object.freeze({
+  // protocol-facts §7.2 (dictionary 3) and Baileys 6.17.16's own encoder (dictionary 2).
+  iqV3: '00f80a1908fc06314132422d33110304291657f801f80156',
+  iqV2: '00f80a1e08fc06314132422d330e030431195ff801f80150',
+  messageV3: '00f80a1311f7000cff05123456789008fb053eb0abcdef1aff05170000000005faff8398765f76fc026869',
+  // flag 0x02 + zlib: <iq id="1A2B-3" type="result"><user jid="5511987654321:12@s.whatsapp.net"/></iq>
+  compressedFrame: '02789cfbc126c9f187cdd0d1c849d79845e407e30f663e9eef0c3cffdb430567948518c90300a47d0a30',
   // SP 800-38A F.2.5 (CBC) and F.5.5 (CTR), first ciphertext block.
   spCbc: 'f58c4c04d6e5f1ba779eabfb5f7bfbd6',
   spCtr: '601ec313775789a5b7a7f504bbf3d228',
@@ -181,8 +187,49 @@ export async function runChecks(api) {
   });
 
   const symmetric = symmetricChecks(api);
+  const binary = binaryChecks(api);
 
-  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric };
+  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric, binary };
+}
+
+// The binary node codec: golden bytes in both dictionaries, decoding them back (bytes as hex), a
+// zlib-compressed frame, errors, and the JID helpers.
+function binaryChecks(api) {
+  const nodes = {
+    iq: { tag: 'iq', attrs: { id: '1A2B-3', to: 's.whatsapp.net', type: 'get', xmlns: 'w:p' }, content: [{ tag: 'ping', attrs: {} }] },
+    message: {
+      tag: 'message',
+      attrs: { to: '1234567890:12@s.whatsapp.net', id: '3EB0ABCDEF', t: '1700000000', participant: '98765@lid' },
+      content: 'hi',
+    },
+    unicode: { tag: 'presence', attrs: { name: 'Zoë 日本 🌸', jid: '555:3@hosted', x: '7-u:3@interop' }, content: pattern(300, 9) },
+  };
+  // Plain JSON form; an absent content is left out (JSON and structured clone treat undefined apart).
+  const plain = (n) => {
+    const p = { tag: n.tag, attrs: n.attrs };
+    if (n.content !== undefined) {
+      p.content = Array.isArray(n.content) ? n.content.map(plain) : n.content instanceof Uint8Array ? toHex(n.content) : n.content;
+    }
+    return p;
+  };
+  const out = { encoded: {}, decoded: {}, errors: {}, jid: {} };
+  for (const [name, node] of Object.entries(nodes)) {
+    for (const dictionary of [2, 3]) {
+      out.encoded[`${name}/${dictionary}`] = attempt(() => toHex(api.encodeBinaryNode(node, { dictionary })));
+      out.decoded[`${name}/${dictionary}`] = attempt(() =>
+        plain(api.decodeBinaryNode(api.encodeBinaryNode(node, { dictionary }), { dictionary })),
+      );
+    }
+  }
+  out.decoded.compressed = attempt(() => plain(api.decodeBinaryNode(fromHex(VECTORS.compressedFrame))));
+  out.errors.unknownTag = errorCode(api, () => api.decodeBinaryNode(fromHex('00f802f000')));
+  out.errors.leftover = errorCode(api, () => api.decodeBinaryNode(fromHex('00f8021307ff')));
+  out.errors.truncated = errorCode(api, () => api.decodeBinaryNode(fromHex('00f802')));
+  out.errors.badAttribute = errorCode(api, () => api.encodeBinaryNode({ tag: 'x', attrs: { a: 1 } }));
+  out.jid.decode = attempt(() => api.jidDecode('777_9:2@s.whatsapp.net'));
+  out.jid.normalized = attempt(() => api.jidNormalizedUser('5511987654321:12@c.us'));
+  out.jid.sameUser = attempt(() => api.areJidsSameUser('1:2@s.whatsapp.net', '1@s.whatsapp.net'));
+  return out;
 }
 
 /** Bytes 0, 1, 2, … (mod 251) of length n, offset by seed: deterministic inputs for every engine. */

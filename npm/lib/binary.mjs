@@ -8,7 +8,6 @@
 // A decoded node is plain JS: nothing to free.
 import { asBytes, WacoreError } from './core.mjs';
 
-const DICTIONARIES = [2, 3];
 const CONTENT_NONE = 0;
 const CONTENT_TEXT = 1;
 const CONTENT_BYTES = 2;
@@ -19,18 +18,18 @@ const utf8Encoder = new TextEncoder();
 
 export function makeBinary({ M, fail, io }) {
   const result = M.binaryResult() >> 2; // BinaryResult, as 32-bit words
-  // Token strings per dictionary (id -> string) and their reverse map (string -> id; "" excluded).
+  // Token strings per dictionary (id -> string) and their reverse map (string -> id; "" excluded),
+  // made on a dictionary's first use rather than at load.
   const tokens = {};
   const tokenIds = {};
-  for (const d of DICTIONARIES) {
-    const list = M.binaryTokens(d).split('\n');
-    tokens[d] = list;
-    tokenIds[d] = new Map(list.map((s, id) => [s, id]).filter(([s]) => s !== ''));
-  }
-
   const dictionaryOf = (opts) => {
     const d = opts?.dictionary ?? 3;
     if (d !== 2 && d !== 3) throw new WacoreError('ERR_DICTIONARY', 'dictionary must be 2 or 3');
+    if (tokens[d] === undefined) {
+      const list = M.binaryTokens(d).split('\n');
+      tokens[d] = list;
+      tokenIds[d] = new Map(list.map((s, id) => [s, id]).filter(([s]) => s !== ''));
+    }
     return d;
   };
 
@@ -105,7 +104,7 @@ export function makeBinary({ M, fail, io }) {
   let nw = 0;
   let ns = 0;
   let na = 0;
-  let ids = tokenIds[3];
+  let ids;
 
   const word = (v) => {
     if (nw === words.length) {

@@ -262,6 +262,10 @@ function resultChecks(label, got, expectedVariant, nodeResults) {
       Object.values(sym.streams ?? {}).every((v) => v === true),
     short(sym.streams),
   );
+  const bin = r.binary ?? {};
+  checkEqual(`${label}: binary golden bytes (dictionaries 3 and 2)`, [bin.encoded?.['iq/3'], bin.encoded?.['iq/2'], bin.encoded?.['message/3']], [VECTORS.iqV3, VECTORS.iqV2, VECTORS.messageV3]);
+  checkEqual(`${label}: binary decode of a zlib-compressed frame`, bin.decoded?.compressed?.content?.[0]?.attrs?.jid, '5511987654321:12@s.whatsapp.net');
+  checkEqual(`${label}: binary error codes`, bin.errors, { unknownTag: 'ERR_BINARY_TAG', leftover: 'ERR_BINARY_LEFTOVER', truncated: 'ERR_BINARY_TRUNCATED', badAttribute: 'ERR_TYPE' });
   const diff = differences(r, nodeResults);
   check(`${label}: results deep-equal Node's (${nodeResults.variant})`, diff.length === 0, diff.join('; '));
 }

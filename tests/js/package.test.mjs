@@ -101,6 +101,10 @@ describe(`npm package (${VARIANT})`, () => {
       stream.final(sealed.subarray(0, 16));
       const hash: Uint8Array = api.createHmac('sha512', okm).update(part).update(part).digest();
       void hash;
+      const node = api.decodeBinaryNode(api.encodeBinaryNode({ tag: 'iq', attrs: { id: '1' }, content: [] }, { dictionary: 2 }));
+      const kids: string | Uint8Array | { tag: string }[] | undefined = node.content;
+      const user: string | undefined = api.jidDecode('1@s.whatsapp.net')?.user;
+      void kids; void user;
       try { api.generateRegistrationId(); } catch (e) { if (e instanceof api.WacoreError) { const c: string = e.code; void c; } }
       void ok; void v;`;
     writeFileSync(join(scratch, 'types.mts'), `import { load, simdSupported, WacoreError } from 'wacore-wasm';

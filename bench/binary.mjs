@@ -1,0 +1,84 @@
+// Binary node codec: wacore-wasm (both builds, dictionary 3) next to Baileys 6.17.16 (its own
+// WABinary, dictionary 2), Baileys 7.0.0-rc14 (dictionary 3) and whatsapp-rust-bridge 0.5.5,
+// interleaved. Decode is measured as "decode and read every tag, attribute and content" (the
+// bridge's lazy nodes are read through and freed); encode starts from plain objects.
+//   node bench/binary.mjs [--quick] [--rounds N] [--json]      (needs scripts/setup.sh's third_party/)
+import { createRequire } from 'node:module';
+import * as bridge from 'whatsapp-rust-bridge';
+import { load } from '../npm/index.mjs';
+import { report, run } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const B6 = '../third_party/baileys-6.17.16/lib/WABinary/';
+const b6 = { ...require(`${B6}encode.js`), ...require(`${B6}decode.js`), constants: require(`${B6}constants.js`) };
+const B7 = '../third_party/baileys-7.0.0-rc14/lib/WABinary/';
+const b7 = { ...(await import(`${B7}encode.js`)), ...(await import(`${B7}decode.js`)), constants: await import(`${B7}constants.js`) };
+
+const enc300 = Uint8Array.from({ length: 300 }, (_, i) => (i * 7) & 255);
+const NODES = {
+  ack: {
+    tag: 'ack',
+    attrs: { id: '3EB0C431C26A1916E0E9', to: '5511987654321@s.whatsapp.net', class: 'receipt', participant: '5511987654321:12@s.whatsapp.net' },
+  },
+  message: {
+    tag: 'message',
+    attrs: { to: '5511987654321@s.whatsapp.net', id: '3EB0C431C26A1916E0E9', type: 'text', t: '1700000000' },
+    content: [{ tag: 'enc', attrs: { v: '2', type: 'msg' }, content: enc300 }],
+  },
+};
+NODES['list of 100 messages'] = { tag: 'list', attrs: {}, content: Array.from({ length: 100 }, () => NODES.message) };
+
+// Reads every field, so lazy decoders pay for what they defer.
+const readAll = (n) => {
+  let x = n.tag.length;
+  const a = n.attrs;
+  for (const k in a) x += k.length + a[k].length;
+  const c = n.content;
+  if (Array.isArray(c)) for (const ch of c) x += readAll(ch);
+  else if (c) x += c.length;
+  return x;
+};
+const bridgeReadAll = (n) => {
+  let x = n.tag.length;
+  const a = n.attrs;
+  for (const k in a) x += k.length + a[k].length;
+  const c = n.content;
+  if (Array.isArray(c)) for (const ch of c) x += bridgeReadAll(ch);
+  else if (c) x += c.length;
+  n.free?.();
+  return x;
+};
+
+const impls = {};
+for (const variant of ['scalar', 'simd']) {
+  const api = await load({ variant });
+  const o = {};
+  for (const [name, node] of Object.entries(NODES)) {
+    const wire = api.encodeBinaryNode(node);
+    o[`encode ${name}`] = () => api.encodeBinaryNode(node);
+    o[`decode+read ${name}`] = () => readAll(api.decodeBinaryNode(wire));
+  }
+  impls[`wacore ${variant}`] = o;
+}
+const baileys = (lib) => {
+  const o = {};
+  for (const [name, node] of Object.entries(NODES)) {
+    const body = Buffer.from(lib.encodeBinaryNode(node).subarray(1));
+    o[`encode ${name}`] = () => lib.encodeBinaryNode(node);
+    o[`decode+read ${name}`] = () => readAll(lib.decodeDecompressedBinaryNode(body, lib.constants, { index: 0 }));
+  }
+  return o;
+};
+impls['Baileys 6.17.16 (JS)'] = baileys(b6);
+impls['Baileys 7.0.0-rc14 (JS)'] = baileys(b7);
+{
+  const o = {};
+  for (const [name, node] of Object.entries(NODES)) {
+    const wire = bridge.encodeNode(node);
+    o[`encode ${name}`] = () => bridge.encodeNode(node);
+    o[`decode+read ${name}`] = () => bridgeReadAll(bridge.decodeNode(wire));
+  }
+  impls['whatsapp-rust-bridge 0.5.5'] = o;
+}
+
+report('Binary node codec', run(impls));
