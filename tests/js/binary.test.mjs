@@ -229,6 +229,17 @@ describe(`binary codec (${VARIANT})`, () => {
       expect(back).toEqual(node.content === 'hi' ? { ...plain(node), content: { bytes: '6869' } } : plain(node));
     }
     expect(hex(api.encodeBinaryNode(CORPUS['iq ping'], { dictionary: 2 }))).toBe('00f80a1e08fc06314132422d330e030431195ff801f80150');
+    // whatsapp-rust's real <success> node (wacore/tests/binary_protocol_test.rs), with a flag byte.
+    const success =
+      '00f80f4c1aff0517520218905cee043dfc0366726376f7012aff88100000000000001f4becb43cff051752020041ece6fc2c' +
+      '643559623557784c2b6b35554b5148564936627546524751456a30475a413565767a3862365632786b64773d';
+    const node = api.decodeBinaryNode(unhex(success));
+    expect(node.tag).toBe('success');
+    expect(node.attrs).toEqual({
+      t: '1752021890', props: '27', location: 'frc', lid: '100000000000001:42@lid', abprops: '10', creation: '1752020041',
+      companion_enc_static: 'd5Yb5WxL+k5UKQHVI6buFRGQEj0GZA5evz8b6V2xkdw=',
+    });
+    expect(hex(api.encodeBinaryNode(node))).toBe(success);
     expect(hex(api.encodeBinaryNode({ tag: 'test', attrs: {}, content: '' }))).toBe('00f802fc0474657374fc00');
   });
 

@@ -106,6 +106,24 @@ TEST(BinaryGolden, Version3Vectors) {
   EXPECT_EQ(dec("00f8021307", Dict::v3), text_node("message", {}, "receipt"));  // a token stays text
 }
 
+// whatsapp-rust wacore/tests/binary_protocol_test.rs, test_unmarshal_ref_known_good_data: a real
+// <success> node (without flag byte there; with 00 here). Dictionary 3; re-encodes to the same bytes.
+TEST(BinaryGolden, RealSuccessNode) {
+  const std::string wire =
+      "00f80f4c1aff0517520218905cee043dfc0366726376f7012aff88100000000000001f4becb43cff0517520200"
+      "41ece6fc2c643559623557784c2b6b35554b5148564936627546524751456a30475a413565767a3862365632786b6477"
+      "3d";
+  const Node want = leaf("success", {{"t", "1752021890"},
+                                     {"props", "27"},
+                                     {"location", "frc"},
+                                     {"lid", "100000000000001:42@lid"},
+                                     {"abprops", "10"},
+                                     {"creation", "1752020041"},
+                                     {"companion_enc_static", "d5Yb5WxL+k5UKQHVI6buFRGQEj0GZA5evz8b6V2xkdw="}});
+  EXPECT_EQ(dec(wire, Dict::v3), want);
+  EXPECT_EQ(enc(want, Dict::v3), wire);
+}
+
 // What npm @whiskeysockets/baileys@6.17.16's own encoder writes (dictionary 2), recorded in
 // src/binary/tokens/README.md; its decoder reads them back to these trees.
 TEST(BinaryGolden, Version2BaileysBytes) {
