@@ -403,6 +403,18 @@ int binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t 
 
 }  // namespace
 
+// The codec's two entry points are also plain exports: they run thousands of times a minute on small
+// stanzas, where embind's generic invoker (the only one available without eval, -sDYNAMIC_EXECUTION=0)
+// costs more than the decoding itself. The JS side calls Module._wacore_binary_decode/_encode
+// directly; the embind registrations below remain for everything else.
+extern "C" {
+EMSCRIPTEN_KEEPALIVE int wacore_binary_decode(uintptr_t in, size_t len, int dict) { return binary_decode(in, len, dict); }
+EMSCRIPTEN_KEEPALIVE int wacore_binary_encode(uintptr_t words, size_t word_count, uintptr_t strings,
+                                              size_t string_count, uintptr_t area, size_t area_len, int dict) {
+  return binary_encode(words, word_count, strings, string_count, area, area_len, dict);
+}
+}
+
 EMSCRIPTEN_BINDINGS(wacore) {
   using emscripten::function;
   emscripten::constant("variant", std::string(WACORE_VARIANT));

@@ -41,7 +41,7 @@ export function makeBinary({ M, fail, io }) {
     const bytes = asBytes(data, 'data');
     const p = io(bytes.length);
     M.HEAPU8.set(bytes, p);
-    const rc = M.binaryDecode(p, bytes.length, d);
+    const rc = M._wacore_binary_decode(p, bytes.length, d);
     if (rc !== 0) fail(rc);
 
     const h32 = M.HEAP32;
@@ -206,7 +206,7 @@ export function makeBinary({ M, fail, io }) {
     h32.set(words.subarray(0, nw), p >> 2);
     h32.set(table.subarray(0, ns * 2), (p + wordsBytes) >> 2);
     M.HEAPU8.set(area.subarray(0, na), p + wordsBytes + tableBytes);
-    const rc = M.binaryEncode(p, nw, p + wordsBytes, ns, p + wordsBytes + tableBytes, na, d);
+    const rc = M._wacore_binary_encode(p, nw, p + wordsBytes, ns, p + wordsBytes + tableBytes, na, d);
     if (rc !== 0) fail(rc);
     const out = M.HEAP32[result + 9];
     return M.HEAPU8.slice(out, out + M.HEAP32[result + 10]);
