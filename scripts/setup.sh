@@ -18,7 +18,7 @@ if ! command -v node >/dev/null || ! node -e 'process.exit(+process.versions.nod
   pkgs+=(nodejs npm)
 fi
 if [ "$mode" != "--demo" ]; then
-  pkgs+=(libgtest-dev valgrind nlohmann-json3-dev chromium)
+  pkgs+=(libgtest-dev valgrind nlohmann-json3-dev chromium clang libclang-rt-14-dev)
 fi
 
 missing=()

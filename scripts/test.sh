@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: native (plain, constant-time under valgrind, and ASan+UBSan), the wasm build
-# checks, the Node suites against both wasm variants, Chromium, and the benchmarks in quick mode. Installs what is missing first (scripts/setup.sh).
+# Runs every test: native (plain, constant-time under valgrind, and ASan+UBSan), 30 s of libFuzzer on
+# the binary codec, the wasm build checks, the Node suites against both wasm variants, Chromium, and
+# the benchmarks in quick mode. Installs what is missing first (scripts/setup.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
@@ -19,6 +20,9 @@ step "native tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build/native-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWACORE_SANITIZE=ON >/dev/null
 cmake --build build/native-asan
 ctest --test-dir build/native-asan --output-on-failure
+
+step "fuzzing the binary codec (30 s)"
+scripts/fuzz.sh 30
 
 step "wasm builds (scalar, SIMD) and their checks"
 scripts/build-wasm.sh

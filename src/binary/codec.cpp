@@ -668,7 +668,8 @@ Error encode_node(Encoder& enc, const Node& n, size_t depth) {
   if (depth > kMaxDepth) return Error::binary_depth;
   if (n.tag.empty()) return Error::binary_node;
   const bool has_content = n.content != Node::Content::none;
-  if (n.attrs.size() > (kMaxListSize - 2) / 2) return Error::binary_too_large;
+  // 1 + 2 * attrs (+ 1 with content) must fit LIST_16: list_header rejects what does not.
+  if (n.attrs.size() > (kMaxListSize - 1) / 2) return Error::binary_too_large;
   if (Error e = enc.list_header(1 + 2 * n.attrs.size() + (has_content ? 1 : 0)); e != Error::ok) return e;
   if (Error e = enc.string(n.tag); e != Error::ok) return e;
   for (const auto& [k, v] : n.attrs) {
@@ -746,7 +747,7 @@ class TapeReader {
     if (depth > kMaxDepth) return Error::binary_depth;
     if (i_ + 2 > w_.size()) return Error::binary_tape;
     const int32_t attrs = w_[i_ + 1];
-    if (attrs < 0 || static_cast<size_t>(attrs) > (kMaxListSize - 2) / 2) return Error::binary_too_large;
+    if (attrs < 0 || static_cast<size_t>(attrs) > (kMaxListSize - 1) / 2) return Error::binary_too_large;
     const size_t kind_at = i_ + 2 + 2 * static_cast<size_t>(attrs);
     if (kind_at >= w_.size()) return Error::binary_tape;
     const int32_t kind = w_[kind_at];

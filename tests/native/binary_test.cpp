@@ -157,6 +157,25 @@ TEST(BinaryGolden, ListAndLengthHeaders) {
   }
 }
 
+// The largest node LIST_16 can describe: 32,767 attributes and no content (found by the fuzzer:
+// it decoded but did not re-encode); one more attribute, or content, no longer fits.
+TEST(BinaryGolden, AttributeCountAtTheListLimit) {
+  Node n = leaf("x");
+  for (int i = 0; i < 32767; i++) n.attrs.emplace_back("id", "t");
+  std::vector<uint8_t> out;
+  ASSERT_EQ(encode(n, Dict::v3, out), Error::ok);
+  Node back;
+  ASSERT_EQ(decode(out, Dict::v3, back), Error::ok);
+  EXPECT_EQ(back, n);
+  n.content = Node::Content::text;
+  n.text = "receipt";
+  out.clear();
+  EXPECT_EQ(encode(n, Dict::v3, out), Error::binary_too_large);
+  n.content = Node::Content::none;
+  n.attrs.emplace_back("id", "t");
+  EXPECT_EQ(encode(n, Dict::v3, out), Error::binary_too_large);
+}
+
 TEST(BinaryTokens, LookupBothWaysAndKnownIndices) {
   EXPECT_EQ(token_id(Dict::v3, "s.whatsapp.net"), 3);
   EXPECT_EQ(token_id(Dict::v3, "id"), 8);
@@ -421,6 +440,7 @@ TEST(BinaryTape, MalformedTapesAreRejected) {
   EXPECT_EQ(run({0x13, 0, 3, 5}), Error::binary_tape);         // 5 children announced
   EXPECT_EQ(run({0x13, 0, 0, 7}), Error::binary_tape);         // words left over
   EXPECT_EQ(run({0x13, -1, 0}), Error::binary_too_large);
+  EXPECT_EQ(run({0x13, 32768, 0}), Error::binary_too_large);
   EXPECT_EQ(run({0, 0, 0}), Error::binary_node);               // "" as a tag
 }
 

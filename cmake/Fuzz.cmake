@@ -1,0 +1,32 @@
+# Fuzz build (-DWACORE_FUZZ=ON, clang only): a libFuzzer target for the binary node codec, with
+# AddressSanitizer and UndefinedBehaviorSanitizer. It takes the place of Native.cmake in its own build
+# directory, so nothing else is configured or built there (no GoogleTest suite, no valgrind check,
+# no libsodium: the codec needs only zlib and the error table).
+#
+#   CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DWACORE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+#   cmake --build build/fuzz && build/fuzz/wacore_binary_fuzz CORPUS_DIR
+#
+# scripts/fuzz.sh does both, on a temporary copy of tests/fuzz/corpus/binary.
+if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang" OR NOT CMAKE_C_COMPILER_ID STREQUAL "Clang")
+  message(FATAL_ERROR "WACORE_FUZZ needs clang for libFuzzer: configure with CC=clang CXX=clang++")
+endif()
+
+# Libraries get the fuzzer's coverage instrumentation without its main(); the target links libFuzzer.
+set(_fuzz_common address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+set(_fuzz_lib -fsanitize=fuzzer-no-link,${_fuzz_common})
+set(_fuzz_exe -fsanitize=fuzzer,${_fuzz_common})
+
+wacore_add_zlib(zlib_fuzz)
+target_compile_options(zlib_fuzz PRIVATE ${_fuzz_lib})
+
+# The part of WACORE_SOURCES the codec uses.
+add_library(wacore_binary_fuzz_core STATIC src/binary/codec.cpp src/common/error.cpp)
+add_dependencies(wacore_binary_fuzz_core wacore_tokens)
+target_include_directories(wacore_binary_fuzz_core PUBLIC "${PROJECT_SOURCE_DIR}/src" PRIVATE "${WACORE_GENERATED_DIR}")
+target_link_libraries(wacore_binary_fuzz_core PUBLIC zlib_fuzz)
+target_compile_options(wacore_binary_fuzz_core PRIVATE ${WACORE_WARNINGS} ${_fuzz_lib})
+
+add_executable(wacore_binary_fuzz tests/fuzz/binary_fuzz.cpp)
+target_link_libraries(wacore_binary_fuzz PRIVATE wacore_binary_fuzz_core)
+target_compile_options(wacore_binary_fuzz PRIVATE ${WACORE_WARNINGS} ${_fuzz_exe})
+target_link_options(wacore_binary_fuzz PRIVATE ${_fuzz_exe})

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Fuzzes the binary node codec with libFuzzer (ASan + UBSan) for a bounded time; exits non-zero on
+# any crash, sanitizer report, property violation, timeout or out-of-memory.
+#
+#   scripts/fuzz.sh [seconds]     default 30
+#
+# Builds build/fuzz with clang first if needed (cmake/Fuzz.cmake; one ninja job). The run works on a
+# temporary copy of tests/fuzz/corpus/binary: inputs it finds never land in the repository. On a
+# failure the temporary directory is kept and the failing input is printed in hex.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$here"
+secs="${1:-30}"
+[[ "$secs" =~ ^[0-9]+$ ]] || { echo "usage: scripts/fuzz.sh [seconds]" >&2; exit 2; }
+
+build="$here/build/fuzz"
+if [ ! -f "$build/build.ninja" ]; then
+  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DWACORE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+cmake --build "$build" --target wacore_binary_fuzz -- -j1 >/dev/null
+
+work="$(mktemp -d -t wacore-fuzz.XXXXXX)"
+cp -r tests/fuzz/corpus/binary "$work/corpus"
+log="$work/fuzz.log"
+rc=0
+UBSAN_OPTIONS=print_stacktrace=1 "$build/wacore_binary_fuzz" "$work/corpus" \
+  -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -artifact_prefix="$work/" >"$log" 2>&1 || rc=$?
+
+# libFuzzer's last status line ("#N DONE cov: ... exec/s: ... rss: ...") and its run count.
+grep -E '^#[0-9]+[[:space:]]+DONE|^Done [0-9]+ runs' "$log" || true
+if [ "$rc" -ne 0 ]; then
+  tail -n 60 "$log"
+  for f in "$work"/crash-* "$work"/timeout-* "$work"/oom-* "$work"/leak-*; do
+    [ -f "$f" ] || continue
+    echo "fuzz: failing input $f ($(wc -c <"$f") bytes):"
+    od -An -v -tx1 "$f" | tr -d ' \n' | head -c 8192
+    echo
+  done
+  echo "fuzz: FAILED (exit $rc); log and inputs kept in $work" >&2
+  exit 1
+fi
+rm -rf "$work"
