@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/bytes.h"
 #include "common/ct.h"
 #include "crypto/hash.h"
 
@@ -137,7 +138,7 @@ size_t CbcEncryptor::update(const uint8_t* in, size_t len, uint8_t* out) noexcep
   size_t written = 0;
   while (len > 0) {
     const size_t take = std::min<size_t>(kBlockBytes - pending_len, len);
-    std::memcpy(pending + pending_len, in, take);
+    copy_bytes(pending + pending_len, in, take);
     pending_len = static_cast<uint8_t>(pending_len + take);
     in += take;
     len -= take;
@@ -188,7 +189,7 @@ size_t CbcDecryptor::update(const uint8_t* in, size_t len, uint8_t* out) noexcep
   // Complete the pending block, if more input follows it.
   if (pending_len > 0 && pending_len + len > kBlockBytes) {
     const size_t take = kBlockBytes - pending_len;
-    std::memcpy(pending + pending_len, in, take);
+    copy_bytes(pending + pending_len, in, take);
     in += take;
     len -= take;
     cbc_decrypt_blocks(key, chain, pending, out, 1);
@@ -203,7 +204,7 @@ size_t CbcDecryptor::update(const uint8_t* in, size_t len, uint8_t* out) noexcep
     in += blocks * kBlockBytes;
     len -= blocks * kBlockBytes;
   }
-  std::memcpy(pending + pending_len, in, len);
+  copy_bytes(pending + pending_len, in, len);
   pending_len = static_cast<uint8_t>(pending_len + len);
   return written;
 }
@@ -218,7 +219,7 @@ Error CbcDecryptor::final(uint8_t out[kBlockBytes], size_t* out_len) noexcept {
   cbc_decrypt_blocks(key, chain, pending, block, 1);
   const int n = unpad(block);
   if (n >= 0) {
-    std::memcpy(out, block, static_cast<size_t>(n));
+    copy_bytes(out, block, static_cast<size_t>(n));
     *out_len = static_cast<size_t>(n);
   }
   sodium_memzero(block, sizeof block);
@@ -290,7 +291,7 @@ Error Gcm::init(const uint8_t key_bytes[kKeyBytes], std::span<const uint8_t> iv,
 void Gcm::absorb(const uint8_t* data, size_t len) noexcept {
   if (partial_len > 0) {
     const size_t take = std::min<size_t>(kBlockBytes - partial_len, len);
-    std::memcpy(partial + partial_len, data, take);
+    copy_bytes(partial + partial_len, data, take);
     partial_len = static_cast<uint8_t>(partial_len + take);
     data += take;
     len -= take;
@@ -300,7 +301,7 @@ void Gcm::absorb(const uint8_t* data, size_t len) noexcept {
   }
   const size_t whole = len / kBlockBytes * kBlockBytes;
   ghash::update(hash, data, whole);
-  std::memcpy(partial, data + whole, len - whole);
+  copy_bytes(partial, data + whole, len - whole);
   partial_len = static_cast<uint8_t>(len - whole);
 }
 

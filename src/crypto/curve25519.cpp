@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "common/bytes.h"
 #include "common/random.h"
 
 // libsodium's Edwards-curve internals (field, group and scalar arithmetic). They are not part of its
@@ -25,7 +26,7 @@ constexpr uint8_t kNoncePrefix[32] = {
 void hash_to_scalar(std::initializer_list<std::span<const uint8_t>> parts, uint8_t out[32]) {
   crypto_hash_sha512_state st;
   crypto_hash_sha512_init(&st);
-  for (auto p : parts) crypto_hash_sha512_update(&st, p.data(), p.size());
+  for (auto p : parts) crypto_hash_sha512_update(&st, nonnull(p), p.size());
   uint8_t wide[64];
   crypto_hash_sha512_final(&st, wide);
   sc25519_reduce(wide);

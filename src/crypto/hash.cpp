@@ -3,27 +3,29 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/bytes.h"
+
 namespace wacore::hash {
 
 void sha256(Bytes in, uint8_t out[kSha256Bytes]) noexcept {
-  crypto_hash_sha256(out, in.data(), in.size());
+  crypto_hash_sha256(out, nonnull(in), in.size());
 }
 
 void sha512(Bytes in, uint8_t out[kSha512Bytes]) noexcept {
-  crypto_hash_sha512(out, in.data(), in.size());
+  crypto_hash_sha512(out, nonnull(in), in.size());
 }
 
 void hmac_sha256(Bytes key, Bytes message, uint8_t out[kSha256Bytes]) noexcept {
   crypto_auth_hmacsha256_state st;
-  crypto_auth_hmacsha256_init(&st, key.data(), key.size());
-  crypto_auth_hmacsha256_update(&st, message.data(), message.size());
+  crypto_auth_hmacsha256_init(&st, nonnull(key), key.size());
+  crypto_auth_hmacsha256_update(&st, nonnull(message), message.size());
   crypto_auth_hmacsha256_final(&st, out);  // also wipes st
 }
 
 void hmac_sha512(Bytes key, Bytes message, uint8_t out[kSha512Bytes]) noexcept {
   crypto_auth_hmacsha512_state st;
-  crypto_auth_hmacsha512_init(&st, key.data(), key.size());
-  crypto_auth_hmacsha512_update(&st, message.data(), message.size());
+  crypto_auth_hmacsha512_init(&st, nonnull(key), key.size());
+  crypto_auth_hmacsha512_update(&st, nonnull(message), message.size());
   crypto_auth_hmacsha512_final(&st, out);
 }
 
@@ -41,7 +43,7 @@ Error hkdf_expand(const uint8_t prk[kSha256Bytes], Bytes info, std::span<uint8_t
   for (uint8_t i = 1; done < out.size(); i++) {
     st = base;  // the keyed inner/outer state, reused instead of rehashing the key each block
     if (i > 1) crypto_auth_hmacsha256_update(&st, t, sizeof t);
-    crypto_auth_hmacsha256_update(&st, info.data(), info.size());
+    crypto_auth_hmacsha256_update(&st, nonnull(info), info.size());
     crypto_auth_hmacsha256_update(&st, &i, 1);
     crypto_auth_hmacsha256_final(&st, t);
     const size_t n = std::min(sizeof t, out.size() - done);
@@ -76,17 +78,17 @@ void Stream::init(Algorithm a, Bytes key) noexcept {
   switch (a) {
     case Algorithm::sha256: crypto_hash_sha256_init(&state.sha256); break;
     case Algorithm::sha512: crypto_hash_sha512_init(&state.sha512); break;
-    case Algorithm::hmac_sha256: crypto_auth_hmacsha256_init(&state.hmac256, key.data(), key.size()); break;
-    case Algorithm::hmac_sha512: crypto_auth_hmacsha512_init(&state.hmac512, key.data(), key.size()); break;
+    case Algorithm::hmac_sha256: crypto_auth_hmacsha256_init(&state.hmac256, nonnull(key), key.size()); break;
+    case Algorithm::hmac_sha512: crypto_auth_hmacsha512_init(&state.hmac512, nonnull(key), key.size()); break;
   }
 }
 
 void Stream::update(Bytes data) noexcept {
   switch (algorithm) {
-    case Algorithm::sha256: crypto_hash_sha256_update(&state.sha256, data.data(), data.size()); break;
-    case Algorithm::sha512: crypto_hash_sha512_update(&state.sha512, data.data(), data.size()); break;
-    case Algorithm::hmac_sha256: crypto_auth_hmacsha256_update(&state.hmac256, data.data(), data.size()); break;
-    case Algorithm::hmac_sha512: crypto_auth_hmacsha512_update(&state.hmac512, data.data(), data.size()); break;
+    case Algorithm::sha256: crypto_hash_sha256_update(&state.sha256, nonnull(data), data.size()); break;
+    case Algorithm::sha512: crypto_hash_sha512_update(&state.sha512, nonnull(data), data.size()); break;
+    case Algorithm::hmac_sha256: crypto_auth_hmacsha256_update(&state.hmac256, nonnull(data), data.size()); break;
+    case Algorithm::hmac_sha512: crypto_auth_hmacsha512_update(&state.hmac512, nonnull(data), data.size()); break;
   }
 }
 
