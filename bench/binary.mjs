@@ -28,44 +28,44 @@ const NODES = {
 };
 NODES['list of 100 messages'] = { tag: 'list', attrs: {}, content: Array.from({ length: 100 }, () => NODES.message) };
 
-// Reads every field, so lazy decoders pay for what they defer.
-const readAll = (n) => {
+// Reads every field, so lazy decoders pay for what they defer (the bridge's nodes are freed too).
+// Each implementation gets its own copy of the walker: one shared walker would see every library's
+// object shapes, turn its property accesses megamorphic and slow all decoders alike, which no
+// application reading one library's nodes would see. (new Function makes separate code, hence
+// separate type feedback; this is the benchmark, not the package.)
+const WALKER = `return function walk(n) {
   let x = n.tag.length;
   const a = n.attrs;
   for (const k in a) x += k.length + a[k].length;
   const c = n.content;
-  if (Array.isArray(c)) for (const ch of c) x += readAll(ch);
+  if (Array.isArray(c)) for (const ch of c) x += walk(ch);
   else if (c) x += c.length;
+  if (FREE) n.free();
   return x;
-};
-const bridgeReadAll = (n) => {
-  let x = n.tag.length;
-  const a = n.attrs;
-  for (const k in a) x += k.length + a[k].length;
-  const c = n.content;
-  if (Array.isArray(c)) for (const ch of c) x += bridgeReadAll(ch);
-  else if (c) x += c.length;
-  n.free?.();
-  return x;
-};
+}`;
+const walker = (free = false) => new Function(WALKER.replace('FREE', String(free)))();
+const readAll = walker;
+const bridgeReadAll = walker(true);
 
 const impls = {};
 for (const variant of ['scalar', 'simd']) {
   const api = await load({ variant });
   const o = {};
+  const read = readAll();
   for (const [name, node] of Object.entries(NODES)) {
     const wire = api.encodeBinaryNode(node);
     o[`encode ${name}`] = () => api.encodeBinaryNode(node);
-    o[`decode+read ${name}`] = () => readAll(api.decodeBinaryNode(wire));
+    o[`decode+read ${name}`] = () => read(api.decodeBinaryNode(wire));
   }
   impls[`wacore ${variant}`] = o;
 }
 const baileys = (lib) => {
   const o = {};
+  const read = readAll();
   for (const [name, node] of Object.entries(NODES)) {
     const body = Buffer.from(lib.encodeBinaryNode(node).subarray(1));
     o[`encode ${name}`] = () => lib.encodeBinaryNode(node);
-    o[`decode+read ${name}`] = () => readAll(lib.decodeDecompressedBinaryNode(body, lib.constants, { index: 0 }));
+    o[`decode+read ${name}`] = () => read(lib.decodeDecompressedBinaryNode(body, lib.constants, { index: 0 }));
   }
   return o;
 };

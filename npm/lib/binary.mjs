@@ -35,6 +35,38 @@ export function makeBinary({ M, fail, io }) {
 
   // --- decode ----------------------------------------------------------------------------------------
 
+  // State of the decode in progress (decoding is synchronous and never re-entered).
+  let h32;
+  let u8;
+  let wi = 0;
+  let blob = 0;
+  let strings = [];
+  let names; // the dictionary's token strings
+
+  const str = (ref) => (ref >= 0 ? names[ref] : strings[-1 - ref]);
+
+  const readNode = () => {
+    const tag = str(h32[wi]);
+    const n = h32[wi + 1];
+    wi += 2;
+    const attrs = {};
+    for (let a = 0; a < n; a++, wi += 2) attrs[str(h32[wi])] = str(h32[wi + 1]);
+    const kind = h32[wi++];
+    let content;
+    if (kind === CONTENT_TEXT) {
+      content = str(h32[wi++]);
+    } else if (kind === CONTENT_BYTES) {
+      const off = blob + h32[wi];
+      content = u8.slice(off, off + h32[wi + 1]);
+      wi += 2;
+    } else if (kind === CONTENT_CHILDREN) {
+      const count = h32[wi++];
+      content = new Array(count);
+      for (let c = 0; c < count; c++) content[c] = readNode();
+    }
+    return { tag, attrs, content };
+  };
+
   /** Decodes a frame (flag byte, then a node; zlib-inflated when the flag says so). */
   function decodeBinaryNode(data, opts) {
     const d = dictionaryOf(opts);
@@ -44,21 +76,21 @@ export function makeBinary({ M, fail, io }) {
     const rc = M._wacore_binary_decode(p, bytes.length, d);
     if (rc !== 0) fail(rc);
 
-    const h32 = M.HEAP32;
-    const u8 = M.HEAPU8;
+    h32 = M.HEAP32;
+    u8 = M.HEAPU8;
     const r = result;
-    let wi = h32[r] >> 2;
+    wi = h32[r] >> 2;
     const stringsAt = h32[r + 2] >> 2;
     const stringCount = h32[r + 3];
     const pool = h32[r + 4];
     const poolLen = h32[r + 5];
-    const blob = h32[r + 6];
-    const ascii = h32[r + 8] === 1;
+    blob = h32[r + 6];
+    names = tokens[d];
 
     // Non-token strings: one decode of the whole pool when it is ASCII, else one per string.
-    const strings = new Array(stringCount);
+    strings = new Array(stringCount);
     if (stringCount > 0) {
-      if (ascii) {
+      if (h32[r + 8] === 1) {
         const all = utf8.decode(u8.subarray(pool, pool + poolLen));
         for (let k = 0, s = stringsAt; k < stringCount; k++, s += 2) strings[k] = all.substring(h32[s], h32[s] + h32[s + 1]);
       } else {
@@ -67,31 +99,9 @@ export function makeBinary({ M, fail, io }) {
         }
       }
     }
-    const table = tokens[d];
-    const str = (ref) => (ref >= 0 ? table[ref] : strings[-1 - ref]);
-
-    const node = () => {
-      const tag = str(h32[wi]);
-      const n = h32[wi + 1];
-      wi += 2;
-      const attrs = {};
-      for (let a = 0; a < n; a++, wi += 2) attrs[str(h32[wi])] = str(h32[wi + 1]);
-      const kind = h32[wi++];
-      let content;
-      if (kind === CONTENT_TEXT) {
-        content = str(h32[wi++]);
-      } else if (kind === CONTENT_BYTES) {
-        const off = blob + h32[wi];
-        content = u8.slice(off, off + h32[wi + 1]);
-        wi += 2;
-      } else if (kind === CONTENT_CHILDREN) {
-        const count = h32[wi++];
-        content = new Array(count);
-        for (let c = 0; c < count; c++) content[c] = node();
-      }
-      return { tag, attrs, content };
-    };
-    return node();
+    const node = readNode();
+    strings = [];
+    return node;
   }
 
   // --- encode ----------------------------------------------------------------------------------------
