@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 
+#include "appstate/appstate.h"
 #include "binary/codec.h"
 #include "binary/tape.h"
 #include "common/error.h"
@@ -401,6 +402,61 @@ int binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t 
   return 0;
 }
 
+// --- app state ---------------------------------------------------------------------------------------
+
+namespace as = wacore::appstate;
+std::string_view name_at(uintptr_t p, size_t n) { return {at<const char>(p), n}; }
+uint64_t u64(uint32_t hi, uint32_t lo) { return static_cast<uint64_t>(hi) << 32 | lo; }
+as::MutationKeys& keys_at(uintptr_t p) { return *at<as::MutationKeys>(p); }
+
+void appstate_expand_keys(uintptr_t data, size_t len, uintptr_t out) { as::expand_keys(bytes(data, len), keys_at(out)); }
+
+// In place on the 128-byte hash at `hash`; the MAC lists are 32-byte MACs end to end.
+void appstate_lthash(uintptr_t hash, uintptr_t add, size_t add_len, uintptr_t sub, size_t sub_len) {
+  as::lthash_subtract_then_add(at(hash), bytes(add, add_len), bytes(sub, sub_len));
+}
+
+void appstate_index_mac(uintptr_t key, uintptr_t index, size_t len, uintptr_t out) {
+  as::index_mac(at(key), bytes(index, len), at(out));
+}
+
+int appstate_value_mac(int op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t len, uintptr_t key,
+                       uintptr_t out) {
+  if (op != 0 && op != 1) return rc(Error::stream_state);
+  as::value_mac(static_cast<as::Operation>(op), bytes(key_id, key_id_len), bytes(data, len), at(key), at(out));
+  return 0;
+}
+
+void appstate_snapshot_mac(uintptr_t lthash, uint32_t version_hi, uint32_t version_lo, uintptr_t name, size_t name_len,
+                           uintptr_t key, uintptr_t out) {
+  as::snapshot_mac(at(lthash), u64(version_hi, version_lo), name_at(name, name_len), at(key), at(out));
+}
+
+void appstate_patch_mac(uintptr_t snapshot, uintptr_t macs, size_t macs_len, uint32_t version_hi, uint32_t version_lo,
+                        uintptr_t name, size_t name_len, uintptr_t key, uintptr_t out) {
+  as::patch_mac(at(snapshot), bytes(macs, macs_len), u64(version_hi, version_lo), name_at(name, name_len), at(key),
+                at(out));
+}
+
+// keys: the 160-byte expansion; out holds encrypted_value_size(len) bytes. Returns its length or -error.
+int appstate_encrypt_value(uintptr_t keys, int op, uintptr_t key_id, size_t key_id_len, uintptr_t plain, size_t len,
+                           uintptr_t iv, uintptr_t out) {
+  if (op != 0 && op != 1) return -rc(Error::stream_state);
+  as::encrypt_value(keys_at(keys), static_cast<as::Operation>(op), bytes(key_id, key_id_len), bytes(plain, len), at(iv),
+                    at(out));
+  return static_cast<int>(as::encrypted_value_size(len));
+}
+
+// Returns the plaintext length or -error.
+int appstate_decrypt_value(uintptr_t keys, int op, uintptr_t key_id, size_t key_id_len, uintptr_t blob, size_t len,
+                           uintptr_t out) {
+  if (op != 0 && op != 1) return -rc(Error::stream_state);
+  size_t n = 0;
+  const Error e = as::decrypt_value(keys_at(keys), static_cast<as::Operation>(op), bytes(key_id, key_id_len),
+                                    bytes(blob, len), at(out), &n);
+  return e == Error::ok ? static_cast<int>(n) : -rc(e);
+}
+
 }  // namespace
 
 // The codec's two entry points are also plain exports: they run thousands of times a minute on small
@@ -450,4 +506,12 @@ EMSCRIPTEN_BINDINGS(wacore) {
   function("binaryTokens", &binary_tokens);
   function("binaryDecode", &binary_decode);
   function("binaryEncode", &binary_encode);
+  function("appstateExpandKeys", &appstate_expand_keys);
+  function("appstateLtHash", &appstate_lthash);
+  function("appstateIndexMac", &appstate_index_mac);
+  function("appstateValueMac", &appstate_value_mac);
+  function("appstateSnapshotMac", &appstate_snapshot_mac);
+  function("appstatePatchMac", &appstate_patch_mac);
+  function("appstateEncryptValue", &appstate_encrypt_value);
+  function("appstateDecryptValue", &appstate_decrypt_value);
 }

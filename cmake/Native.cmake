@@ -16,6 +16,7 @@ find_package(GTest REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 
 add_executable(wacore_tests
+  tests/native/appstate_test.cpp
   tests/native/binary_test.cpp
   tests/native/aes_modes_test.cpp
   tests/native/aes_test.cpp

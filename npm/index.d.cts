@@ -2,6 +2,8 @@ import type { LoadOptions, Wacore } from './index.js';
 
 export type {
   BinaryNode,
+  MutationKeys,
+  SyncdOperation,
   BinaryNodeOptions,
   FullJid,
   Bytes,

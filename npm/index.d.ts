@@ -126,6 +126,18 @@ export interface BinaryNodeOptions {
   dictionary?: 2 | 3;
 }
 
+/** The five app-state keys (HKDF-SHA256 of the 32-byte key data, "WhatsApp Mutation Keys"). */
+export interface MutationKeys {
+  indexKey: Uint8Array;
+  valueEncryptionKey: Uint8Array;
+  valueMacKey: Uint8Array;
+  snapshotMacKey: Uint8Array;
+  patchMacKey: Uint8Array;
+}
+
+/** SyncdMutation operation, as the protobuf numbers it: 0 = SET, 1 = REMOVE. */
+export type SyncdOperation = 0 | 1;
+
 /** What jidDecode returns. */
 export interface FullJid {
   server: string;
@@ -226,6 +238,26 @@ export interface Wacore extends JidHelpers {
   /** Decodes a frame (flag byte, then a node; zlib-inflated when the flag's 0x02 bit is set, up to
    * 16 MiB). Strict: trailing bytes, unknown tags, bad packed digits and bad JIDs are errors. */
   decodeBinaryNode(data: Bytes, options?: BinaryNodeOptions): BinaryNode;
+  /** App-state mutation keys (Baileys' name). */
+  mutationKeys(keyData: Bytes): MutationKeys;
+  /** The same as mutationKeys (whatsapp-rust-bridge's name). */
+  expandAppStateKeys(keyData: Bytes): MutationKeys;
+  /** LTHash arithmetic on a 128-byte hash with 32-byte value MACs (Baileys' LT_HASH_ANTI_TAMPERING, synchronous). */
+  readonly LT_HASH_ANTI_TAMPERING: {
+    add(base: Bytes, macs: Bytes[]): Uint8Array;
+    subtract(base: Bytes, macs: Bytes[]): Uint8Array;
+    subtractThenAdd(base: Bytes, add: Bytes[], subtract: Bytes[]): Uint8Array;
+  };
+  /** HMAC-SHA256(indexKey, index). */
+  generateIndexMac(index: Bytes, indexKey: Bytes): Uint8Array;
+  /** Value MAC of iv || ciphertext (Baileys' generateMac). keyId: bytes, or base64 as Baileys passes it. */
+  generateMac(operation: SyncdOperation, data: Bytes, keyId: Bytes | string, valueMacKey: Bytes): Uint8Array;
+  generateSnapshotMac(ltHash: Bytes, version: number, name: string, snapshotMacKey: Bytes): Uint8Array;
+  generatePatchMac(snapshotMac: Bytes, valueMacs: Bytes[], version: number, name: string, patchMacKey: Bytes): Uint8Array;
+  /** iv || AES-256-CBC(SyncActionData) || value MAC; iv random when omitted. */
+  encryptSyncdValue(keys: MutationKeys, operation: SyncdOperation, keyId: Bytes | string, syncActionData: Bytes, iv?: Bytes): Uint8Array;
+  /** Verifies the value MAC (constant time) before decrypting: ERR_AUTH_TAG, ERR_DATA_LENGTH, ERR_BAD_PADDING. */
+  decryptSyncdValue(keys: MutationKeys, operation: SyncdOperation, keyId: Bytes | string, blob: Bytes): Uint8Array;
   /** The module's memory use (for monitoring; see README "Memory"). */
   memoryStats(): MemoryStats;
 }

@@ -5,6 +5,7 @@
 // once: inputs are copied into one reusable I/O buffer inside the module and outputs copied out as
 // fresh Uint8Arrays. The only JS objects that own wasm memory are the streaming objects, from their
 // creation until final() or destroy() (see lib/crypto.mjs).
+import { makeAppState } from './lib/appstate.mjs';
 import { makeBinary } from './lib/binary.mjs';
 import { makeCore, WacoreError } from './lib/core.mjs';
 import { makeCrypto } from './lib/crypto.mjs';
@@ -152,6 +153,7 @@ function makeApi(M) {
     ...makeCurve(core),
     ...makeCrypto(core),
     ...makeBinary(core),
+    ...makeAppState(core),
     ...jid,
     memoryStats,
   });

@@ -48,6 +48,7 @@ describe(`npm package (${VARIANT})`, () => {
         'index.d.cts',
         'index.d.ts',
         'index.mjs',
+        'lib/appstate.mjs',
         'lib/binary.mjs',
         'lib/core.mjs',
         'lib/crypto.mjs',

@@ -1,0 +1,53 @@
+// App-state LTHash: add 812 value MACs to a zero hash (whatsapp-rust's bench_lthash_subtract_then_add_812
+// shape), and a patch MAC over 812 value MACs: wacore-wasm (both builds) next to Baileys 6.17.16's
+// lt-hash.js (with node:crypto's HKDF, as its ./crypto module does) and whatsapp-rust-bridge 0.5.5.
+//   node bench/appstate.mjs [--quick] [--rounds N] [--json]        (needs scripts/setup.sh's third_party/)
+import nodeCrypto from 'node:crypto';
+import { createRequire } from 'node:module';
+import * as bridge from 'whatsapp-rust-bridge';
+import { load } from '../npm/index.mjs';
+import { QUICK, report, run } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const cryptoPath = require.resolve('../third_party/baileys-6.17.16/lib/Utils/crypto.js');
+require.cache[cryptoPath] = {
+  id: cryptoPath,
+  filename: cryptoPath,
+  loaded: true,
+  exports: { hkdf: async (buf, len, { salt, info }) => Buffer.from(nodeCrypto.hkdfSync('sha256', buf, salt ?? Buffer.alloc(0), info ?? '', len)) },
+};
+const baileys = require('../third_party/baileys-6.17.16/lib/Utils/lt-hash.js').LT_HASH_ANTI_TAMPERING;
+
+const N = QUICK ? 16 : 812;
+const macs = Array.from({ length: N }, (_, i) => new Uint8Array(nodeCrypto.createHash('sha256').update(String(i)).digest()));
+const zero = new Uint8Array(128);
+const key = new Uint8Array(32).fill(5);
+const snap = new Uint8Array(32).fill(6);
+const op = `LTHash add ${N} MACs`;
+const pm = `patch MAC over ${N} value MACs`;
+
+const impls = {};
+for (const variant of ['scalar', 'simd']) {
+  const api = await load({ variant });
+  impls[`wacore ${variant}`] = {
+    [op]: () => api.LT_HASH_ANTI_TAMPERING.subtractThenAdd(zero, macs, []),
+    [pm]: () => api.generatePatchMac(snap, macs, 12345, 'regular_high', key),
+  };
+}
+const rust = new bridge.LTHashAntiTampering();
+impls['whatsapp-rust-bridge 0.5.5'] = {
+  [op]: () => rust.subtractThenAdd(zero, [], macs),
+  [pm]: () => bridge.generatePatchMac(snap, macs, 12345n, 'regular_high', key),
+};
+// Baileys' LTHash is async: its time is measured per awaited call, outside the interleaved harness.
+const rows = run(impls);
+const t = [];
+const bufs = macs.map((m) => m.slice().buffer);
+for (let r = 0; r < (QUICK ? 2 : 9); r++) {
+  const s = process.hrtime.bigint();
+  await baileys.subtractThenAdd(zero.slice().buffer, bufs, []);
+  t.push(Number(process.hrtime.bigint() - s));
+}
+t.sort((a, b) => a - b);
+rows.push({ op, impl: 'Baileys 6.17.16 lt-hash.js (async, timed separately)', median: t[t.length >> 1], min: t[0], max: t[t.length - 1], ratio: t[t.length >> 1] / Math.min(...rows.filter((r) => r.op === op).map((r) => r.median)) });
+report('App state', rows);
