@@ -40,6 +40,15 @@ void expand_keys(std::span<const uint8_t> key_data, MutationKeys& out) noexcept;
 void lthash_subtract_then_add(uint8_t hash[kLtHashBytes], std::span<const uint8_t> add_macs,
                               std::span<const uint8_t> sub_macs) noexcept;
 
+// Both ways of computing the LTHash, in every build (for tests): four MACs at a time through the
+// 4-lane SHA-256 (the SIMD build's choice), and one at a time through libsodium (the others').
+namespace detail {
+void lthash_lockstep(uint8_t hash[kLtHashBytes], std::span<const uint8_t> add_macs,
+                     std::span<const uint8_t> sub_macs) noexcept;
+void lthash_one_by_one(uint8_t hash[kLtHashBytes], std::span<const uint8_t> add_macs,
+                       std::span<const uint8_t> sub_macs) noexcept;
+}  // namespace detail
+
 // HMAC-SHA256(index key, index JSON bytes).
 void index_mac(const uint8_t key[kKeyBytes], std::span<const uint8_t> index, uint8_t out[kMacBytes]) noexcept;
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -92,6 +93,35 @@ TEST(LtHash, AddsTheHkdfExpansionLaneWiseModulo65536) {
   }
   lthash_subtract_then_add(h, mac, {});
   EXPECT_EQ(to_hex(h, 128), to_hex(want));
+}
+
+// The LTHash expands MACs four at a time (lockstep SHA-256); every count, including partial batches,
+// must give what one HKDF per MAC gives.
+TEST(LtHash, BatchedExpansionEqualsOneHkdfPerMacAtEveryCount) {
+  for (size_t n = 0; n <= 13; n++) {
+    const Bytes macs = random_macs(n, static_cast<uint32_t>(100 + n));
+    uint8_t got[kLtHashBytes] = {}, one[kLtHashBytes] = {}, minus[kLtHashBytes] = {}, minus_one[kLtHashBytes] = {};
+    detail::lthash_lockstep(got, macs, {});
+    detail::lthash_one_by_one(one, macs, {});
+    EXPECT_EQ(to_hex(got, 128), to_hex(one, 128)) << n;
+    const std::span<const uint8_t> some = std::span<const uint8_t>(macs).first(std::min<size_t>(64, macs.size()));
+    detail::lthash_lockstep(minus, some, macs);
+    detail::lthash_one_by_one(minus_one, some, macs);
+    EXPECT_EQ(to_hex(minus, 128), to_hex(minus_one, 128)) << n;
+    std::vector<uint32_t> lanes(64, 0);
+    for (size_t m = 0; m < n; m++) {
+      Bytes e(128);
+      ASSERT_EQ(hash::hkdf(std::span<const uint8_t>(macs).subspan(32 * m, 32), {}, ascii("WhatsApp Patch Integrity"), e),
+                Error::ok);
+      for (size_t i = 0; i < 64; i++) lanes[i] += static_cast<uint32_t>(e[2 * i] | e[2 * i + 1] << 8);
+    }
+    Bytes want(128);
+    for (size_t i = 0; i < 64; i++) {
+      want[2 * i] = static_cast<uint8_t>(lanes[i]);
+      want[2 * i + 1] = static_cast<uint8_t>(lanes[i] >> 8);
+    }
+    EXPECT_EQ(to_hex(got, 128), to_hex(want)) << n;
+  }
 }
 
 TEST(AppState, SnapshotAndPatchMacLayouts) {
