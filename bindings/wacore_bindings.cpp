@@ -19,6 +19,7 @@
 #include "crypto/aes_modes.h"
 #include "crypto/curve25519.h"
 #include "crypto/hash.h"
+#include "media/media.h"
 #include "signal/registration.h"
 
 namespace {
@@ -227,7 +228,9 @@ enum StreamKind : int {
   kSha256,
   kSha512,
   kHmacSha256,
-  kHmacSha512
+  kHmacSha512,
+  kMediaEncrypt,  // key = the 112-byte derived media keys
+  kMediaDecrypt
 };
 
 struct Stream {
@@ -238,6 +241,8 @@ struct Stream {
     wacore::aes::Ctr ctr;
     wacore::aes::Gcm gcm;
     wacore::hash::Stream hash;
+    wacore::media::Encryptor media_enc;
+    wacore::media::Decryptor media_dec;
   };
 };
 
@@ -250,8 +255,10 @@ void stream_free(uintptr_t handle) {
 // Returns a handle (> 0), 0 when out of memory, or -error.
 int stream_create(int kind, uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len) {
   const bool is_hash = kind >= kSha256 && kind <= kHmacSha512;
-  if (kind < kCbcEncrypt || kind > kHmacSha512) return -rc(Error::stream_state);
-  if (!is_hash) {
+  const bool is_media = kind == kMediaEncrypt || kind == kMediaDecrypt;
+  if (kind < kCbcEncrypt || kind > kMediaDecrypt) return -rc(Error::stream_state);
+  if (is_media && key_len != sizeof(wacore::media::Keys)) return -rc(Error::key_length);
+  if (!is_hash && !is_media) {
     const size_t want_iv = (kind == kGcmEncrypt || kind == kGcmDecrypt) ? iv_len : wacore::aes::kIvBytes;
     if (Error e = check_key_iv(key_len, iv_len, want_iv); e != Error::ok) return -rc(e);
   }
@@ -269,6 +276,8 @@ int stream_create(int kind, uintptr_t key, size_t key_len, uintptr_t iv, size_t 
     case kSha512: s->hash.init(wacore::hash::Algorithm::sha512); break;
     case kHmacSha256: s->hash.init(wacore::hash::Algorithm::hmac_sha256, bytes(key, key_len)); break;
     case kHmacSha512: s->hash.init(wacore::hash::Algorithm::hmac_sha512, bytes(key, key_len)); break;
+    case kMediaEncrypt: s->media_enc.init(*at<const wacore::media::Keys>(key)); break;
+    case kMediaDecrypt: s->media_dec.init(*at<const wacore::media::Keys>(key)); break;
   }
   if (e != Error::ok) {
     stream_free(reinterpret_cast<uintptr_t>(s));
@@ -286,6 +295,8 @@ size_t stream_update_size(uintptr_t handle, size_t len) {
     case kCtr:
     case kGcmEncrypt:
     case kGcmDecrypt: return len;
+    case kMediaEncrypt: return s.media_enc.update_size(len);
+    case kMediaDecrypt: return s.media_dec.update_size(len);
     default: return 0;
   }
 }
@@ -309,6 +320,8 @@ int stream_update(uintptr_t handle, uintptr_t in, size_t len, uintptr_t out) {
       const Error e = s.gcm.update(at(in), at(out), len);
       return e == Error::ok ? static_cast<int>(len) : -rc(e);
     }
+    case kMediaEncrypt: return static_cast<int>(s.media_enc.update(at(in), len, at(out)));
+    case kMediaDecrypt: return static_cast<int>(s.media_dec.update(at(in), len, at(out)));
     default: s.hash.update(bytes(in, len)); return 0;
   }
 }
@@ -336,6 +349,17 @@ int stream_final(uintptr_t handle, uintptr_t out, uintptr_t tag, size_t tag_len)
     case kGcmDecrypt: {
       const Error e = tag_len == wacore::aes::kGcmTagBytes ? s.gcm.final_verify(at(tag)) : Error::auth_tag;
       result = -rc(e);
+      break;
+    }
+    // Media: out receives the last bytes at out, fileSha256 at out + 32, fileEncSha256 at out + 64.
+    case kMediaEncrypt:
+      s.media_enc.final(at(out), at(out + 32), at(out + 64));
+      result = 16 + static_cast<int>(wacore::media::kMacBytes);
+      break;
+    case kMediaDecrypt: {
+      size_t n = 0;
+      const Error e = s.media_dec.final(at(out), &n, at(out + 32), at(out + 64));
+      result = e == Error::ok ? static_cast<int>(n) : -rc(e);
       break;
     }
     default: {
@@ -401,6 +425,41 @@ int binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t 
   g_binary.out_len = static_cast<uint32_t>(g_encoded.size());
   return 0;
 }
+
+// --- media ---------------------------------------------------------------------------------------------
+
+namespace md = wacore::media;
+const md::Keys& media_keys_at(uintptr_t p) { return *at<const md::Keys>(p); }
+
+// out: the 112 bytes of derived keys (iv, cipher key, MAC key, ref key).
+int media_keys(uintptr_t key, size_t key_len, uintptr_t info, size_t info_len, uintptr_t out) {
+  return rc(md::derive_keys(bytes(key, key_len), {at<const char>(info), info_len}, *at<md::Keys>(out)));
+}
+
+// out holds encrypted_size(len); hashes at sha and enc_sha (32 bytes each). Returns the upload length.
+int media_encrypt(uintptr_t keys, uintptr_t plain, size_t len, uintptr_t out, uintptr_t sha, uintptr_t enc_sha) {
+  md::encrypt(media_keys_at(keys), bytes(plain, len), at(out), at(sha), at(enc_sha));
+  return static_cast<int>(md::encrypted_size(len));
+}
+
+// expected hashes: address of 32 bytes, or 0 to skip. Returns the plaintext length or -error.
+int media_decrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t enc_sha, uintptr_t sha, uintptr_t out) {
+  size_t n = 0;
+  const Error e = md::decrypt(media_keys_at(keys), bytes(upload, len), enc_sha ? at(enc_sha) : nullptr,
+                              sha ? at(sha) : nullptr, at(out), &n);
+  return e == Error::ok ? static_cast<int>(n) : -rc(e);
+}
+
+int media_decrypt_range(uintptr_t keys, uintptr_t prev, uintptr_t ct, size_t len, uintptr_t out) {
+  return rc(md::decrypt_range(media_keys_at(keys), at(prev), bytes(ct, len), at(out)));
+}
+
+int media_sidecar(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t out) {
+  md::sidecar(media_keys_at(keys), bytes(upload, len), at(out));
+  return static_cast<int>(md::sidecar_size(len));
+}
+
+size_t media_sidecar_size(size_t len) { return md::sidecar_size(len); }
 
 // --- app state ---------------------------------------------------------------------------------------
 
@@ -506,6 +565,12 @@ EMSCRIPTEN_BINDINGS(wacore) {
   function("binaryTokens", &binary_tokens);
   function("binaryDecode", &binary_decode);
   function("binaryEncode", &binary_encode);
+  function("mediaKeys", &media_keys);
+  function("mediaEncrypt", &media_encrypt);
+  function("mediaDecrypt", &media_decrypt);
+  function("mediaDecryptRange", &media_decrypt_range);
+  function("mediaSidecar", &media_sidecar);
+  function("mediaSidecarSize", &media_sidecar_size);
   function("appstateExpandKeys", &appstate_expand_keys);
   function("appstateLtHash", &appstate_lthash);
   function("appstateIndexMac", &appstate_index_mac);

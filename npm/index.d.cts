@@ -2,6 +2,9 @@ import type { LoadOptions, Wacore } from './index.js';
 
 export type {
   BinaryNode,
+  EncryptedMedia,
+  MediaKeys,
+  MediaType,
   MutationKeys,
   SyncdOperation,
   BinaryNodeOptions,

@@ -138,6 +138,48 @@ export interface MutationKeys {
 /** SyncdMutation operation, as the protobuf numbers it: 0 = SET, 1 = REMOVE. */
 export type SyncdOperation = 0 | 1;
 
+/** Media types (keys of MEDIA_HKDF_KEY_MAPPING). */
+export type MediaType =
+  | 'audio' | 'document' | 'gif' | 'image' | 'ppic' | 'product' | 'ptt' | 'sticker' | 'video'
+  | 'thumbnail-document' | 'thumbnail-image' | 'thumbnail-video' | 'thumbnail-link' | 'md-msg-hist'
+  | 'md-app-state' | 'product-catalog-image' | 'payment-bg-image' | 'ptv' | 'sticker-pack' | 'thumbnail-sticker-pack';
+
+export interface MediaKeys {
+  iv: Uint8Array;
+  cipherKey: Uint8Array;
+  macKey: Uint8Array;
+  refKey: Uint8Array;
+}
+
+export interface EncryptedMedia {
+  mediaKey: Uint8Array;
+  /** The upload bytes: ciphertext followed by the 10-byte MAC. */
+  encrypted: Uint8Array;
+  fileSha256: Uint8Array;
+  fileEncSha256: Uint8Array;
+  fileLength: number;
+}
+
+export interface MediaStreamResult {
+  /** The last bytes of output (for encryption, the last block and the MAC). */
+  tail: Uint8Array;
+  fileSha256: Uint8Array;
+  fileEncSha256: Uint8Array;
+}
+
+export interface MediaEncryptStream extends WacoreStream {
+  readonly mediaKey: Uint8Array;
+  update(chunk: Bytes): Uint8Array;
+  final(): MediaStreamResult;
+}
+
+export interface MediaDecryptStream extends WacoreStream {
+  /** Plaintext NOT authenticated until final() returns. */
+  update(chunk: Bytes): Uint8Array;
+  /** Checks the MAC and padding: ERR_AUTH_TAG, ERR_DATA_LENGTH, ERR_BAD_PADDING. */
+  final(): MediaStreamResult;
+}
+
 /** What jidDecode returns. */
 export interface FullJid {
   server: string;
@@ -258,6 +300,29 @@ export interface Wacore extends JidHelpers {
   encryptSyncdValue(keys: MutationKeys, operation: SyncdOperation, keyId: Bytes | string, syncActionData: Bytes, iv?: Bytes): Uint8Array;
   /** Verifies the value MAC (constant time) before decrypting: ERR_AUTH_TAG, ERR_DATA_LENGTH, ERR_BAD_PADDING. */
   decryptSyncdValue(keys: MutationKeys, operation: SyncdOperation, keyId: Bytes | string, blob: Bytes): Uint8Array;
+  readonly MEDIA_HKDF_KEY_MAPPING: Readonly<Record<MediaType, string>>;
+  /** HKDF keys of a 32-byte media key (or its base64). */
+  getMediaKeys(mediaKey: Bytes | string, mediaType: MediaType): MediaKeys;
+  /** A fresh random media key unless options.mediaKey is given. */
+  encryptMedia(data: Bytes, mediaType: MediaType, options?: { mediaKey?: Bytes | string }): EncryptedMedia;
+  /** Checks the MAC (and fileEncSha256 when given) before decrypting, fileSha256 after: ERR_AUTH_TAG, ERR_DATA_LENGTH, ERR_BAD_PADDING. */
+  decryptMedia(encrypted: Bytes, mediaKey: Bytes | string, mediaType: MediaType, options?: { fileEncSha256?: Bytes; fileSha256?: Bytes }): Uint8Array;
+  /** Whole blocks from the middle of a file; previousBlock = the 16 ciphertext bytes before them (the iv for block 0). No MAC check, no unpadding. */
+  decryptMediaRange(encryptedBlocks: Bytes, mediaKey: Bytes | string, mediaType: MediaType, previousBlock: Bytes): Uint8Array;
+  /** Streaming sidecar (layout unconfirmed): one 10-byte MAC per 64 KiB of iv || upload. */
+  mediaSidecar(encrypted: Bytes, mediaKey: Bytes | string, mediaType: MediaType): Uint8Array;
+  createMediaEncryptor(mediaType: MediaType, options?: { mediaKey?: Bytes | string }): MediaEncryptStream;
+  /** Requires { unverified: true }: plaintext flows before the MAC is checked. */
+  createMediaDecryptor(mediaKey: Bytes | string, mediaType: MediaType, options: { unverified: true }): MediaDecryptStream;
+  /** Web Streams forms; Node streams: stream.Duplex.fromWeb(stream). */
+  createMediaEncryptStream(mediaType: MediaType, options?: { mediaKey?: Bytes | string }): {
+    stream: TransformStream<Bytes, Uint8Array>;
+    done: Promise<{ mediaKey: Uint8Array; fileSha256: Uint8Array; fileEncSha256: Uint8Array }>;
+  };
+  createMediaDecryptStream(mediaKey: Bytes | string, mediaType: MediaType, options: { unverified: true; fileSha256?: Bytes; fileEncSha256?: Bytes }): TransformStream<Bytes, Uint8Array>;
+  /** AES-256-GCM under HKDF(mediaKey, "WhatsApp Media Retry Notification"), message id as AAD. */
+  encryptMediaRetryData(mediaKey: Bytes | string, messageId: string, data: Bytes): { ciphertext: Uint8Array; iv: Uint8Array };
+  decryptMediaRetryData(mediaKey: Bytes | string, messageId: string, ciphertext: Bytes, iv: Bytes): Uint8Array;
   /** The module's memory use (for monitoring; see README "Memory"). */
   memoryStats(): MemoryStats;
 }

@@ -11,6 +11,7 @@ import { makeCore, WacoreError } from './lib/core.mjs';
 import { makeCrypto } from './lib/crypto.mjs';
 import { makeCurve } from './lib/curve.mjs';
 import * as jid from './lib/jid.mjs';
+import { makeMedia } from './lib/media.mjs';
 
 export { WacoreError };
 // The JID helpers are plain string functions: usable before load() too.
@@ -147,11 +148,13 @@ function makeApi(M) {
   const core = makeCore(M);
   /** Wasm memory in use: the linear memory's size (it never shrinks) and bytes held by malloc. */
   const memoryStats = () => ({ wasmMemoryBytes: M.HEAPU8.buffer.byteLength, heapInUseBytes: M.heapInUse() });
+  const crypto = makeCrypto(core);
   return Object.freeze({
     variant: M.variant,
     WacoreError,
     ...makeCurve(core),
-    ...makeCrypto(core),
+    ...crypto,
+    ...makeMedia(core, crypto),
     ...makeBinary(core),
     ...makeAppState(core),
     ...jid,

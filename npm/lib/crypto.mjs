@@ -1,6 +1,7 @@
 // Symmetric primitives: AES-256 (CBC with PKCS#7, CTR, GCM), SHA-256/512, HMAC, HKDF, constant-time
 // comparison; one-shot functions and streaming objects.
 import { asBytes, asOptionalBytes, WacoreError } from './core.mjs';
+import { FINISH, HANDLE, makeStreamBase, PUSH } from './stream.mjs';
 
 const KEY = 32;
 const IV = 16;
@@ -17,13 +18,9 @@ const HASH_KINDS = { sha256: 6, sha512: 7 };
 const HMAC_KINDS = { sha256: 8, sha512: 9 };
 const DIGEST_BYTES = { 6: 32, 7: 64, 8: 32, 9: 64 };
 
-// Methods the stream classes share but users should not call.
-const HANDLE = Symbol('handle');
-const RELEASE = Symbol('release');
-const PUSH = Symbol('push');
-const FINISH = Symbol('finish');
 
-export function makeCrypto({ M, fail, io, put, wipe }) {
+export function makeCrypto(core) {
+  const { M, fail, io, put, wipe } = core;
   // --- hashes ------------------------------------------------------------------------------------
 
   function digest(kind, size, data) {
@@ -169,89 +166,8 @@ export function makeCrypto({ M, fail, io, put, wipe }) {
       return M.HEAPU8.slice(buf, buf + len - TAG);
     });
 
-  // --- streams -------------------------------------------------------------------------------------
-  // Each stream owns one state (a few hundred bytes, holding its expanded key) inside wasm memory,
-  // from creation until final() or destroy(), which wipe and free it. A stream dropped without
-  // either is freed when garbage-collected (FinalizationRegistry), later and without guarantee: call
-  // final() or destroy().
-
-  const registry = new FinalizationRegistry((handle) => M.streamFree(handle));
-
-  function create(kind, keyBytes, ivBytes) {
-    const key = asOptionalBytes(keyBytes, 'key');
-    const iv = asOptionalBytes(ivBytes, 'iv');
-    const isCipher = kind <= GCM_DECRYPT;
-    const keyRoom = isCipher ? KEY : key.length;
-    const ivRoom = kind === GCM_ENCRYPT || kind === GCM_DECRYPT ? iv.length : IV;
-    const p = io(keyRoom + ivRoom);
-    try {
-      put(M.HEAPU8, p, key, keyRoom);
-      put(M.HEAPU8, p + keyRoom, iv, ivRoom);
-      const h = M.streamCreate(kind, p, key.length, p + keyRoom, iv.length);
-      if (h < 0) fail(-h);
-      if (h === 0) throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to hold the stream');
-      return h;
-    } finally {
-      wipe(p, keyRoom + ivRoom);
-    }
-  }
-
-  class Stream {
-    #handle;
-    constructor(kind, key, iv) {
-      this.#handle = create(kind, key, iv);
-      registry.register(this, this.#handle, this);
-    }
-    /** The live handle, or ERR_STREAM_STATE after final() or destroy(). */
-    [HANDLE]() {
-      if (this.#handle === 0) throw new WacoreError('ERR_STREAM_STATE', 'the stream has already finished');
-      return this.#handle;
-    }
-    /** Forgets the state (the core wiped and freed it). */
-    [RELEASE]() {
-      registry.unregister(this);
-      this.#handle = 0;
-    }
-    /** Wipes and frees the stream's state without finishing it. Safe to call more than once. */
-    destroy() {
-      if (this.#handle !== 0) {
-        M.streamFree(this.#handle);
-        this[RELEASE]();
-      }
-    }
-    [PUSH](data) {
-      const h = this[HANDLE]();
-      const d = asBytes(data, 'data');
-      const outSize = M.streamUpdateSize(h, d.length);
-      const total = d.length + outSize;
-      const p = io(total);
-      try {
-        M.HEAPU8.set(d, p);
-        const n = M.streamUpdate(h, p, d.length, p + d.length);
-        if (n < 0) {
-          this.destroy();
-          fail(-n);
-        }
-        return M.HEAPU8.slice(p + d.length, p + d.length + n);
-      } finally {
-        wipe(p, total);
-      }
-    }
-    [FINISH](room, tag) {
-      const h = this[HANDLE]();
-      const t = tag ?? new Uint8Array(0);
-      const p = io(room + t.length);
-      try {
-        M.HEAPU8.set(t, p + room);
-        const n = M.streamFinal(h, p, p + room, t.length); // frees the state, success or not
-        this[RELEASE]();
-        if (n < 0) fail(-n);
-        return M.HEAPU8.slice(p, p + n);
-      } finally {
-        wipe(p, room + t.length);
-      }
-    }
-  }
+  // --- streams (lib/stream.mjs) -------------------------------------------------------------------
+  const Stream = makeStreamBase(core);
 
   /** Incremental AES-256-CBC encryption: update(data) returns the complete blocks so far; final()
    * the padded last block. */

@@ -41,6 +41,9 @@ describe(`memory (${VARIANT})`, () => {
       content: [{ tag: 'enc', attrs: { v: '2', type: 'msg' }, content: msg }],
     };
     const truncated = api.encodeBinaryNode(stanza).subarray(0, 40);
+    const media = api.encryptMedia(msg, 'image');
+    const forgedMedia = media.encrypted.slice();
+    forgedMedia[3] ^= 1;
     const cheap = [
       () => api.generateRegistrationId(),
       () => expectCode(() => api.calculateAgreement(lowOrder, a.privKey), 'ERR_LOW_ORDER_POINT'),
@@ -69,6 +72,13 @@ describe(`memory (${VARIANT})`, () => {
       () => api.encodeBinaryNode(stanza, { dictionary: 2 }),
       () => expectCode(() => api.decodeBinaryNode(truncated), 'ERR_BINARY_TRUNCATED'),
       () => expectCode(() => api.encodeBinaryNode({ tag: 'x', attrs: { a: 1 } }), 'ERR_TYPE'),
+      () => api.decryptMedia(media.encrypted, media.mediaKey, 'image'),
+      () => expectCode(() => api.decryptMedia(forgedMedia, media.mediaKey, 'image'), 'ERR_AUTH_TAG'),
+      () => {
+        const d = api.createMediaDecryptor(media.mediaKey, 'image', { unverified: true });
+        d.update(forgedMedia);
+        expectCode(() => d.final(), 'ERR_AUTH_TAG');
+      },
     ];
     const ops = [
       () => api.generateRegistrationId(),

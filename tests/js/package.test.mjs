@@ -54,6 +54,8 @@ describe(`npm package (${VARIANT})`, () => {
         'lib/crypto.mjs',
         'lib/curve.mjs',
         'lib/jid.mjs',
+        'lib/media.mjs',
+        'lib/stream.mjs',
         'package.json',
       ].sort(),
     );

@@ -1,0 +1,312 @@
+// WhatsApp media: per-type keys, encryption to upload bytes with both file hashes, decryption that
+// authenticates before releasing plaintext, streaming forms (and Web Streams wrappers), range
+// decryption, the streaming sidecar, and the media-retry helpers. Baileys' names where it has them.
+import { asBytes, WacoreError } from './core.mjs';
+import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
+
+const MEDIA_KEY = 32;
+const MAC = 10;
+const MEDIA_ENCRYPT = 10; // stream kinds, as bindings/wacore_bindings.cpp numbers them
+const MEDIA_DECRYPT = 11;
+
+/** The HKDF info word of each media type ("WhatsApp <word> Keys"), as WhatsApp clients use them. */
+export const MEDIA_HKDF_KEY_MAPPING = Object.freeze({
+  audio: 'Audio',
+  document: 'Document',
+  gif: 'Video',
+  image: 'Image',
+  ppic: '',
+  product: 'Image',
+  ptt: 'Audio',
+  sticker: 'Image',
+  video: 'Video',
+  'thumbnail-document': 'Document Thumbnail',
+  'thumbnail-image': 'Image Thumbnail',
+  'thumbnail-video': 'Video Thumbnail',
+  'thumbnail-link': 'Link Thumbnail',
+  'md-msg-hist': 'History',
+  'md-app-state': 'App State',
+  'product-catalog-image': '',
+  'payment-bg-image': 'Payment Background',
+  ptv: 'Video',
+  'sticker-pack': 'Sticker Pack',
+  'thumbnail-sticker-pack': 'Sticker Pack Thumbnail',
+});
+
+const utf8 = new TextEncoder();
+const RETRY_INFO = 'WhatsApp Media Retry Notification';
+
+export function makeMedia(core, crypto) {
+  const { M, fail, io, wipe } = core;
+  const Stream = makeStreamBase(core);
+
+  const infoOf = (mediaType) => {
+    const word = MEDIA_HKDF_KEY_MAPPING[mediaType];
+    if (word === undefined) throw new WacoreError('ERR_TYPE', `unknown media type ${String(mediaType)}`);
+    return utf8.encode(`WhatsApp ${word} Keys`);
+  };
+  const mediaKeyOf = (k) => {
+    const b = typeof k === 'string' ? Uint8Array.from(atob(k.replace('data:;base64,', '')), (c) => c.charCodeAt(0)) : asBytes(k, 'mediaKey');
+    if (b.length !== MEDIA_KEY) throw new WacoreError('ERR_KEY_LENGTH', 'a media key is 32 bytes');
+    return b;
+  };
+  // The 112 derived bytes (iv, cipher key, MAC key, ref key), in a JS array the caller wipes.
+  const derive = (mediaKey, mediaType) => {
+    const key = mediaKeyOf(mediaKey);
+    const info = infoOf(mediaType);
+    const p = io(MEDIA_KEY + info.length + 112);
+    try {
+      M.HEAPU8.set(key, p);
+      M.HEAPU8.set(info, p + MEDIA_KEY);
+      const rc = M.mediaKeys(p, MEDIA_KEY, p + MEDIA_KEY, info.length, p + MEDIA_KEY + info.length);
+      if (rc !== 0) fail(rc);
+      return M.HEAPU8.slice(p + MEDIA_KEY + info.length, p + MEDIA_KEY + info.length + 112);
+    } finally {
+      wipe(p, MEDIA_KEY + info.length + 112);
+    }
+  };
+
+  /** Baileys' getMediaKeys: { iv, cipherKey, macKey, refKey } for a 32-byte media key (or base64). */
+  function getMediaKeys(mediaKey, mediaType) {
+    const k = derive(mediaKey, mediaType);
+    return { iv: k.slice(0, 16), cipherKey: k.slice(16, 48), macKey: k.slice(48, 80), refKey: k.slice(80, 112) };
+  }
+
+  /** Encrypts a whole file: { mediaKey, encrypted (upload bytes), fileSha256, fileEncSha256, fileLength }.
+   * A fresh random media key is made unless options.mediaKey is given. */
+  function encryptMedia(data, mediaType, options = {}) {
+    const d = asBytes(data, 'data');
+    const mediaKey = options.mediaKey === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(MEDIA_KEY)) : mediaKeyOf(options.mediaKey);
+    const keys = derive(mediaKey, mediaType);
+    const outLen = (Math.floor(d.length / 16) + 1) * 16 + MAC;
+    const total = 112 + d.length + outLen + 64;
+    const p = io(total);
+    try {
+      const heap = M.HEAPU8;
+      heap.set(keys, p);
+      heap.set(d, p + 112);
+      const out = p + 112 + d.length;
+      const n = M.mediaEncrypt(p, p + 112, d.length, out, out + outLen, out + outLen + 32);
+      const h = M.HEAPU8;
+      return {
+        mediaKey: mediaKey.slice(),
+        encrypted: h.slice(out, out + n),
+        fileSha256: h.slice(out + outLen, out + outLen + 32),
+        fileEncSha256: h.slice(out + outLen + 32, out + outLen + 64),
+        fileLength: d.length,
+      };
+    } finally {
+      wipe(p, total);
+      keys.fill(0);
+    }
+  }
+
+  /** Decrypts a whole file. The MAC, and options.fileEncSha256 when given, are checked before
+   * anything is decrypted; options.fileSha256 when given, after. ERR_AUTH_TAG on any mismatch,
+   * ERR_DATA_LENGTH for a truncated file, ERR_BAD_PADDING. */
+  function decryptMedia(encrypted, mediaKey, mediaType, options = {}) {
+    const e = asBytes(encrypted, 'encrypted');
+    const encSha = options.fileEncSha256 === undefined ? undefined : asBytes(options.fileEncSha256, 'fileEncSha256');
+    const sha = options.fileSha256 === undefined ? undefined : asBytes(options.fileSha256, 'fileSha256');
+    for (const h of [encSha, sha]) if (h && h.length !== 32) throw new WacoreError('ERR_DATA_LENGTH', 'file hashes are 32 bytes');
+    const keys = derive(mediaKey, mediaType);
+    const total = 112 + 64 + e.length;
+    const p = io(total);
+    try {
+      const heap = M.HEAPU8;
+      heap.set(keys, p);
+      if (encSha) heap.set(encSha, p + 112);
+      if (sha) heap.set(sha, p + 144);
+      heap.set(e, p + 176);
+      const n = M.mediaDecrypt(p, p + 176, e.length, encSha ? p + 112 : 0, sha ? p + 144 : 0, p + 176);
+      if (n < 0) fail(-n);
+      return M.HEAPU8.slice(p + 176, p + 176 + n);
+    } finally {
+      wipe(p, total);
+      keys.fill(0);
+    }
+  }
+
+  /** Decrypts whole blocks from the middle of a file, for range requests: previousBlock is the 16
+   * bytes of ciphertext before them (the file's iv, from getMediaKeys, for the first block). No MAC
+   * is checked and padding is not removed. */
+  function decryptMediaRange(encryptedBlocks, mediaKey, mediaType, previousBlock) {
+    const c = asBytes(encryptedBlocks, 'encryptedBlocks');
+    const prev = asBytes(previousBlock, 'previousBlock');
+    if (prev.length !== 16) throw new WacoreError('ERR_IV_LENGTH', 'previousBlock must be 16 bytes');
+    const keys = derive(mediaKey, mediaType);
+    const total = 112 + 16 + 2 * c.length;
+    const p = io(total);
+    try {
+      const heap = M.HEAPU8;
+      heap.set(keys, p);
+      heap.set(prev, p + 112);
+      heap.set(c, p + 128);
+      const rc = M.mediaDecryptRange(p, p + 112, p + 128, c.length, p + 128 + c.length);
+      if (rc !== 0) fail(rc);
+      return M.HEAPU8.slice(p + 128 + c.length, p + 128 + 2 * c.length);
+    } finally {
+      wipe(p, total);
+      keys.fill(0);
+    }
+  }
+
+  /** The streaming sidecar of an audio/video upload: one 10-byte MAC per 64 KiB of iv || upload
+   * (layout marked UNCONFIRMED in the protocol notes). */
+  function mediaSidecar(encrypted, mediaKey, mediaType) {
+    const e = asBytes(encrypted, 'encrypted');
+    const keys = derive(mediaKey, mediaType);
+    const size = M.mediaSidecarSize(e.length);
+    const total = 112 + e.length + size;
+    const p = io(total);
+    try {
+      M.HEAPU8.set(keys, p);
+      M.HEAPU8.set(e, p + 112);
+      const n = M.mediaSidecar(p, p + 112, e.length, p + 112 + e.length);
+      return M.HEAPU8.slice(p + 112 + e.length, p + 112 + e.length + n);
+    } finally {
+      wipe(p, total);
+      keys.fill(0);
+    }
+  }
+
+  class MediaStream extends Stream {
+    constructor(kind, mediaKey, mediaType) {
+      const keys = derive(mediaKey, mediaType);
+      try {
+        super(kind, keys, undefined);
+      } finally {
+        keys.fill(0);
+      }
+    }
+    update(data) {
+      return this[PUSH](data);
+    }
+  }
+
+  /** Incremental encryption: update(chunk) returns upload bytes; final() returns
+   * { tail (the last bytes, MAC included), fileSha256, fileEncSha256 }. */
+  class MediaEncryptor extends MediaStream {
+    constructor(mediaKey, mediaType) {
+      super(MEDIA_ENCRYPT, mediaKey, mediaType);
+    }
+    final() {
+      const { n, out } = this[FINISH](96, undefined, true);
+      return { tail: out.slice(0, n), fileSha256: out.slice(32, 64), fileEncSha256: out.slice(64, 96) };
+    }
+  }
+
+  /** Incremental decryption, for callers who must hand out plaintext before the file ends: what
+   * update() returns is NOT authenticated until final() returns (ERR_AUTH_TAG, ERR_DATA_LENGTH,
+   * ERR_BAD_PADDING). final() gives { tail, fileSha256, fileEncSha256 } to compare with the message's. */
+  class MediaDecryptor extends MediaStream {
+    constructor(mediaKey, mediaType) {
+      super(MEDIA_DECRYPT, mediaKey, mediaType);
+    }
+    final() {
+      const { n, out } = this[FINISH](96, undefined, true);
+      return { tail: out.slice(0, n), fileSha256: out.slice(32, 64), fileEncSha256: out.slice(64, 96) };
+    }
+  }
+
+  function createMediaEncryptor(mediaType, options = {}) {
+    const mediaKey = options.mediaKey === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(MEDIA_KEY)) : mediaKeyOf(options.mediaKey);
+    const s = new MediaEncryptor(mediaKey, mediaType);
+    s.mediaKey = mediaKey.slice();
+    return s;
+  }
+  function createMediaDecryptor(mediaKey, mediaType, options = {}) {
+    if (options.unverified !== true) {
+      throw new WacoreError('ERR_TYPE', 'streaming decryption hands out unauthenticated plaintext: pass { unverified: true }, or use decryptMedia');
+    }
+    return new MediaDecryptor(mediaKey, mediaType);
+  }
+
+  /** Web Streams: a TransformStream from plaintext chunks to upload bytes. `done` resolves to the
+   * file hashes and the media key once the stream has flushed. */
+  function createMediaEncryptStream(mediaType, options = {}) {
+    const enc = createMediaEncryptor(mediaType, options);
+    let resolve;
+    let reject;
+    const done = new Promise((res, rej) => ((resolve = res), (reject = rej)));
+    const stream = new TransformStream({
+      transform(chunk, controller) {
+        const out = enc.update(chunk);
+        if (out.length) controller.enqueue(out);
+      },
+      flush(controller) {
+        const r = enc.final();
+        controller.enqueue(r.tail);
+        resolve({ mediaKey: enc.mediaKey, fileSha256: r.fileSha256, fileEncSha256: r.fileEncSha256 });
+      },
+      cancel(reason) {
+        enc.destroy();
+        reject(reason);
+      },
+    });
+    return { stream, done };
+  }
+
+  /** Web Streams: upload bytes to plaintext. Plaintext chunks flow before the MAC is checked (as
+   * with createMediaDecryptor, so { unverified: true } is required); the stream errors at the end if
+   * the MAC, or the expected hashes given in options, do not match. */
+  function createMediaDecryptStream(mediaKey, mediaType, options = {}) {
+    const dec = createMediaDecryptor(mediaKey, mediaType, options);
+    const expect = (got, want, what) => {
+      if (want !== undefined && !crypto.constantTimeEqual(got, want)) throw new WacoreError('ERR_AUTH_TAG', `${what} does not match`);
+    };
+    return new TransformStream({
+      transform(chunk, controller) {
+        const out = dec.update(chunk);
+        if (out.length) controller.enqueue(out);
+      },
+      flush(controller) {
+        const r = dec.final();
+        expect(r.fileEncSha256, options.fileEncSha256, 'fileEncSha256');
+        expect(r.fileSha256, options.fileSha256, 'fileSha256');
+        if (r.tail.length) controller.enqueue(r.tail);
+      },
+      cancel() {
+        dec.destroy();
+      },
+    });
+  }
+
+  const retryKey = (mediaKey) => crypto.hkdf(mediaKeyOf(mediaKey), 32, { info: utf8.encode(RETRY_INFO) });
+
+  /** Media-retry payload: AES-256-GCM under HKDF(mediaKey, "WhatsApp Media Retry Notification"),
+   * a random 12-byte IV, the message id as AAD. Returns { ciphertext, iv }. */
+  function encryptMediaRetryData(mediaKey, messageId, data) {
+    const key = retryKey(mediaKey);
+    const iv = globalThis.crypto.getRandomValues(new Uint8Array(12));
+    try {
+      return { ciphertext: crypto.aesGcmSeal(key, iv, asBytes(data, 'data'), utf8.encode(String(messageId))), iv };
+    } finally {
+      key.fill(0);
+    }
+  }
+
+  function decryptMediaRetryData(mediaKey, messageId, ciphertext, iv) {
+    const key = retryKey(mediaKey);
+    try {
+      return crypto.aesGcmOpen(key, asBytes(iv, 'iv'), asBytes(ciphertext, 'ciphertext'), utf8.encode(String(messageId)));
+    } finally {
+      key.fill(0);
+    }
+  }
+
+  return {
+    MEDIA_HKDF_KEY_MAPPING,
+    getMediaKeys,
+    encryptMedia,
+    decryptMedia,
+    decryptMediaRange,
+    mediaSidecar,
+    createMediaEncryptor,
+    createMediaDecryptor,
+    createMediaEncryptStream,
+    createMediaDecryptStream,
+    encryptMediaRetryData,
+    decryptMediaRetryData,
+  };
+}

@@ -1,0 +1,99 @@
+// The base of every streaming object: a state inside wasm memory (made by the bindings' stream_create,
+// freed by stream_final or stream_free), driven one chunk per call. Each stream owns its state from
+// creation until final() or destroy(), which wipe and free it; one dropped without either is freed
+// when garbage-collected (FinalizationRegistry), later and without guarantee.
+import { asBytes, asOptionalBytes, WacoreError } from './core.mjs';
+
+const KEY = 32;
+const IV = 16;
+export const GCM_ENCRYPT = 4;
+export const GCM_DECRYPT = 5;
+
+// Methods the stream classes share but users should not call.
+export const HANDLE = Symbol('handle');
+export const RELEASE = Symbol('release');
+export const PUSH = Symbol('push');
+export const FINISH = Symbol('finish');
+
+export function makeStreamBase({ M, fail, io, put, wipe }) {
+  const registry = new FinalizationRegistry((handle) => M.streamFree(handle));
+
+  function create(kind, keyBytes, ivBytes) {
+    const key = asOptionalBytes(keyBytes, 'key');
+    const iv = asOptionalBytes(ivBytes, 'iv');
+    const isCipher = kind <= GCM_DECRYPT;
+    const keyRoom = isCipher ? KEY : key.length;
+    const ivRoom = kind === GCM_ENCRYPT || kind === GCM_DECRYPT ? iv.length : IV;
+    const p = io(keyRoom + ivRoom);
+    try {
+      put(M.HEAPU8, p, key, keyRoom);
+      put(M.HEAPU8, p + keyRoom, iv, ivRoom);
+      const h = M.streamCreate(kind, p, key.length, p + keyRoom, iv.length);
+      if (h < 0) fail(-h);
+      if (h === 0) throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to hold the stream');
+      return h;
+    } finally {
+      wipe(p, keyRoom + ivRoom);
+    }
+  }
+
+  class Stream {
+    #handle;
+    constructor(kind, key, iv) {
+      this.#handle = create(kind, key, iv);
+      registry.register(this, this.#handle, this);
+    }
+    /** The live handle, or ERR_STREAM_STATE after final() or destroy(). */
+    [HANDLE]() {
+      if (this.#handle === 0) throw new WacoreError('ERR_STREAM_STATE', 'the stream has already finished');
+      return this.#handle;
+    }
+    /** Forgets the state (the core wiped and freed it). */
+    [RELEASE]() {
+      registry.unregister(this);
+      this.#handle = 0;
+    }
+    /** Wipes and frees the stream's state without finishing it. Safe to call more than once. */
+    destroy() {
+      if (this.#handle !== 0) {
+        M.streamFree(this.#handle);
+        this[RELEASE]();
+      }
+    }
+    [PUSH](data) {
+      const h = this[HANDLE]();
+      const d = asBytes(data, 'data');
+      const outSize = M.streamUpdateSize(h, d.length);
+      const total = d.length + outSize;
+      const p = io(total);
+      try {
+        M.HEAPU8.set(d, p);
+        const n = M.streamUpdate(h, p, d.length, p + d.length);
+        if (n < 0) {
+          this.destroy();
+          fail(-n);
+        }
+        return M.HEAPU8.slice(p + d.length, p + d.length + n);
+      } finally {
+        wipe(p, total);
+      }
+    }
+    // Finishes the stream; returns the n output bytes, or with whole the entire room and n.
+    [FINISH](room, tag, whole = false) {
+      const h = this[HANDLE]();
+      const t = tag ?? new Uint8Array(0);
+      const p = io(room + t.length);
+      try {
+        M.HEAPU8.set(t, p + room);
+        const n = M.streamFinal(h, p, p + room, t.length); // frees the state, success or not
+        this[RELEASE]();
+        if (n < 0) fail(-n);
+        return whole ? { n, out: M.HEAPU8.slice(p, p + room) } : M.HEAPU8.slice(p, p + n);
+      } finally {
+        wipe(p, room + t.length);
+      }
+    }
+  }
+
+  return Stream;
+}

@@ -1,0 +1,164 @@
+// Media encryption through the JS API, against an independent node:crypto implementation of the
+// protocol (protocol-facts §6): every media type, sizes around block boundaries up to 1 MiB,
+// streaming at many chunk sizes, Web and Node streams, tampering, ranges, sidecar, media retry.
+import nodeCrypto from 'node:crypto';
+import { Duplex, Readable } from 'node:stream';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { hex, loadVariant, VARIANT } from './variant.mjs';
+
+let api;
+beforeAll(async () => {
+  api = await loadVariant();
+});
+
+// The reference: HKDF-SHA256 → iv, cipherKey, macKey; CBC; HMAC over iv || ciphertext, 10 bytes.
+function reference(data, mediaKey, info) {
+  const k = Buffer.from(nodeCrypto.hkdfSync('sha256', mediaKey, Buffer.alloc(0), `WhatsApp ${info} Keys`, 112));
+  const iv = k.subarray(0, 16);
+  const c = nodeCrypto.createCipheriv('aes-256-cbc', k.subarray(16, 48), iv);
+  const ct = Buffer.concat([c.update(data), c.final()]);
+  const mac = nodeCrypto.createHmac('sha256', k.subarray(48, 80)).update(iv).update(ct).digest().subarray(0, 10);
+  const upload = Buffer.concat([ct, mac]);
+  return {
+    keys: k,
+    upload,
+    fileSha256: nodeCrypto.createHash('sha256').update(data).digest(),
+    fileEncSha256: nodeCrypto.createHash('sha256').update(upload).digest(),
+  };
+}
+const code = (fn) => {
+  try {
+    fn();
+  } catch (e) {
+    return e.code;
+  }
+  return 'NO_ERROR';
+};
+const concat = (parts) => Buffer.concat(parts.map((p) => Buffer.from(p)));
+const collect = async (iterable) => {
+  const out = [];
+  for await (const x of iterable) out.push(x);
+  return out;
+};
+
+describe(`media (${VARIANT})`, () => {
+  it('derives keys and encrypts as the protocol says, for every media type', () => {
+    for (const [type, info] of Object.entries(api.MEDIA_HKDF_KEY_MAPPING)) {
+      const mediaKey = nodeCrypto.randomBytes(32);
+      const data = nodeCrypto.randomBytes(100 + type.length);
+      const ref = reference(data, mediaKey, info);
+      const keys = api.getMediaKeys(mediaKey, type);
+      expect(hex(keys.iv) + hex(keys.cipherKey) + hex(keys.macKey) + hex(keys.refKey), type).toBe(hex(ref.keys));
+      const r = api.encryptMedia(data, type, { mediaKey });
+      expect(hex(r.encrypted), type).toBe(hex(ref.upload));
+      expect(hex(r.fileSha256)).toBe(hex(ref.fileSha256));
+      expect(hex(r.fileEncSha256)).toBe(hex(ref.fileEncSha256));
+      expect(r.fileLength).toBe(data.length);
+      expect(hex(api.decryptMedia(ref.upload, mediaKey, type, ref))).toBe(hex(data));
+    }
+    expect(code(() => api.getMediaKeys(nodeCrypto.randomBytes(32), 'hologram'))).toBe('ERR_TYPE');
+    expect(code(() => api.getMediaKeys(nodeCrypto.randomBytes(31), 'image'))).toBe('ERR_KEY_LENGTH');
+  });
+
+  it('round-trips sizes around block boundaries up to 1 MiB, with a fresh media key each time', () => {
+    const sizes = [...Array(50).keys(), 255, 256, 257, 1023, 1024, 1025, 65535, 65536, 65537, 1 << 20];
+    for (const n of sizes) {
+      const data = nodeCrypto.randomBytes(n);
+      const r = api.encryptMedia(data, 'video');
+      expect(r.mediaKey.length).toBe(32);
+      expect(r.encrypted.length).toBe((Math.floor(n / 16) + 1) * 16 + 10);
+      const back = api.decryptMedia(r.encrypted, r.mediaKey, 'video', { fileEncSha256: r.fileEncSha256, fileSha256: r.fileSha256 });
+      expect(Buffer.from(back).equals(data), String(n)).toBe(true);
+    }
+  });
+
+  it('rejects tampered, truncated or mismatching files before any plaintext is returned', () => {
+    const data = nodeCrypto.randomBytes(5000);
+    const r = api.encryptMedia(data, 'document');
+    for (let i = 0; i < r.encrypted.length; i += 101) {
+      const bad = r.encrypted.slice();
+      bad[i] ^= 0x04;
+      expect(code(() => api.decryptMedia(bad, r.mediaKey, 'document')), String(i)).toBe('ERR_AUTH_TAG');
+    }
+    expect(code(() => api.decryptMedia(r.encrypted.subarray(0, r.encrypted.length - 1), r.mediaKey, 'document'))).toBe('ERR_DATA_LENGTH');
+    expect(code(() => api.decryptMedia(r.encrypted.subarray(0, 20), r.mediaKey, 'document'))).toBe('ERR_DATA_LENGTH');
+    const wrong = new Uint8Array(32);
+    expect(code(() => api.decryptMedia(r.encrypted, r.mediaKey, 'document', { fileEncSha256: wrong }))).toBe('ERR_AUTH_TAG');
+    expect(code(() => api.decryptMedia(r.encrypted, r.mediaKey, 'document', { fileSha256: wrong }))).toBe('ERR_AUTH_TAG');
+    expect(code(() => api.decryptMedia(r.encrypted, r.mediaKey, 'image'))).toBe('ERR_AUTH_TAG'); // other type, other keys
+  });
+
+  it('streams at any chunk size to the same bytes as one-shot, both ways', () => {
+    const data = nodeCrypto.randomBytes(70_000);
+    const mediaKey = nodeCrypto.randomBytes(32);
+    const one = api.encryptMedia(data, 'audio', { mediaKey });
+    for (const chunk of [1, 7, 15, 16, 17, 1000, 4096, 65536, 100_000]) {
+      const enc = api.createMediaEncryptor('audio', { mediaKey });
+      const parts = [];
+      for (let i = 0; i < data.length; i += chunk) parts.push(enc.update(data.subarray(i, i + chunk)));
+      const f = enc.final();
+      expect(concat([...parts, f.tail]).equals(Buffer.from(one.encrypted)), `enc ${chunk}`).toBe(true);
+      expect(hex(f.fileEncSha256)).toBe(hex(one.fileEncSha256));
+      expect(hex(f.fileSha256)).toBe(hex(one.fileSha256));
+
+      const dec = api.createMediaDecryptor(mediaKey, 'audio', { unverified: true });
+      const out = [];
+      for (let i = 0; i < one.encrypted.length; i += chunk) out.push(dec.update(one.encrypted.subarray(i, i + chunk)));
+      const g = dec.final();
+      expect(concat([...out, g.tail]).equals(data), `dec ${chunk}`).toBe(true);
+      expect(hex(g.fileEncSha256)).toBe(hex(one.fileEncSha256));
+    }
+    // Streaming decryption of a forged file fails at the end; asking for it needs the explicit opt-in.
+    const bad = one.encrypted.slice();
+    bad[100] ^= 1;
+    const dec = api.createMediaDecryptor(mediaKey, 'audio', { unverified: true });
+    dec.update(bad);
+    expect(code(() => dec.final())).toBe('ERR_AUTH_TAG');
+    expect(code(() => api.createMediaDecryptor(mediaKey, 'audio'))).toBe('ERR_TYPE');
+  });
+
+  it('works as Web TransformStreams and through Node streams', async () => {
+    const data = nodeCrypto.randomBytes(200_000);
+    const { stream, done } = api.createMediaEncryptStream('image');
+    const encrypted = concat(await collect(Readable.from([data.subarray(0, 70_000), data.subarray(70_000)]).pipe(Duplex.fromWeb(stream))));
+    const { mediaKey, fileSha256, fileEncSha256 } = await done;
+    expect(hex(nodeCrypto.createHash('sha256').update(encrypted).digest())).toBe(hex(fileEncSha256));
+    const plain = new Response(new Blob([encrypted]).stream().pipeThrough(api.createMediaDecryptStream(mediaKey, 'image', { unverified: true, fileSha256 })));
+    expect(Buffer.from(await plain.arrayBuffer()).equals(data)).toBe(true);
+    const forged = Buffer.from(encrypted);
+    forged[5] ^= 1;
+    const failing = new Response(new Blob([forged]).stream().pipeThrough(api.createMediaDecryptStream(mediaKey, 'image', { unverified: true })));
+    await expect(failing.arrayBuffer()).rejects.toMatchObject({ code: 'ERR_AUTH_TAG' });
+  });
+
+  it('decrypts ranges from any block, and computes the sidecar over iv || upload', () => {
+    const data = nodeCrypto.randomBytes(150_000);
+    const r = api.encryptMedia(data, 'video');
+    const { iv, macKey } = api.getMediaKeys(r.mediaKey, 'video');
+    for (const block of [0, 1, 100, 4095, 9000]) {
+      const prev = block === 0 ? iv : r.encrypted.subarray((block - 1) * 16, block * 16);
+      const out = api.decryptMediaRange(r.encrypted.subarray(block * 16, (block + 20) * 16), r.mediaKey, 'video', prev);
+      expect(hex(out)).toBe(hex(data.subarray(block * 16, (block + 20) * 16)));
+    }
+    const side = api.mediaSidecar(r.encrypted, r.mediaKey, 'video');
+    const s = Buffer.concat([Buffer.from(iv), Buffer.from(r.encrypted)]);
+    const want = [];
+    for (let at = 0; at < s.length; at += 65536) {
+      want.push(nodeCrypto.createHmac('sha256', macKey).update(s.subarray(at, at + 65536 + 16)).digest().subarray(0, 10));
+    }
+    expect(hex(side)).toBe(hex(Buffer.concat(want)));
+  });
+
+  it('encrypts and decrypts media-retry payloads bound to their message id', () => {
+    const mediaKey = nodeCrypto.randomBytes(32);
+    const payload = nodeCrypto.randomBytes(60);
+    const { ciphertext, iv } = api.encryptMediaRetryData(mediaKey, '3EB0ABCDEF', payload);
+    expect(hex(api.decryptMediaRetryData(mediaKey, '3EB0ABCDEF', ciphertext, iv))).toBe(hex(payload));
+    const key = nodeCrypto.hkdfSync('sha256', mediaKey, Buffer.alloc(0), 'WhatsApp Media Retry Notification', 32);
+    const d = nodeCrypto.createDecipheriv('aes-256-gcm', Buffer.from(key), iv);
+    d.setAAD(Buffer.from('3EB0ABCDEF'));
+    d.setAuthTag(ciphertext.subarray(-16));
+    expect(hex(Buffer.concat([d.update(ciphertext.subarray(0, -16)), d.final()]))).toBe(hex(payload));
+    expect(code(() => api.decryptMediaRetryData(mediaKey, 'OTHER', ciphertext, iv))).toBe('ERR_AUTH_TAG');
+  });
+});
