@@ -54,7 +54,7 @@ const noble = {
   },
 };
 
-const impls = { 'wacore scalar': {}, 'wacore simd': {}, 'node:crypto (native)': {}, '@noble 2.4 (JS)': {} };
+const impls = { 'wacore scalar': {}, 'wacore simd': {}, 'wacore { native: true }': {}, 'node:crypto (native)': {}, '@noble 2.4 (JS)': {} };
 for (const [name, size] of SIZES) {
   const data = nodeCrypto.randomBytes(size);
   const up = node.encrypt(data).up;
@@ -63,6 +63,9 @@ for (const [name, size] of SIZES) {
     impls[`wacore ${variant}`][`decrypt + verify ${name}`] = () => api.decryptMedia(up, mediaKey, 'image');
     impls[`wacore ${variant}`][`encrypt + hashes ${name}`] = () => api.encryptMedia(data, 'image', { mediaKey });
   }
+  const api = await load();
+  impls['wacore { native: true }'][`decrypt + verify ${name}`] = () => api.decryptMedia(up, mediaKey, 'image', { native: true });
+  impls['wacore { native: true }'][`encrypt + hashes ${name}`] = () => api.encryptMedia(data, 'image', { mediaKey, native: true });
   impls['node:crypto (native)'][`decrypt + verify ${name}`] = () => node.decrypt(up);
   impls['node:crypto (native)'][`encrypt + hashes ${name}`] = () => node.encrypt(data);
   impls['@noble 2.4 (JS)'][`decrypt + verify ${name}`] = () => noble.decrypt(up);

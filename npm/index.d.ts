@@ -304,9 +304,10 @@ export interface Wacore extends JidHelpers {
   /** HKDF keys of a 32-byte media key (or its base64). */
   getMediaKeys(mediaKey: Bytes | string, mediaType: MediaType): MediaKeys;
   /** A fresh random media key unless options.mediaKey is given. */
-  encryptMedia(data: Bytes, mediaType: MediaType, options?: { mediaKey?: Bytes | string }): EncryptedMedia;
+  /** options.native (Node only): the bulk AES/HMAC/SHA-256 run in node:crypto; same bytes. */
+  encryptMedia(data: Bytes, mediaType: MediaType, options?: { mediaKey?: Bytes | string; native?: boolean }): EncryptedMedia;
   /** Checks the MAC (and fileEncSha256 when given) before decrypting, fileSha256 after: ERR_AUTH_TAG, ERR_DATA_LENGTH, ERR_BAD_PADDING. */
-  decryptMedia(encrypted: Bytes, mediaKey: Bytes | string, mediaType: MediaType, options?: { fileEncSha256?: Bytes; fileSha256?: Bytes }): Uint8Array;
+  decryptMedia(encrypted: Bytes, mediaKey: Bytes | string, mediaType: MediaType, options?: { fileEncSha256?: Bytes; fileSha256?: Bytes; native?: boolean }): Uint8Array;
   /** Whole blocks from the middle of a file; previousBlock = the 16 ciphertext bytes before them (the iv for block 0). No MAC check, no unpadding. */
   decryptMediaRange(encryptedBlocks: Bytes, mediaKey: Bytes | string, mediaType: MediaType, previousBlock: Bytes): Uint8Array;
   /** Streaming sidecar (layout unconfirmed): one 10-byte MAC per 64 KiB of iv || upload. */

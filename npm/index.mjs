@@ -116,7 +116,9 @@ async function instantiate(variant, options) {
   if (M.variant !== variant) throw new WacoreError('ERR_LOAD', `expected the ${variant} build, got ${M.variant}`);
   const rc = M.init();
   if (rc !== 0) throw new WacoreError('ERR_ENTROPY', 'the random source failed during start-up');
-  return makeApi(M);
+  // node:crypto backs the optional { native: true } media path (lib/media.mjs); only in Node.
+  const nodeCrypto = IS_NODE ? await import(/* @vite-ignore */ 'node:crypto').catch(() => undefined) : undefined;
+  return makeApi(M, nodeCrypto?.default ?? nodeCrypto);
 }
 
 // Returns { instance, module } from caller-supplied bytes or module, a file (Node), or a URL.
@@ -144,8 +146,8 @@ async function instantiateFrom(source, url, imports) {
   return WebAssembly.instantiate(await response.arrayBuffer(), imports);
 }
 
-function makeApi(M) {
-  const core = makeCore(M);
+function makeApi(M, nodeCrypto) {
+  const core = { ...makeCore(M), nodeCrypto };
   /** Wasm memory in use: the linear memory's size (it never shrinks) and bytes held by malloc. */
   const memoryStats = () => ({ wasmMemoryBytes: M.HEAPU8.buffer.byteLength, heapInUseBytes: M.heapInUse() });
   const crypto = makeCrypto(core);

@@ -72,12 +72,67 @@ export function makeMedia(core, crypto) {
     return { iv: k.slice(0, 16), cipherKey: k.slice(16, 48), macKey: k.slice(48, 80), refKey: k.slice(80, 112) };
   }
 
+  // The optional native path: in Node, with { native: true }, the bulk AES-CBC, HMAC and SHA-256 of
+  // whole files run in node:crypto (AES-NI) instead of wasm. Same protocol steps, same bytes (the
+  // tests compare); keys are still derived here. Unavailable elsewhere (ERR_TYPE).
+  const nodeCrypto = core.nodeCrypto;
+  const native = (options) => {
+    if (options.native !== true) return undefined;
+    if (!nodeCrypto) throw new WacoreError('ERR_TYPE', '{ native: true } needs Node (node:crypto)');
+    return nodeCrypto;
+  };
+  const nativeEncrypt = (nc, keys, d, mediaKey) => {
+    const [iv, cipher, mac] = [keys.subarray(0, 16), keys.subarray(16, 48), keys.subarray(48, 80)];
+    const c = nc.createCipheriv('aes-256-cbc', cipher, iv);
+    const ct = Buffer.concat([c.update(d), c.final()]);
+    const tag = nc.createHmac('sha256', mac).update(iv).update(ct).digest().subarray(0, MAC);
+    const encrypted = new Uint8Array(ct.length + MAC);
+    encrypted.set(ct);
+    encrypted.set(tag, ct.length);
+    return {
+      mediaKey: mediaKey.slice(),
+      encrypted,
+      fileSha256: new Uint8Array(nc.createHash('sha256').update(d).digest()),
+      fileEncSha256: new Uint8Array(nc.createHash('sha256').update(encrypted).digest()),
+      fileLength: d.length,
+    };
+  };
+  const nativeDecrypt = (nc, keys, e, encSha, sha) => {
+    const [iv, cipher, mac] = [keys.subarray(0, 16), keys.subarray(16, 48), keys.subarray(48, 80)];
+    if (e.length < 16 + MAC || (e.length - MAC) % 16 !== 0) throw new WacoreError('ERR_DATA_LENGTH', 'input length is not valid for this operation');
+    const ct = e.subarray(0, e.length - MAC);
+    const bad = () => new WacoreError('ERR_AUTH_TAG', 'authentication failed');
+    if (encSha && !nc.timingSafeEqual(nc.createHash('sha256').update(e).digest(), encSha)) throw bad();
+    const tag = nc.createHmac('sha256', mac).update(iv).update(ct).digest().subarray(0, MAC);
+    if (!nc.timingSafeEqual(tag, e.subarray(e.length - MAC))) throw bad();
+    let out;
+    try {
+      const d = nc.createDecipheriv('aes-256-cbc', cipher, iv);
+      out = new Uint8Array(Buffer.concat([d.update(ct), d.final()]));
+    } catch {
+      throw new WacoreError('ERR_BAD_PADDING', 'decryption failed');
+    }
+    if (sha && !nc.timingSafeEqual(nc.createHash('sha256').update(out).digest(), sha)) {
+      out.fill(0);
+      throw bad();
+    }
+    return out;
+  };
+
   /** Encrypts a whole file: { mediaKey, encrypted (upload bytes), fileSha256, fileEncSha256, fileLength }.
-   * A fresh random media key is made unless options.mediaKey is given. */
+   * A fresh random media key is made unless options.mediaKey is given. options.native: see above. */
   function encryptMedia(data, mediaType, options = {}) {
     const d = asBytes(data, 'data');
     const mediaKey = options.mediaKey === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(MEDIA_KEY)) : mediaKeyOf(options.mediaKey);
     const keys = derive(mediaKey, mediaType);
+    const nc = native(options);
+    if (nc) {
+      try {
+        return nativeEncrypt(nc, keys, d, mediaKey);
+      } finally {
+        keys.fill(0);
+      }
+    }
     const outLen = (Math.floor(d.length / 16) + 1) * 16 + MAC;
     const total = 112 + d.length + outLen + 64;
     const p = io(total);
@@ -110,6 +165,14 @@ export function makeMedia(core, crypto) {
     const sha = options.fileSha256 === undefined ? undefined : asBytes(options.fileSha256, 'fileSha256');
     for (const h of [encSha, sha]) if (h && h.length !== 32) throw new WacoreError('ERR_DATA_LENGTH', 'file hashes are 32 bytes');
     const keys = derive(mediaKey, mediaType);
+    const nc = native(options);
+    if (nc) {
+      try {
+        return nativeDecrypt(nc, keys, e, encSha, sha);
+      } finally {
+        keys.fill(0);
+      }
+    }
     const total = 112 + 64 + e.length;
     const p = io(total);
     try {

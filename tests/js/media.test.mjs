@@ -149,6 +149,21 @@ describe(`media (${VARIANT})`, () => {
     expect(hex(side)).toBe(hex(Buffer.concat(want)));
   });
 
+  it('gives the same bytes and errors through the optional node:crypto path ({ native: true })', () => {
+    for (const n of [0, 1, 16, 1000, 300_000]) {
+      const data = nodeCrypto.randomBytes(n);
+      const mediaKey = nodeCrypto.randomBytes(32);
+      const a = api.encryptMedia(data, 'video', { mediaKey });
+      const b = api.encryptMedia(data, 'video', { mediaKey, native: true });
+      for (const k of ['encrypted', 'fileSha256', 'fileEncSha256']) expect(hex(b[k]), `${k} ${n}`).toBe(hex(a[k]));
+      expect(hex(api.decryptMedia(a.encrypted, mediaKey, 'video', { native: true, fileSha256: a.fileSha256, fileEncSha256: a.fileEncSha256 }))).toBe(hex(data));
+      const bad = a.encrypted.slice();
+      bad[0] ^= 1;
+      expect(code(() => api.decryptMedia(bad, mediaKey, 'video', { native: true }))).toBe('ERR_AUTH_TAG');
+      expect(code(() => api.decryptMedia(a.encrypted.subarray(1), mediaKey, 'video', { native: true }))).toBe('ERR_DATA_LENGTH');
+    }
+  });
+
   it('encrypts and decrypts media-retry payloads bound to their message id', () => {
     const mediaKey = nodeCrypto.randomBytes(32);
     const payload = nodeCrypto.randomBytes(60);
