@@ -84,11 +84,15 @@ export function makeMedia(core, crypto) {
   const nativeEncrypt = (nc, keys, d, mediaKey) => {
     const [iv, cipher, mac] = [keys.subarray(0, 16), keys.subarray(16, 48), keys.subarray(48, 80)];
     const c = nc.createCipheriv('aes-256-cbc', cipher, iv);
-    const ct = Buffer.concat([c.update(d), c.final()]);
-    const tag = nc.createHmac('sha256', mac).update(iv).update(ct).digest().subarray(0, MAC);
-    const encrypted = new Uint8Array(ct.length + MAC);
-    encrypted.set(ct);
-    encrypted.set(tag, ct.length);
+    // Ciphertext and MAC written straight into the result.
+    const encrypted = new Uint8Array(Math.floor(d.length / 16) * 16 + 16 + MAC);
+    let n = 0;
+    for (const part of [c.update(d), c.final()]) {
+      encrypted.set(part, n);
+      n += part.length;
+    }
+    const ct = encrypted.subarray(0, n);
+    encrypted.set(nc.createHmac('sha256', mac).update(iv).update(ct).digest().subarray(0, MAC), n);
     return {
       mediaKey: mediaKey.slice(),
       encrypted,
@@ -108,7 +112,8 @@ export function makeMedia(core, crypto) {
     let out;
     try {
       const d = nc.createDecipheriv('aes-256-cbc', cipher, iv);
-      out = new Uint8Array(Buffer.concat([d.update(ct), d.final()]));
+      const buf = Buffer.concat([d.update(ct), d.final()]);
+      out = new Uint8Array(buf.buffer, buf.byteOffset, buf.length); // a view: no second copy
     } catch {
       throw new WacoreError('ERR_BAD_PADDING', 'decryption failed');
     }
