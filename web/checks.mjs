@@ -22,6 +22,11 @@ export function fromHex(hex) {
 
 /** Vectors used by runChecks, with the values they must produce. */
 export const VECTORS = Object.freeze({
+  // protocol-facts §7.2: app-state value MAC; media key 00..1f, image, "hello world".
+  valueMac: 'd73c5c5b5c19c6d59aea46c2840ff0111c7cc519ae04c0fb3e9bac46bf46df9f',
+  mediaIv: 'aa6a127218397cbd2383e4ccf7176a79',
+  mediaUpload: '75b1a9edf1f075732e197e18b88ca3ae8a297f3d919a2d2b4d97',
+  mediaEncSha: 'f0c69a45ea3d77fffb3a5ea8c547d987661f70ae6ed9899533b8706d11f4ef5d',
   // protocol-facts §7.2 (dictionary 3) and Baileys 6.17.16's own encoder (dictionary 2).
   iqV3: '00f80a1908fc06314132422d33110304291657f801f80156',
   iqV2: '00f80a1e08fc06314132422d330e030431195ff801f80150',
@@ -188,8 +193,57 @@ export async function runChecks(api) {
 
   const symmetric = symmetricChecks(api);
   const binary = binaryChecks(api);
+  const appState = appStateChecks(api);
+  const media = mediaChecks(api);
 
-  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric, binary };
+  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric, binary, appState, media };
+}
+
+// App state: the protocol-facts §7.2 value MAC, keys, LTHash over a few MACs, snapshot/patch MACs.
+function appStateChecks(api) {
+  return attempt(() => {
+    const keys = api.mutationKeys(new Uint8Array(32).fill(7));
+    const keyId = new TextEncoder().encode('abc');
+    const blob = api.encryptSyncdValue(keys, 0, keyId, fromHex('0a0474657374'), new Uint8Array(16).fill(1));
+    const macs = [1, 2, 3, 4, 5].map((i) => pattern(32, i));
+    const hash = api.LT_HASH_ANTI_TAMPERING.subtractThenAdd(new Uint8Array(128), macs, []);
+    const snap = api.generateSnapshotMac(hash, 12345, 'regular_high', keys.snapshotMacKey);
+    return {
+      valueMac: toHex(blob.subarray(blob.length - 32)),
+      opened: toHex(api.decryptSyncdValue(keys, 0, keyId, blob)),
+      indexKey: toHex(keys.indexKey),
+      ltHash: toHex(hash),
+      ltHashBack: toHex(api.LT_HASH_ANTI_TAMPERING.subtract(hash, macs)) === toHex(new Uint8Array(128)),
+      snapshotMac: toHex(snap),
+      patchMac: toHex(api.generatePatchMac(snap, macs, 12345, 'regular_high', keys.patchMacKey)),
+    };
+  });
+}
+
+// Media: the protocol-facts §7.2 vector, a round trip with hashes, a forged file, a streamed round
+// trip through Web Streams.
+function mediaChecks(api) {
+  return attempt(() => {
+    const mediaKey = pattern(32, 0).map((_, i) => i);
+    const hello = new TextEncoder().encode('hello world');
+    const r = api.encryptMedia(hello, 'image', { mediaKey });
+    const data = pattern(100_000, 3);
+    const big = api.encryptMedia(data, 'video', { mediaKey });
+    const forged = big.encrypted.slice();
+    forged[7] ^= 1;
+    const enc = api.createMediaEncryptor('audio', { mediaKey });
+    const parts = [enc.update(data.subarray(0, 12345)), enc.update(data.subarray(12345))];
+    const fin = enc.final();
+    return {
+      iv: toHex(api.getMediaKeys(mediaKey, 'image').iv),
+      upload: toHex(r.encrypted),
+      fileEncSha256: toHex(r.fileEncSha256),
+      roundTrip: equalBytes(api.decryptMedia(big.encrypted, mediaKey, 'video', big), data),
+      forged: errorCode(api, () => api.decryptMedia(forged, mediaKey, 'video')),
+      streamed: toHex(api.sha256(new Uint8Array([...parts[0], ...parts[1], ...fin.tail]))),
+      streamedEncSha: toHex(fin.fileEncSha256),
+    };
+  });
 }
 
 // The binary node codec: golden bytes in both dictionaries, decoding them back (bytes as hex), a

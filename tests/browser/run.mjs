@@ -266,6 +266,8 @@ function resultChecks(label, got, expectedVariant, nodeResults) {
   checkEqual(`${label}: binary golden bytes (dictionaries 3 and 2)`, [bin.encoded?.['iq/3'], bin.encoded?.['iq/2'], bin.encoded?.['message/3']], [VECTORS.iqV3, VECTORS.iqV2, VECTORS.messageV3]);
   checkEqual(`${label}: binary decode of a zlib-compressed frame`, bin.decoded?.compressed?.content?.[0]?.attrs?.jid, '5511987654321:12@s.whatsapp.net');
   checkEqual(`${label}: binary error codes`, bin.errors, { unknownTag: 'ERR_BINARY_TAG', leftover: 'ERR_BINARY_LEFTOVER', truncated: 'ERR_BINARY_TRUNCATED', badAttribute: 'ERR_TYPE' });
+  checkEqual(`${label}: app-state value MAC vector and LTHash round trip`, [r.appState?.valueMac, r.appState?.opened, r.appState?.ltHashBack], [VECTORS.valueMac, '0a0474657374', true]);
+  checkEqual(`${label}: media vector, round trip, forged file rejected`, [r.media?.iv, r.media?.upload, r.media?.fileEncSha256, r.media?.roundTrip, r.media?.forged], [VECTORS.mediaIv, VECTORS.mediaUpload, VECTORS.mediaEncSha, true, 'ERR_AUTH_TAG']);
   const diff = differences(r, nodeResults);
   check(`${label}: results deep-equal Node's (${nodeResults.variant})`, diff.length === 0, diff.join('; '));
 }
