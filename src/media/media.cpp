@@ -12,6 +12,17 @@ namespace {
 
 std::span<const uint8_t> text(std::string_view s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
 
+// Both directions run the same four states: CBC, the MAC over iv || ciphertext (so it starts with
+// the iv), and the two file hashes.
+template <typename Stream>
+void init_states(Stream& s, const Keys& keys) {
+  s.cbc.init(keys.cipher, keys.iv);
+  s.mac.init(hash::Algorithm::hmac_sha256, {keys.mac, sizeof keys.mac});
+  s.mac.update({keys.iv, sizeof keys.iv});
+  s.plain_hash.init(hash::Algorithm::sha256);
+  s.enc_hash.init(hash::Algorithm::sha256);
+}
+
 }  // namespace
 
 Error derive_keys(std::span<const uint8_t> media_key, std::string_view info, Keys& out) noexcept {
@@ -22,13 +33,7 @@ Error derive_keys(std::span<const uint8_t> media_key, std::string_view info, Key
 
 // --- encryption ----------------------------------------------------------------------------------------
 
-void Encryptor::init(const Keys& keys) noexcept {
-  cbc.init(keys.cipher, keys.iv);
-  mac.init(hash::Algorithm::hmac_sha256, {keys.mac, sizeof keys.mac});
-  mac.update({keys.iv, sizeof keys.iv});
-  plain_hash.init(hash::Algorithm::sha256);
-  enc_hash.init(hash::Algorithm::sha256);
-}
+void Encryptor::init(const Keys& keys) noexcept { init_states(*this, keys); }
 
 size_t Encryptor::update(const uint8_t* in, size_t len, uint8_t* out) noexcept {
   plain_hash.update({nonnull({in, len}), len});
@@ -64,11 +69,7 @@ void encrypt(const Keys& keys, std::span<const uint8_t> plaintext, uint8_t* out,
 // --- decryption ----------------------------------------------------------------------------------------
 
 void Decryptor::init(const Keys& keys) noexcept {
-  cbc.init(keys.cipher, keys.iv);
-  mac.init(hash::Algorithm::hmac_sha256, {keys.mac, sizeof keys.mac});
-  mac.update({keys.iv, sizeof keys.iv});
-  plain_hash.init(hash::Algorithm::sha256);
-  enc_hash.init(hash::Algorithm::sha256);
+  init_states(*this, keys);
   held_len = 0;
   total = 0;
 }

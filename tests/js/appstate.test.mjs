@@ -5,7 +5,7 @@ import nodeCrypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import * as bridge from 'whatsapp-rust-bridge';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hex, loadVariant, unhex, VARIANT } from './variant.mjs';
+import { errorCode, hex, loadVariant, unhex, VARIANT } from './variant.mjs';
 
 // Baileys' lt-hash.js needs only `hkdf` from its ./crypto module (whose other imports cannot load
 // here); give it that one function, implemented as Baileys does, with node:crypto.
@@ -94,14 +94,7 @@ describe(`app state (${VARIANT})`, () => {
   });
 
   it('validates its inputs', () => {
-    const code = (fn) => {
-      try {
-        fn();
-      } catch (e) {
-        return e.code;
-      }
-      return 'NO_ERROR';
-    };
+    const code = errorCode;
     const key = rand(32);
     expect(code(() => api.generateMac(2, rand(48), rand(3), key))).toBe('ERR_TYPE');
     expect(code(() => api.generateMac(0, rand(48), rand(3), rand(31)))).toBe('ERR_KEY_LENGTH');

@@ -6,7 +6,7 @@ import { deflateSync } from 'node:zlib';
 import * as bridge from 'whatsapp-rust-bridge';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as ours from '../../npm/index.mjs';
-import { hex, loadVariant, unhex, VARIANT } from './variant.mjs';
+import { errorCode, hex, loadVariant, unhex, VARIANT } from './variant.mjs';
 
 const require = createRequire(import.meta.url);
 const B6 = '../../third_party/baileys-6.17.16/lib/WABinary/';
@@ -332,14 +332,7 @@ describe(`binary codec (${VARIANT})`, () => {
   });
 
   it('has typed errors for bad input', () => {
-    const code = (fn) => {
-      try {
-        fn();
-      } catch (e) {
-        return e.code;
-      }
-      return 'NO_ERROR';
-    };
+    const code = errorCode;
     expect(code(() => api.decodeBinaryNode(unhex('00f802f000')))).toBe('ERR_BINARY_TAG');
     expect(code(() => api.decodeBinaryNode(unhex('00f8021307ff')))).toBe('ERR_BINARY_LEFTOVER');
     expect(code(() => api.decodeBinaryNode(unhex('00f80213ff01c0')))).toBe('ERR_BINARY_PACKED');

@@ -4,7 +4,7 @@
 import nodeCrypto from 'node:crypto';
 import { Duplex, Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hex, loadVariant, VARIANT } from './variant.mjs';
+import { errorCode, hex, loadVariant, VARIANT } from './variant.mjs';
 
 let api;
 beforeAll(async () => {
@@ -26,14 +26,7 @@ function reference(data, mediaKey, info) {
     fileEncSha256: nodeCrypto.createHash('sha256').update(upload).digest(),
   };
 }
-const code = (fn) => {
-  try {
-    fn();
-  } catch (e) {
-    return e.code;
-  }
-  return 'NO_ERROR';
-};
+const code = errorCode;
 const concat = (parts) => Buffer.concat(parts.map((p) => Buffer.from(p)));
 const collect = async (iterable) => {
   const out = [];

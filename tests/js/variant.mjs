@@ -16,3 +16,13 @@ export async function loadVariant() {
 
 export const hex = (u8) => Buffer.from(u8).toString('hex');
 export const unhex = (s) => new Uint8Array(Buffer.from(s, 'hex'));
+
+/** The `code` of the error fn throws, or 'NO_ERROR'. */
+export function errorCode(fn) {
+  try {
+    fn();
+  } catch (e) {
+    return e?.code ?? `NOT_CODED: ${e}`;
+  }
+  return 'NO_ERROR';
+}
