@@ -1,0 +1,32 @@
+// One operation, N times, in one wasm build: run under callgrind by bench/instructions.mjs.
+//   node bench/instructions-worker.mjs <operation> <scalar|simd> <N>
+import { load } from '../npm/index.mjs';
+
+const [op, variant, n] = [process.argv[2], process.argv[3], Number(process.argv[4])];
+const api = await load({ variant });
+const fill = (len, v) => new Uint8Array(len).fill(v);
+const a = api.generateKeyPair();
+const b = api.generateKeyPair();
+const msg = fill(100, 3);
+const sig = api.calculateSignature(a.privKey, msg);
+const key = fill(32, 7);
+const ack = { tag: 'ack', attrs: { id: '3EB0C431C26A1916E0E9', to: '5511987654321@s.whatsapp.net', class: 'receipt', participant: '5511987654321:12@s.whatsapp.net' } };
+const ackWire = api.encodeBinaryNode(ack);
+const macs = Array.from({ length: 812 }, (_, i) => fill(32, i & 255));
+const cbc64 = api.aesCbcEncrypt(key, fill(16, 1), fill(65536, 2));
+const kib = fill(1024, 4);
+const OPS = {
+  'x25519-agreement': () => api.calculateAgreement(b.pubKey, a.privKey),
+  'xeddsa-sign': () => api.calculateSignature(a.privKey, msg),
+  'xeddsa-verify': () => api.verifySignature(a.pubKey, msg, sig),
+  'keygen': () => api.generateKeyPair(),
+  'gcm-seal-1k': () => api.aesGcmSeal(key, key.subarray(0, 12), kib),
+  'cbc-decrypt-64k': () => api.aesCbcDecrypt(key, fill(16, 1), cbc64),
+  'hmac-sha256-64k': () => api.hmacSha256(key, cbc64),
+  'encode-ack': () => api.encodeBinaryNode(ack),
+  'decode-ack': () => api.decodeBinaryNode(ackWire),
+  'lthash-812': () => api.LT_HASH_ANTI_TAMPERING.add(fill(128, 0), macs),
+};
+const fn = OPS[op];
+if (!fn) throw new Error(`unknown operation ${op}; one of ${Object.keys(OPS).join(', ')}`);
+for (let i = 0; i < n; i++) fn();
