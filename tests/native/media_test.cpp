@@ -88,8 +88,13 @@ TEST(Media, StreamingSplitsEqualOneShot) {
       Encryptor e;
       e.init(k);
       Bytes got(up.size());
+      const size_t want1 = e.update_size(split);
       size_t w = e.update(plain.data(), split, got.data());
-      w += e.update(plain.data() + split, len - split, got.data() + w);
+      ASSERT_EQ(w, want1);
+      const size_t want2 = e.update_size(len - split);
+      const size_t w2 = e.update(plain.data() + split, len - split, got.data() + w);
+      ASSERT_EQ(w2, want2);
+      w += w2;
       uint8_t s2[32], es2[32];
       e.final(got.data() + w, s2, es2);
       ASSERT_EQ(to_hex(got), to_hex(up));
@@ -99,8 +104,15 @@ TEST(Media, StreamingSplitsEqualOneShot) {
       Decryptor d;
       d.init(k);
       Bytes got(up.size() + 16);
+      // The JS side sizes each output buffer from update_size() asked before update(): update must
+      // write exactly that much.
+      const size_t want1 = d.update_size(split);
       size_t w = d.update(up.data(), split, got.data());
-      w += d.update(up.data() + split, up.size() - split, got.data() + w);
+      ASSERT_EQ(w, want1) << len << "/" << split;
+      const size_t want2 = d.update_size(up.size() - split);
+      const size_t w2 = d.update(up.data() + split, up.size() - split, got.data() + w);
+      ASSERT_EQ(w2, want2) << len << "/" << split;
+      w += w2;
       size_t t = 0;
       uint8_t s2[32], es2[32];
       ASSERT_EQ(d.final(got.data() + w, &t, s2, es2), Error::ok) << len << "/" << split;
