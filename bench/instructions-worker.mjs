@@ -29,4 +29,8 @@ const OPS = {
 };
 const fn = OPS[op];
 if (!fn) throw new Error(`unknown operation ${op}; one of ${Object.keys(OPS).join(', ')}`);
+// Warm-up, the same in both runs: without it the measured calls run partly in V8's interpreter
+// (--predictable keeps compilation on the main thread), which inflates small operations.
+const warm = Number(process.argv[5] ?? 0);
+for (let i = 0; i < warm; i++) fn();
 for (let i = 0; i < n; i++) fn();

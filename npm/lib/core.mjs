@@ -35,10 +35,17 @@ export function makeCore(M) {
     throw new WacoreError(codes[rc] ?? 'ERR_UNKNOWN', messages[rc] ?? `error ${rc}`);
   };
   /** The I/O buffer's address, holding at least n bytes. Take M.HEAPU8 only after this call:
-   * growing the buffer may grow wasm memory, which replaces the heap view. */
+   * growing the buffer may grow wasm memory, which replaces the heap view. The buffer moves only
+   * when a larger size is asked for, so its address is remembered and the module is asked (an
+   * embind call, ~5 k instructions) only when a request is larger than any before. */
+  let ioAt = 0;
+  let ioSize = 0;
   const io = (n) => {
+    if (n <= ioSize) return ioAt;
     const p = M.ioBuffer(n);
     if (p === 0) throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to hold the input');
+    ioAt = p;
+    ioSize = n;
     return p;
   };
   /** Copies src to heap[at] when it fits in max bytes; longer input is not copied, and the core,
