@@ -3,20 +3,12 @@
 // lt-hash.js (with node:crypto's HKDF, as its ./crypto module does) and whatsapp-rust-bridge 0.5.5.
 //   node bench/appstate.mjs [--quick] [--rounds N] [--json]        (needs scripts/setup.sh's third_party/)
 import nodeCrypto from 'node:crypto';
-import { createRequire } from 'node:module';
 import * as bridge from 'whatsapp-rust-bridge';
 import { load } from '../npm/index.mjs';
+import { baileys6LtHash } from '../tests/peers/baileys.mjs';
 import { QUICK, report, run } from './harness.mjs';
 
-const require = createRequire(import.meta.url);
-const cryptoPath = require.resolve('../third_party/baileys-6.17.16/lib/Utils/crypto.js');
-require.cache[cryptoPath] = {
-  id: cryptoPath,
-  filename: cryptoPath,
-  loaded: true,
-  exports: { hkdf: async (buf, len, { salt, info }) => Buffer.from(nodeCrypto.hkdfSync('sha256', buf, salt ?? Buffer.alloc(0), info ?? '', len)) },
-};
-const baileys = require('../third_party/baileys-6.17.16/lib/Utils/lt-hash.js').LT_HASH_ANTI_TAMPERING;
+const baileys = baileys6LtHash();
 
 const N = QUICK ? 16 : 812;
 const macs = Array.from({ length: N }, (_, i) => new Uint8Array(nodeCrypto.createHash('sha256').update(String(i)).digest()));

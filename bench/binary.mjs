@@ -3,16 +3,13 @@
 // interleaved. Decode is measured as "decode and read every tag, attribute and content" (the
 // bridge's lazy nodes are read through and freed); encode starts from plain objects.
 //   node bench/binary.mjs [--quick] [--rounds N] [--json]      (needs scripts/setup.sh's third_party/)
-import { createRequire } from 'node:module';
 import * as bridge from 'whatsapp-rust-bridge';
 import { load } from '../npm/index.mjs';
+import { baileys6Binary, baileys7Binary } from '../tests/peers/baileys.mjs';
 import { report, run } from './harness.mjs';
 
-const require = createRequire(import.meta.url);
-const B6 = '../third_party/baileys-6.17.16/lib/WABinary/';
-const b6 = { ...require(`${B6}encode.js`), ...require(`${B6}decode.js`), constants: require(`${B6}constants.js`) };
-const B7 = '../third_party/baileys-7.0.0-rc14/lib/WABinary/';
-const b7 = { ...(await import(`${B7}encode.js`)), ...(await import(`${B7}decode.js`)), constants: await import(`${B7}constants.js`) };
+const b6 = baileys6Binary();
+const b7 = await baileys7Binary();
 
 const enc300 = Uint8Array.from({ length: 300 }, (_, i) => (i * 7) & 255);
 const NODES = {

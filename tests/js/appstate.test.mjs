@@ -2,23 +2,12 @@
 // whatsapp-rust-bridge 0.5.5 and with Baileys 6.17.16's own lt-hash.js (run with node:crypto's
 // HKDF, which is what its ./crypto module wraps) on random patches.
 import nodeCrypto from 'node:crypto';
-import { createRequire } from 'node:module';
 import * as bridge from 'whatsapp-rust-bridge';
+import { baileys6LtHash } from '../peers/baileys.mjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { errorCode, hex, loadVariant, unhex, VARIANT } from './variant.mjs';
 
-// Baileys' lt-hash.js needs only `hkdf` from its ./crypto module (whose other imports cannot load
-// here); give it that one function, implemented as Baileys does, with node:crypto.
-const require = createRequire(import.meta.url);
-const ltHashPath = require.resolve('../../third_party/baileys-6.17.16/lib/Utils/lt-hash.js');
-const cryptoPath = require.resolve('../../third_party/baileys-6.17.16/lib/Utils/crypto.js');
-require.cache[cryptoPath] = {
-  id: cryptoPath,
-  filename: cryptoPath,
-  loaded: true,
-  exports: { hkdf: async (buf, len, { salt, info }) => Buffer.from(nodeCrypto.hkdfSync('sha256', buf, salt ?? Buffer.alloc(0), info ?? '', len)) },
-};
-const baileysLtHash = require(ltHashPath).LT_HASH_ANTI_TAMPERING;
+const baileysLtHash = baileys6LtHash();
 
 let api;
 beforeAll(async () => {

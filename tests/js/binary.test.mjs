@@ -1,27 +1,15 @@
 // The binary node codec through the JS API: golden bytes, byte parity with Baileys 6.17.16's own
 // encoder (dictionary 2), Baileys 7.0.0-rc14's and whatsapp-rust-bridge 0.5.5's (dictionary 3) over a
 // corpus of realistic stanzas, cross-decoding, JID helpers against Baileys', properties and errors.
-import { createRequire } from 'node:module';
 import { deflateSync } from 'node:zlib';
 import * as bridge from 'whatsapp-rust-bridge';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as ours from '../../npm/index.mjs';
+import { baileys6Binary, baileys7Binary } from '../peers/baileys.mjs';
 import { errorCode, hex, loadVariant, unhex, VARIANT } from './variant.mjs';
 
-const require = createRequire(import.meta.url);
-const B6 = '../../third_party/baileys-6.17.16/lib/WABinary/';
-const baileys6 = {
-  ...require(`${B6}encode.js`),
-  ...require(`${B6}decode.js`),
-  constants: require(`${B6}constants.js`),
-};
-const B7 = '../../third_party/baileys-7.0.0-rc14/lib/WABinary/';
-const baileys7 = {
-  ...(await import(`${B7}encode.js`)),
-  ...(await import(`${B7}decode.js`)),
-  constants: await import(`${B7}constants.js`),
-  jid: await import(`${B7}jid-utils.js`),
-};
+const baileys6 = baileys6Binary();
+const baileys7 = await baileys7Binary();
 
 let api;
 beforeAll(async () => {
