@@ -34,6 +34,12 @@ set(WACORE_LINK_SIZE
 # -O3: measured fastest on curve and hash code (docs/build-flags.md); -Os/-Oz cost 7x on SHA-256.
 set(WACORE_OPT -O3)
 add_compile_options(${WACORE_OPT} -fno-exceptions)
+# The protobuf/JSON parsers catch their library's exceptions (CMakeLists.txt): native wasm
+# exception handling (try_table/throw instructions), no JS glue; the rest of the module has none.
+set(WACORE_EH_FLAGS -fexceptions -fwasm-exceptions)
+if(WACORE_EH_SOURCES)
+  set_source_files_properties(${WACORE_EH_SOURCES} PROPERTIES COMPILE_OPTIONS "${WACORE_EH_FLAGS}")
+endif()
 
 foreach(variant scalar simd)
   set(_simd "")
@@ -53,7 +59,7 @@ foreach(variant scalar simd)
     target_link_options(wacore_${variant} PRIVATE -msimd128)
   endif()
   target_link_options(wacore_${variant} PRIVATE
-    ${WACORE_OPT} ${WACORE_LINK_SHAPE} ${WACORE_LINK_MEMORY} ${WACORE_LINK_SIZE})
+    ${WACORE_OPT} -fwasm-exceptions ${WACORE_LINK_SHAPE} ${WACORE_LINK_MEMORY} ${WACORE_LINK_SIZE})
   set_target_properties(wacore_${variant} PROPERTIES
     OUTPUT_NAME "wacore.${variant}" SUFFIX ".mjs"
     RUNTIME_OUTPUT_DIRECTORY "${WACORE_DIST_DIR}")

@@ -12,7 +12,9 @@ mode="${1:-all}"
 
 # Debian packages. emscripten 3.1.6 + binaryen 108 build the wasm; g++/gtest/valgrind the native tests;
 # dpkg-dev gives `apt-get source`; nlohmann-json reads the Wycheproof files in native tests.
-pkgs=(emscripten binaryen cmake ninja-build g++ pkg-config dpkg-dev)
+# protozero (protobuf) and RapidJSON (libsignal-node's JSON records) are header-only libraries
+# compiled into the core.
+pkgs=(emscripten binaryen cmake ninja-build g++ pkg-config dpkg-dev libprotozero-dev rapidjson-dev)
 # Node >= 20 runs the loader, the tests and the demo; any node on PATH will do (Debian's or another).
 if ! command -v node >/dev/null || ! node -e 'process.exit(+process.versions.node.split(".")[0] >= 20 ? 0 : 1)'; then
   pkgs+=(nodejs npm)
