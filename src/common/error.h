@@ -23,6 +23,15 @@ namespace wacore {
   X(auth_tag, "ERR_AUTH_TAG", "authentication failed")                                            \
   X(data_length, "ERR_DATA_LENGTH", "input length is not valid for this operation")               \
   X(stream_state, "ERR_STREAM_STATE", "the stream was used after it finished or in the wrong order") \
+  X(no_session, "ERR_NO_SESSION", "no session with this address can do that")                     \
+  X(bad_mac, "ERR_BAD_MAC", "message authentication failed: no session matches this message")      \
+  X(duplicate_message, "ERR_DUPLICATE_MESSAGE", "message key already used: a duplicate message")  \
+  X(invalid_prekey_id, "ERR_INVALID_PREKEY_ID", "the message names a pre-key that is not stored")   \
+  X(untrusted_identity, "ERR_UNTRUSTED_IDENTITY", "the identity key is not trusted")              \
+  X(too_far_ahead, "ERR_TOO_FAR_AHEAD", "message is too far ahead of its chain")                   \
+  X(invalid_message, "ERR_INVALID_MESSAGE", "malformed message or unsupported version")            \
+  X(invalid_record, "ERR_INVALID_RECORD", "malformed session record")                              \
+  X(bad_signature, "ERR_BAD_SIGNATURE", "signature verification failed")                           \
   X(binary_truncated, "ERR_BINARY_TRUNCATED", "input ends inside a node")                          \
   X(binary_tag, "ERR_BINARY_TAG", "unknown or misplaced tag byte")                                \
   X(binary_packed, "ERR_BINARY_PACKED", "invalid digit in a packed string")                       \

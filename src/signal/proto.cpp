@@ -1,0 +1,413 @@
+// Signal's protobufs through protozero: WhisperMessage, PreKeyWhisperMessage and the session record.
+//
+// protozero throws on malformed input (truncated field, overlong varint, bad wire type); so does
+// `malformed()` below on a field of the wrong type or size. Every public function here catches and
+// returns an Error, and this file is the only one in src/signal built with exceptions.
+#include <protozero/pbf_reader.hpp>
+#include <protozero/pbf_writer.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <string_view>
+
+#include "signal/session.h"
+
+namespace wacore::signal {
+namespace {
+
+using protozero::pbf_reader;
+using protozero::pbf_wire_type;
+using protozero::pbf_writer;
+
+struct Malformed {};
+
+[[noreturn]] void malformed() { throw Malformed{}; }
+
+void expect(const pbf_reader& r, pbf_wire_type t) {
+  if (r.wire_type() != t) malformed();
+}
+
+uint32_t read_u32(pbf_reader& r) {
+  expect(r, pbf_wire_type::varint);
+  const uint64_t v = r.get_uint64();
+  if (v > UINT32_MAX) malformed();
+  return static_cast<uint32_t>(v);
+}
+
+std::span<const uint8_t> read_bytes(pbf_reader& r) {
+  expect(r, pbf_wire_type::length_delimited);
+  const protozero::data_view v = r.get_view();
+  return {reinterpret_cast<const uint8_t*>(v.data()), v.size()};
+}
+
+template <size_t N>
+void read_fixed(pbf_reader& r, std::array<uint8_t, N>& out) {
+  const auto v = read_bytes(r);
+  if (v.size() != N) malformed();
+  std::memcpy(out.data(), v.data(), N);
+}
+
+// A public key on the wire: 33 bytes with the 0x05 type byte.
+void read_public_key(pbf_reader& r, PublicKey& out) {
+  read_fixed(r, out);
+  if (out[0] != 0x05) malformed();
+}
+
+void add_bytes(pbf_writer& w, uint32_t field, std::span<const uint8_t> b) {
+  w.add_bytes(field, reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+// --- messages ----------------------------------------------------------------------------------------
+
+bool version_ok(uint8_t b) {
+  // libsignal-node's rule: the message's version (high nibble) must be at least 3 and the lowest
+  // version its sender supports (low nibble) at most 3.
+  return (b >> 4) >= kMessageVersion && (b & 0x0F) <= kMessageVersion;
+}
+
+void parse_whisper(std::span<const uint8_t> in, WhisperMessage& out) {
+  if (in.size() < 1 + kMacBytes || !version_ok(in[0])) malformed();
+  const auto proto = in.subspan(1, in.size() - 1 - kMacBytes);
+  pbf_reader r{reinterpret_cast<const char*>(proto.data()), proto.size()};
+  bool key = false, counter = false, ciphertext = false;
+  out.previous_counter = 0;
+  while (r.next()) {
+    switch (r.tag()) {
+      case 1: read_public_key(r, out.ratchet_key); key = true; break;
+      case 2: out.counter = read_u32(r); counter = true; break;
+      case 3: out.previous_counter = read_u32(r); break;
+      case 4: out.ciphertext = read_bytes(r); ciphertext = true; break;
+      default: r.skip();
+    }
+  }
+  if (!key || !counter || !ciphertext) malformed();
+  out.signed_part = in.first(in.size() - kMacBytes);
+  out.mac = in.last(kMacBytes);
+}
+
+void parse_prekey(std::span<const uint8_t> in, PreKeyMessage& out) {
+  if (in.size() < 1 || !version_ok(in[0])) malformed();
+  const auto proto = in.subspan(1);
+  pbf_reader r{reinterpret_cast<const char*>(proto.data()), proto.size()};
+  bool base = false, identity = false, message = false, signed_id = false;
+  out = PreKeyMessage{};
+  while (r.next()) {
+    switch (r.tag()) {
+      case 1: out.prekey_id = read_u32(r); out.has_prekey_id = true; break;
+      case 2: read_public_key(r, out.base_key); base = true; break;
+      case 3: read_public_key(r, out.identity_key); identity = true; break;
+      case 4: out.message = read_bytes(r); message = true; break;
+      case 5: out.registration_id = read_u32(r); out.has_registration_id = true; break;
+      case 6: out.signed_prekey_id = read_u32(r); signed_id = true; break;
+      default: r.skip();
+    }
+  }
+  if (!base || !identity || !message || !signed_id) malformed();
+}
+
+// --- records -----------------------------------------------------------------------------------------
+// SessionStructure fields (libsignal's storage.proto) and ours beyond them.
+enum : uint32_t {
+  kSessionVersion = 1,
+  kRemoteIdentity = 3,
+  kRootKey = 4,
+  kPreviousCounter = 5,
+  kSenderChain = 6,
+  kReceiverChains = 7,
+  kPendingPreKey = 9,
+  kRemoteRegistrationId = 10,
+  kAliceBaseKey = 13,
+  // libsignal-node state with no libsignal field:
+  kLastRemoteRatchet = 100,
+  kClosed = 101,           // sint64
+  kUsed = 102,             // int64
+  kCreated = 103,          // int64
+  kBaseKeyOurs = 104,      // bool
+  kPreviousCounterNegative = 105,  // sint64, only when previous_counter < 0
+};
+enum : uint32_t { kChainRatchetKey = 1, kChainRatchetPrivate = 2, kChainKey = 3, kChainMessageKeys = 4 };
+enum : uint32_t { kChainKeyIndex = 1, kChainKeyKey = 2 };
+enum : uint32_t { kMkIndex = 1, kMkCipher = 2, kMkMac = 3, kMkIv = 4, kMkSeed = 5 };
+enum : uint32_t { kPendingPreKeyId = 1, kPendingBaseKey = 2, kPendingSignedId = 3 };
+
+void write_chain(pbf_writer& w, uint32_t field, const Chain& c, const Key32* priv) {
+  pbf_writer cw{w, field};
+  add_bytes(cw, kChainRatchetKey, c.ratchet_key);
+  if (priv != nullptr) add_bytes(cw, kChainRatchetPrivate, *priv);
+  {
+    pbf_writer kw{cw, kChainKey};
+    kw.add_uint32(kChainKeyIndex, static_cast<uint32_t>(c.counter + 1));
+    if (c.has_key) add_bytes(kw, kChainKeyKey, c.key);
+  }
+  for (const MessageKey& mk : c.skipped) {
+    pbf_writer mw{cw, kChainMessageKeys};
+    mw.add_uint32(kMkIndex, mk.index);
+    if (mk.has_seed) {
+      add_bytes(mw, kMkSeed, mk.seed);
+    } else {
+      add_bytes(mw, kMkCipher, mk.cipher_key);
+      add_bytes(mw, kMkMac, mk.mac_key);
+      add_bytes(mw, kMkIv, mk.iv);
+    }
+  }
+}
+
+void write_session(pbf_writer& w, uint32_t field, const Session& s) {
+  pbf_writer sw{w, field};
+  sw.add_uint32(kSessionVersion, kMessageVersion);
+  add_bytes(sw, kRemoteIdentity, s.remote_identity);
+  add_bytes(sw, kRootKey, s.root_key);
+  if (s.previous_counter >= 0) sw.add_uint32(kPreviousCounter, static_cast<uint32_t>(s.previous_counter));
+  if (s.has_sender) {
+    write_chain(sw, kSenderChain, s.sender, &s.ratchet.priv);
+  } else {
+    // No sending chain yet (a responder before its first reply): the ratchet key pair alone.
+    pbf_writer cw{sw, kSenderChain};
+    add_bytes(cw, kChainRatchetKey, s.ratchet.pub);
+    add_bytes(cw, kChainRatchetPrivate, s.ratchet.priv);
+  }
+  for (const Chain& c : s.receivers) write_chain(sw, kReceiverChains, c, nullptr);
+  if (s.has_pending) {
+    pbf_writer pw{sw, kPendingPreKey};
+    if (s.pending.has_prekey_id) pw.add_uint32(kPendingPreKeyId, s.pending.prekey_id);
+    add_bytes(pw, kPendingBaseKey, s.pending.base_key);
+    pw.add_int32(kPendingSignedId, static_cast<int32_t>(s.pending.signed_prekey_id));
+  }
+  if (s.has_registration_id) sw.add_uint32(kRemoteRegistrationId, s.registration_id);
+  add_bytes(sw, kAliceBaseKey, s.base_key);
+  add_bytes(sw, kLastRemoteRatchet, s.last_remote_ratchet);
+  sw.add_sint64(kClosed, s.closed);
+  sw.add_int64(kUsed, s.used);
+  sw.add_int64(kCreated, s.created);
+  sw.add_bool(kBaseKeyOurs, s.base_key_ours);
+  if (s.previous_counter < 0) sw.add_sint64(kPreviousCounterNegative, s.previous_counter);
+}
+
+void read_message_key(pbf_reader r, MessageKey& mk) {
+  bool index = false, seed = false, cipher = false, mac = false, iv = false;
+  while (r.next()) {
+    switch (r.tag()) {
+      case kMkIndex: mk.index = read_u32(r); index = true; break;
+      case kMkCipher: read_fixed(r, mk.cipher_key); cipher = true; break;
+      case kMkMac: read_fixed(r, mk.mac_key); mac = true; break;
+      case kMkIv: read_fixed(r, mk.iv); iv = true; break;
+      case kMkSeed: read_fixed(r, mk.seed); seed = true; break;
+      default: r.skip();
+    }
+  }
+  mk.has_seed = seed;
+  if (!index || (!seed && !(cipher && mac && iv))) malformed();
+}
+
+// Reads a Chain; `priv` (sender chain only) receives the ratchet private key. Returns whether the
+// chain has a chain key (a sender entry without one holds only the ratchet key pair).
+bool read_chain(pbf_reader r, Chain& c, Key32* priv, bool& has_priv) {
+  bool key = false, has_chain_key = false;
+  has_priv = false;
+  while (r.next()) {
+    switch (r.tag()) {
+      case kChainRatchetKey: read_public_key(r, c.ratchet_key); key = true; break;
+      case kChainRatchetPrivate:
+        if (priv == nullptr) malformed();
+        read_fixed(r, *priv);
+        has_priv = true;
+        break;
+      case kChainKey: {
+        expect(r, pbf_wire_type::length_delimited);
+        pbf_reader k = r.get_message();
+        has_chain_key = true;
+        uint32_t index = 0;
+        while (k.next()) {
+          switch (k.tag()) {
+            case kChainKeyIndex: index = read_u32(k); break;
+            case kChainKeyKey: read_fixed(k, c.key); c.has_key = true; break;
+            default: k.skip();
+          }
+        }
+        c.counter = static_cast<int64_t>(index) - 1;
+        break;
+      }
+      case kChainMessageKeys: {
+        expect(r, pbf_wire_type::length_delimited);
+        read_message_key(r.get_message(), c.skipped.emplace_back());
+        break;
+      }
+      default: r.skip();
+    }
+  }
+  if (!key) malformed();
+  std::sort(c.skipped.begin(), c.skipped.end(),
+            [](const MessageKey& a, const MessageKey& b) { return a.index < b.index; });
+  if (c.skipped.size() > kMaxSkippedKeysPerChain) {  // the newest are kept
+    c.skipped.erase(c.skipped.begin(),
+                    c.skipped.begin() + static_cast<ptrdiff_t>(c.skipped.size() - kMaxSkippedKeysPerChain));
+  }
+  return has_chain_key;
+}
+
+void read_session(pbf_reader r, Session& s) {
+  bool identity = false, root = false, base = false, sender = false, last_remote = false;
+  while (r.next()) {
+    switch (r.tag()) {
+      case kSessionVersion:
+        if (read_u32(r) != kMessageVersion) malformed();
+        break;
+      case kRemoteIdentity: read_public_key(r, s.remote_identity); identity = true; break;
+      case kRootKey: read_fixed(r, s.root_key); root = true; break;
+      case kPreviousCounter: s.previous_counter = read_u32(r); break;
+      case kSenderChain: {
+        expect(r, pbf_wire_type::length_delimited);
+        bool has_priv = false;
+        Chain c;
+        s.has_sender = read_chain(r.get_message(), c, &s.ratchet.priv, has_priv);
+        if (!has_priv) malformed();
+        s.ratchet.pub = c.ratchet_key;
+        if (s.has_sender) s.sender = std::move(c);
+        sender = true;
+        break;
+      }
+      case kReceiverChains: {
+        expect(r, pbf_wire_type::length_delimited);
+        bool has_priv = false;
+        Chain& c = s.receivers.emplace_back();
+        if (!read_chain(r.get_message(), c, nullptr, has_priv)) malformed();
+        break;
+      }
+      case kPendingPreKey: {
+        expect(r, pbf_wire_type::length_delimited);
+        pbf_reader p = r.get_message();
+        bool pbase = false;
+        while (p.next()) {
+          switch (p.tag()) {
+            case kPendingPreKeyId: s.pending.prekey_id = read_u32(p); s.pending.has_prekey_id = true; break;
+            case kPendingBaseKey: read_public_key(p, s.pending.base_key); pbase = true; break;
+            case kPendingSignedId: s.pending.signed_prekey_id = read_u32(p); break;
+            default: p.skip();
+          }
+        }
+        if (!pbase) malformed();
+        s.has_pending = true;
+        break;
+      }
+      case kRemoteRegistrationId:
+        s.registration_id = read_u32(r);
+        s.has_registration_id = true;
+        break;
+      case kAliceBaseKey: read_public_key(r, s.base_key); base = true; break;
+      case kLastRemoteRatchet: read_public_key(r, s.last_remote_ratchet); last_remote = true; break;
+      case kClosed: expect(r, pbf_wire_type::varint); s.closed = r.get_sint64(); break;
+      case kUsed: expect(r, pbf_wire_type::varint); s.used = r.get_int64(); break;
+      case kCreated: expect(r, pbf_wire_type::varint); s.created = r.get_int64(); break;
+      case kBaseKeyOurs: expect(r, pbf_wire_type::varint); s.base_key_ours = r.get_bool(); break;
+      case kPreviousCounterNegative: expect(r, pbf_wire_type::varint); s.previous_counter = r.get_sint64(); break;
+      default: r.skip();
+    }
+  }
+  if (!identity || !root || !base || !sender) malformed();
+  if (s.receivers.size() > kMaxReceiverChains) {  // the newest are kept
+    s.receivers.erase(s.receivers.begin(),
+                      s.receivers.begin() + static_cast<ptrdiff_t>(s.receivers.size() - kMaxReceiverChains));
+  }
+  if (!last_remote) {
+    // A record from libsignal: the newest receiving chain's key is the last remote ratchet key.
+    if (s.receivers.empty()) malformed();
+    s.last_remote_ratchet = s.receivers.back().ratchet_key;
+  }
+  if (s.closed < -1) malformed();
+}
+
+}  // namespace
+
+Error parse_whisper_message(std::span<const uint8_t> in, WhisperMessage& out) noexcept {
+  try {
+    parse_whisper(in, out);
+    return Error::ok;
+  } catch (...) {
+    return Error::invalid_message;
+  }
+}
+
+Error parse_prekey_message(std::span<const uint8_t> in, PreKeyMessage& out) noexcept {
+  try {
+    parse_prekey(in, out);
+    return Error::ok;
+  } catch (...) {
+    return Error::invalid_message;
+  }
+}
+
+Error encode_whisper(const PublicKey& ratchet_key, uint32_t counter, uint32_t previous_counter,
+                     std::span<const uint8_t> ciphertext, std::vector<uint8_t>& out) noexcept {
+  try {
+    std::string buf(1, static_cast<char>(kVersionByte));
+    pbf_writer w{buf};
+    add_bytes(w, 1, ratchet_key);
+    w.add_uint32(2, counter);
+    w.add_uint32(3, previous_counter);
+    add_bytes(w, 4, ciphertext);
+    out.assign(buf.begin(), buf.end());
+    return Error::ok;
+  } catch (...) {
+    return Error::out_of_memory;
+  }
+}
+
+Error encode_prekey(const PendingPreKey& pending, const PublicKey& identity, uint32_t registration_id,
+                    std::span<const uint8_t> whisper, std::vector<uint8_t>& out) noexcept {
+  try {
+    std::string buf(1, static_cast<char>(kVersionByte));
+    pbf_writer w{buf};
+    // libsignal-node writes preKeyId only when it is set and non-zero.
+    if (pending.has_prekey_id && pending.prekey_id != 0) w.add_uint32(1, pending.prekey_id);
+    add_bytes(w, 2, pending.base_key);
+    add_bytes(w, 3, identity);
+    add_bytes(w, 4, whisper);
+    w.add_uint32(5, registration_id);
+    w.add_uint32(6, pending.signed_prekey_id);
+    out.assign(buf.begin(), buf.end());
+    return Error::ok;
+  } catch (...) {
+    return Error::out_of_memory;
+  }
+}
+
+Error parse_record(std::span<const uint8_t> in, Record& out) noexcept {
+  try {
+    Record rec;
+    pbf_reader r{reinterpret_cast<const char*>(in.data()), in.size()};
+    size_t open = 0;
+    while (r.next()) {
+      if (r.tag() != 1 && r.tag() != 2) {
+        r.skip();
+        continue;
+      }
+      expect(r, pbf_wire_type::length_delimited);
+      if (rec.sessions.size() > kMaxArchivedSessions + 1) malformed();
+      Session& s = rec.sessions.emplace_back();
+      read_session(r.get_message(), s);
+      // Only the current session (field 1) may be open; libsignal's previous sessions are closed.
+      if (r.tag() == 2 && s.open()) s.closed = 0;
+      if (s.open() && ++open > 1) malformed();
+    }
+    out = std::move(rec);
+    return Error::ok;
+  } catch (const std::bad_alloc&) {
+    return Error::out_of_memory;
+  } catch (...) {
+    return Error::invalid_record;
+  }
+}
+
+Error serialize_record(const Record& record, std::string& out) noexcept {
+  try {
+    out.clear();
+    pbf_writer w{out};
+    for (const Session& s : record.sessions) write_session(w, s.open() ? 1 : 2, s);
+    return Error::ok;
+  } catch (...) {
+    return Error::out_of_memory;
+  }
+}
+
+}  // namespace wacore::signal
