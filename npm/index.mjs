@@ -12,8 +12,17 @@ import { makeCrypto } from './lib/crypto.mjs';
 import { makeCurve } from './lib/curve.mjs';
 import * as jid from './lib/jid.mjs';
 import { makeMedia } from './lib/media.mjs';
+import { makeSignal } from './lib/signal.mjs';
 
 export { WacoreError };
+export {
+  MessageCounterError,
+  PreKeyError,
+  ProtocolAddress,
+  SessionError,
+  SignalError,
+  UntrustedIdentityKeyError,
+} from './lib/signal.mjs';
 // The JID helpers are plain string functions: usable before load() too.
 export * from './lib/jid.mjs';
 
@@ -151,14 +160,16 @@ function makeApi(M, nodeCrypto) {
   /** Wasm memory in use: the linear memory's size (it never shrinks) and bytes held by malloc. */
   const memoryStats = () => ({ wasmMemoryBytes: M.HEAPU8.buffer.byteLength, heapInUseBytes: M.heapInUse() });
   const crypto = makeCrypto(core);
+  const curve = makeCurve(core);
   return Object.freeze({
     variant: M.variant,
     WacoreError,
-    ...makeCurve(core),
+    ...curve,
     ...crypto,
     ...makeMedia(core, crypto),
     ...makeBinary(core),
     ...makeAppState(core),
+    ...makeSignal(core, curve),
     ...jid,
     memoryStats,
   });

@@ -353,6 +353,10 @@ void message_keys(const Key32& seed, Key32& cipher_key, Key32& mac_key, std::arr
   sodium_memzero(okm, sizeof okm);
 }
 
+void wipe_record(Record& record) noexcept {
+  for (Session& s : record.sessions) wipe(s);
+}
+
 const Session* open_session(const Record& record) noexcept {
   for (const Session& s : record.sessions)
     if (s.open()) return &s;

@@ -1,0 +1,276 @@
+// embind glue for Signal 1:1 sessions (src/signal/session.h): marshalling only.
+//
+// Inputs are offsets into the module's I/O buffer (see wacore_bindings.cpp). Each call parses the
+// record it is given (binary RecordStructure; empty = no sessions), runs one functional operation,
+// and on success writes its results into one output buffer that the JS side reads through
+// signalOut() (address and length) and then wipes; on error nothing is written and the caller's
+// record is untouched by construction. The output buffer is reused, so steady-state calls do not
+// grow memory.
+#include <emscripten/bind.h>
+#include <sodium.h>
+
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "signal/session.h"
+
+namespace {
+
+using wacore::Error;
+namespace sig = wacore::signal;
+
+template <typename T = uint8_t>
+T* at(uintptr_t p) {
+  return reinterpret_cast<T*>(p);
+}
+std::span<const uint8_t> bytes(uintptr_t p, size_t n) { return {at(p), n}; }
+int rc(Error e) { return static_cast<int>(e); }
+
+// The output of the last successful call: `view` is what JS reads (address, length).
+std::vector<uint8_t> g_out;
+struct {
+  uint32_t ptr;
+  uint32_t len;
+} g_view;
+
+void out_reset() {
+  if (!g_out.empty()) sodium_memzero(g_out.data(), g_out.size());
+  g_out.clear();
+}
+void out_u8(uint8_t v) { g_out.push_back(v); }
+void out_u32(uint32_t v) {
+  for (int i = 0; i < 4; i++) g_out.push_back(static_cast<uint8_t>(v >> (8 * i)));  // little-endian
+}
+void out_bytes(std::span<const uint8_t> b) { g_out.insert(g_out.end(), b.begin(), b.end()); }
+// A length-prefixed field.
+void out_field(std::span<const uint8_t> b) {
+  out_u32(static_cast<uint32_t>(b.size()));
+  out_bytes(b);
+}
+int out_done() {
+  g_view.ptr = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(g_out.data()));
+  g_view.len = static_cast<uint32_t>(g_out.size());
+  return 0;
+}
+
+// Reads the record and wipes the parsed copy when the call ends.
+struct ParsedRecord {
+  sig::Record record;
+  Error error;
+  ParsedRecord(uintptr_t p, size_t n) : error(sig::parse_record(bytes(p, n), record)) {}
+  ~ParsedRecord() { sig::wipe_record(record); }
+};
+
+// Appends the serialized record as the last field.
+int out_record(const sig::Record& r) {
+  std::string bin;
+  if (Error e = sig::serialize_record(r, bin); e != Error::ok) return rc(e);
+  out_field({reinterpret_cast<const uint8_t*>(bin.data()), bin.size()});
+  sodium_memzero(bin.data(), bin.size());
+  return out_done();
+}
+
+// Key pairs travel as pub (33) then priv (32).
+sig::KeyPair key_pair(uintptr_t p) {
+  sig::KeyPair kp;
+  std::memcpy(kp.pub.data(), at(p), 33);
+  std::memcpy(kp.priv.data(), at(p + 33), 32);
+  return kp;
+}
+sig::PublicKey public_key(uintptr_t p) {
+  sig::PublicKey k;
+  std::memcpy(k.data(), at(p), 33);
+  return k;
+}
+uint32_t u32(uintptr_t p) {
+  uint32_t v;
+  std::memcpy(&v, at(p), 4);
+  return v;
+}
+int64_t ms(double now) { return static_cast<int64_t>(now); }
+
+int record_from_json(uintptr_t json, size_t len) {
+  out_reset();
+  sig::Record r;
+  Error e = sig::record_from_json({at<const char>(json), len}, r);
+  if (e != Error::ok) return rc(e);
+  return out_record(r);
+}
+
+int record_to_json(uintptr_t rec, size_t len) {
+  out_reset();
+  ParsedRecord pr(rec, len);
+  if (pr.error != Error::ok) return rc(pr.error);
+  std::string json;
+  if (Error e = sig::record_to_json(pr.record, json); e != Error::ok) return rc(e);
+  out_bytes({reinterpret_cast<const uint8_t*>(json.data()), json.size()});
+  sodium_memzero(json.data(), json.size());
+  return out_done();
+}
+
+// Output: has_open u8, has_registration u8, registration u32, remote identity 33, session count u32,
+// then the base keys (33 each) of the sessions, in record order.
+int record_info(uintptr_t rec, size_t len) {
+  out_reset();
+  ParsedRecord pr(rec, len);
+  if (pr.error != Error::ok) return rc(pr.error);
+  const sig::Session* open = sig::open_session(pr.record);
+  out_u8(open != nullptr);
+  out_u8(open != nullptr && open->has_registration_id);
+  out_u32(open != nullptr ? open->registration_id : 0);
+  sig::PublicKey none{};
+  out_bytes(open != nullptr ? open->remote_identity : none);
+  out_u32(static_cast<uint32_t>(pr.record.sessions.size()));
+  for (const sig::Session& s : pr.record.sessions) out_bytes(s.base_key);
+  return out_done();
+}
+
+int close_open_session(uintptr_t rec, size_t len, double now) {
+  out_reset();
+  ParsedRecord pr(rec, len);
+  if (pr.error != Error::ok) return rc(pr.error);
+  sig::close_open_session(pr.record, ms(now));
+  return out_record(pr.record);
+}
+
+// bundle: registration u32, identity 33, signed id u32, signed key 33, signature 64, has prekey u8,
+// prekey id u32, prekey 33 (175 bytes). Output: the record.
+int init_outgoing(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t bundle, double now) {
+  out_reset();
+  ParsedRecord pr(rec, len);
+  if (pr.error != Error::ok) return rc(pr.error);
+  sig::PreKeyBundle b;
+  b.registration_id = u32(bundle);
+  b.identity = public_key(bundle + 4);
+  b.signed_prekey_id = u32(bundle + 37);
+  b.signed_prekey = public_key(bundle + 41);
+  std::memcpy(b.signature.data(), at(bundle + 74), 64);
+  b.has_prekey = *at(bundle + 138) != 0;
+  b.prekey_id = u32(bundle + 139);
+  b.prekey = public_key(bundle + 143);
+  sig::KeyPair id = key_pair(identity);
+  const Error e = sig::init_outgoing(pr.record, id, b, ms(now));
+  sodium_memzero(id.priv.data(), 32);
+  if (e != Error::ok) return rc(e);
+  return out_record(pr.record);
+}
+
+// Output: type u8, has registration u8, registration u32, remote identity 33, body (field), record.
+int encrypt(uintptr_t rec, size_t len, uintptr_t identity_pub, uint32_t our_registration, uintptr_t pt,
+            size_t pt_len) {
+  out_reset();
+  ParsedRecord pr(rec, len);
+  if (pr.error != Error::ok) return rc(pr.error);
+  sig::EncryptResult r;
+  if (Error e = sig::encrypt(pr.record, public_key(identity_pub), our_registration, bytes(pt, pt_len), r);
+      e != Error::ok) {
+    return rc(e);
+  }
+  out_u8(static_cast<uint8_t>(r.type));
+  out_u8(r.has_registration_id);
+  out_u32(r.registration_id);
+  out_bytes(r.remote_identity);
+  out_field(r.body);
+  return out_record(pr.record);
+}
+
+// Output: remote identity 33, prekey used u8, plaintext (field), record.
+int finish_decrypt(const sig::DecryptResult& r, const sig::Record& record) {
+  out_bytes(r.remote_identity);
+  out_u8(r.prekey_used);
+  out_field(r.plaintext);
+  return out_record(record);
+}
+
+int decrypt_whisper(uintptr_t rec, size_t len, uintptr_t identity_pub, uintptr_t msg, size_t msg_len, double now) {
+  out_reset();
+  ParsedRecord pr(rec, len);
+  if (pr.error != Error::ok) return rc(pr.error);
+  sig::DecryptResult r;
+  const Error e = sig::decrypt_whisper(pr.record, public_key(identity_pub), bytes(msg, msg_len), ms(now), r);
+  const int result = e != Error::ok ? rc(e) : finish_decrypt(r, pr.record);
+  sodium_memzero(r.plaintext.data(), r.plaintext.size());
+  return result;
+}
+
+// Key pairs for the pre-keys: nullptr when the flag is 0.
+int decrypt_prekey(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t msg, size_t msg_len, uintptr_t spk,
+                   int has_spk, uintptr_t opk, int has_opk, double now) {
+  out_reset();
+  ParsedRecord pr(rec, len);
+  if (pr.error != Error::ok) return rc(pr.error);
+  sig::KeyPair id = key_pair(identity);
+  sig::KeyPair s = has_spk ? key_pair(spk) : sig::KeyPair{};
+  sig::KeyPair o = has_opk ? key_pair(opk) : sig::KeyPair{};
+  sig::DecryptResult r;
+  const Error e = sig::decrypt_prekey(pr.record, id, bytes(msg, msg_len), has_spk ? &s : nullptr,
+                                      has_opk ? &o : nullptr, ms(now), r);
+  for (auto* kp : {&id, &s, &o}) sodium_memzero(kp->priv.data(), 32);
+  const int result = e != Error::ok ? rc(e) : finish_decrypt(r, pr.record);
+  sodium_memzero(r.plaintext.data(), r.plaintext.size());
+  return result;
+}
+
+// SessionBuilder.initIncoming alone. Output: created u8, record.
+int init_incoming(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t msg, size_t msg_len, uintptr_t spk,
+                  int has_spk, uintptr_t opk, int has_opk, double now) {
+  out_reset();
+  ParsedRecord pr(rec, len);
+  if (pr.error != Error::ok) return rc(pr.error);
+  sig::PreKeyMessage pm;
+  if (Error e = sig::parse_prekey_message(bytes(msg, msg_len), pm); e != Error::ok) return rc(e);
+  sig::KeyPair id = key_pair(identity);
+  sig::KeyPair s = has_spk ? key_pair(spk) : sig::KeyPair{};
+  sig::KeyPair o = has_opk ? key_pair(opk) : sig::KeyPair{};
+  bool created = false;
+  const Error e = sig::init_incoming(pr.record, id, pm, has_spk ? &s : nullptr, has_opk ? &o : nullptr, ms(now),
+                                     created);
+  for (auto* kp : {&id, &s, &o}) sodium_memzero(kp->priv.data(), 32);
+  if (e != Error::ok) return rc(e);
+  out_u8(created);
+  return out_record(pr.record);
+}
+
+// Parses a PreKeyWhisperMessage. Output: has prekey id u8, prekey id u32, signed id u32,
+// has registration u8, registration u32, base key 33, identity 33, has session u8 (the record
+// already holds the session this message starts), inner message (field).
+int prekey_info(uintptr_t rec, size_t len, uintptr_t msg, size_t msg_len) {
+  out_reset();
+  ParsedRecord pr(rec, len);
+  if (pr.error != Error::ok) return rc(pr.error);
+  sig::PreKeyMessage pm;
+  if (Error e = sig::parse_prekey_message(bytes(msg, msg_len), pm); e != Error::ok) return rc(e);
+  out_u8(pm.has_prekey_id);
+  out_u32(pm.prekey_id);
+  out_u32(pm.signed_prekey_id);
+  out_u8(pm.has_registration_id);
+  out_u32(pm.registration_id);
+  out_bytes(pm.base_key);
+  out_bytes(pm.identity_key);
+  out_u8(sig::has_incoming_session(pr.record, pm.base_key));
+  out_field(pm.message);
+  return out_done();
+}
+
+uintptr_t signal_out() { return reinterpret_cast<uintptr_t>(&g_view); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(wacore_signal) {
+  using emscripten::function;
+  function("signalOut", &signal_out);
+  function("signalRecordFromJson", &record_from_json);
+  function("signalRecordToJson", &record_to_json);
+  function("signalRecordInfo", &record_info);
+  function("signalCloseOpenSession", &close_open_session);
+  function("signalInitOutgoing", &init_outgoing);
+  function("signalInitIncoming", &init_incoming);
+  function("signalEncrypt", &encrypt);
+  function("signalDecryptWhisper", &decrypt_whisper);
+  function("signalDecryptPreKey", &decrypt_prekey);
+  function("signalPreKeyInfo", &prekey_info);
+}

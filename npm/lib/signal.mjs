@@ -1,0 +1,665 @@
+// Signal 1:1 sessions with libsignal-node's API: ProtocolAddress, SessionBuilder, SessionCipher,
+// SessionRecord, keyhelper and its error classes, over the wasm core in src/signal/.
+//
+// Two layers:
+//  - `signalSessions`: synchronous, functional operations on record bytes (libsignal's
+//    RecordStructure protobuf). Each returns the new record next to its result, or throws and
+//    leaves nothing changed: the caller decides what to store.
+//  - The libsignal-node classes: the same operations against a libsignal-node storage object
+//    (sync or Promise-returning methods), serialised per address like libsignal-node's queue. Each
+//    operation reads what it needs from the store, computes, and writes once, after success.
+//
+// A SessionRecord is plain JS (it holds record bytes, not wasm memory): nothing to free.
+import { asBytes, WacoreError } from './core.mjs';
+
+const PUB = 33;
+const PRIV = 32;
+
+/** Base class of the Signal errors; `code` says which failure it is. */
+export class SignalError extends WacoreError {
+  constructor(code, message, options) {
+    super(code, message, options);
+    this.name = 'SignalError';
+  }
+}
+/** No session, no open session, no matching session (Bad MAC), too far ahead, malformed message. */
+export class SessionError extends SignalError {
+  constructor(code, message, options) {
+    super(code, message, options);
+    this.name = 'SessionError';
+  }
+}
+/** The message's key was already used: a duplicate (code ERR_DUPLICATE_MESSAGE). */
+export class MessageCounterError extends SessionError {
+  constructor(code, message, options) {
+    super(code, message, options);
+    this.name = 'MessageCounterError';
+  }
+}
+/** The message names a pre-key or signed pre-key the store does not hold (ERR_INVALID_PREKEY_ID). */
+export class PreKeyError extends SessionError {
+  constructor(code, message, options) {
+    super(code, message, options);
+    this.name = 'PreKeyError';
+  }
+}
+/** The store does not trust this identity key (ERR_UNTRUSTED_IDENTITY); `addr`, `identityKey`. */
+export class UntrustedIdentityKeyError extends SignalError {
+  constructor(addr, identityKey) {
+    super('ERR_UNTRUSTED_IDENTITY', `Untrusted identity key for ${addr}`);
+    this.name = 'UntrustedIdentityKeyError';
+    this.addr = addr;
+    this.identityKey = identityKey;
+  }
+}
+
+// Messages keep libsignal-node's wording where it has one (callers match on it).
+const SIGNAL_ERRORS = {
+  ERR_NO_SESSION: [SessionError, 'No open session'],
+  ERR_BAD_MAC: [SessionError, 'Bad MAC: no matching sessions found for message'],
+  ERR_DUPLICATE_MESSAGE: [MessageCounterError, 'Key used already or never filled'],
+  ERR_INVALID_PREKEY_ID: [PreKeyError, 'Invalid PreKey ID'],
+  ERR_TOO_FAR_AHEAD: [SessionError, 'Over 25000 messages into the future!'],
+  ERR_INVALID_MESSAGE: [SessionError, 'Invalid message: malformed or unsupported version'],
+  ERR_INVALID_RECORD: [SessionError, 'Invalid session record'],
+  ERR_BAD_SIGNATURE: [SessionError, 'Invalid signed pre-key signature'],
+};
+
+/** libsignal-node's ProtocolAddress: `${id}.${deviceId}`. */
+export class ProtocolAddress {
+  static from(encodedAddress) {
+    if (typeof encodedAddress !== 'string' || !/.*\.\d+/.test(encodedAddress)) {
+      throw new Error('Invalid address encoding');
+    }
+    const parts = encodedAddress.split('.');
+    return new this(parts[0], parseInt(parts[1], 10));
+  }
+
+  constructor(id, deviceId) {
+    if (typeof id !== 'string') throw new TypeError('id required for addr');
+    if (id.indexOf('.') !== -1) throw new TypeError('encoded addr detected');
+    if (typeof deviceId !== 'number') throw new TypeError('number required for deviceId');
+    this.id = id;
+    this.deviceId = deviceId;
+  }
+
+  toString() {
+    return `${this.id}.${this.deviceId}`;
+  }
+
+  is(other) {
+    return other instanceof ProtocolAddress && other.id === this.id && other.deviceId === this.deviceId;
+  }
+}
+
+// One queue per address, shared by every builder and cipher: operations on one address run one at
+// a time, in call order (libsignal-node's queue_job).
+const queues = new Map();
+function queueJob(key, job) {
+  const run = (queues.get(key) ?? Promise.resolve()).then(job);
+  const tail = run.then(
+    () => {},
+    () => {},
+  );
+  queues.set(key, tail);
+  tail.then(() => {
+    if (queues.get(key) === tail) queues.delete(key);
+  });
+  return run;
+}
+
+const HAS_BUFFER = typeof Buffer === 'function';
+/** Outputs are Buffers in Node (as libsignal-node returns), Uint8Arrays elsewhere. */
+const output = (u8) => (HAS_BUFFER ? Buffer.from(u8.buffer, u8.byteOffset, u8.length) : u8);
+
+const utf8 = new TextDecoder();
+const utf8Encoder = new TextEncoder();
+
+export function makeSignal({ M, fail, io, wipe }, curve) {
+  const view = M.signalOut() >> 2;
+  const raise = (rc) => {
+    try {
+      fail(rc);
+    } catch (e) {
+      const mapped = SIGNAL_ERRORS[e.code];
+      if (mapped === undefined) throw e;
+      throw new mapped[0](e.code, mapped[1]);
+    }
+  };
+
+  /** A 33-byte public key from 33 (0x05-prefixed) or 32 bytes, as stores hold either. */
+  const pub33 = (key, name) => {
+    const k = asBytes(key, name);
+    if (k.length === PUB) return k;
+    if (k.length === PUB - 1) {
+      const out = new Uint8Array(PUB);
+      out[0] = 5;
+      out.set(k, 1);
+      return out;
+    }
+    throw new WacoreError('ERR_KEY_LENGTH', `${name} must be 33 bytes (or 32 without the type byte)`);
+  };
+  /** A key pair as { pub: 33 bytes, priv: 32 bytes }; the public key is derived when absent. */
+  const pair = (kp, name) => {
+    if (kp == null || typeof kp !== 'object') throw new WacoreError('ERR_TYPE', `${name} must be a key pair`);
+    const priv = asBytes(kp.privKey, `${name}.privKey`);
+    if (priv.length !== PRIV) throw new WacoreError('ERR_KEY_LENGTH', `${name}.privKey must be 32 bytes`);
+    const pub = kp.pubKey == null ? curve.getPublicFromPrivateKey(priv) : pub33(kp.pubKey, `${name}.pubKey`);
+    return { pub, priv };
+  };
+  const now = (t) => (t === undefined ? Date.now() : t);
+
+  // Runs one core call with inputs laid out in the I/O buffer; returns the output bytes (a copy),
+  // then wipes both the inputs and the output buffer.
+  function call(size, write, invoke) {
+    const p = io(size);
+    try {
+      write(M.HEAPU8, p);
+      const rc = invoke(p);
+      if (rc !== 0) raise(rc);
+      const ptr = M.HEAPU32[view] >>> 0;
+      const len = M.HEAPU32[view + 1] >>> 0;
+      const out = M.HEAPU8.slice(ptr, ptr + len);
+      M.HEAPU8.fill(0, ptr, ptr + len);
+      return out;
+    } finally {
+      wipe(p, size);
+    }
+  }
+
+  // Reads the output layouts of bindings/signal_bindings.cpp.
+  class Reader {
+    constructor(bytes) {
+      this.b = bytes;
+      this.d = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      this.o = 0;
+    }
+    u8() {
+      return this.b[this.o++];
+    }
+    u32() {
+      const v = this.d.getUint32(this.o, true);
+      this.o += 4;
+      return v;
+    }
+    bytes(n) {
+      const v = this.b.subarray(this.o, this.o + n);
+      this.o += n;
+      return v;
+    }
+    field() {
+      return this.bytes(this.u32());
+    }
+  }
+
+  const EMPTY = new Uint8Array(0);
+  const recordBytes = (r) => (r == null ? EMPTY : asBytes(r, 'record'));
+
+  // --- the functional layer -------------------------------------------------------------------------
+
+  function recordFromJson(json) {
+    const text = utf8Encoder.encode(typeof json === 'string' ? json : JSON.stringify(json));
+    return call(text.length, (h, p) => h.set(text, p), (p) => M.signalRecordFromJson(p, text.length)).subarray(4);
+  }
+
+  function recordToJson(record) {
+    const rec = recordBytes(record);
+    return JSON.parse(utf8.decode(call(rec.length, (h, p) => h.set(rec, p), (p) => M.signalRecordToJson(p, rec.length))));
+  }
+
+  function recordInfo(record) {
+    const rec = recordBytes(record);
+    const r = new Reader(call(rec.length, (h, p) => h.set(rec, p), (p) => M.signalRecordInfo(p, rec.length)));
+    const open = r.u8() === 1;
+    const hasReg = r.u8() === 1;
+    const registrationId = r.u32();
+    const remoteIdentityKey = output(r.bytes(PUB).slice());
+    const n = r.u32();
+    const baseKeys = [];
+    for (let i = 0; i < n; i++) baseKeys.push(output(r.bytes(PUB).slice()));
+    return {
+      haveOpenSession: open && hasReg,
+      hasOpenSession: open,
+      registrationId: open && hasReg ? registrationId : undefined,
+      remoteIdentityKey: open ? remoteIdentityKey : undefined,
+      baseKeys,
+    };
+  }
+
+  function closeOpenSession(record, time) {
+    const rec = recordBytes(record);
+    return call(rec.length, (h, p) => h.set(rec, p), (p) => M.signalCloseOpenSession(p, rec.length, now(time))).subarray(4);
+  }
+
+  /** X3DH as initiator. bundle: { identityKey, registrationId, signedPreKey: { keyId, publicKey,
+   * signature }, preKey?: { keyId, publicKey } }. Returns the new record. */
+  function initOutgoing(record, ourIdentity, bundle, time) {
+    const rec = recordBytes(record);
+    const id = pair(ourIdentity, 'ourIdentity');
+    const identityKey = pub33(bundle.identityKey, 'identityKey');
+    const spk = pub33(bundle.signedPreKey.publicKey, 'signedPreKey.publicKey');
+    const sig = asBytes(bundle.signedPreKey.signature, 'signedPreKey.signature');
+    if (sig.length !== 64) throw new WacoreError('ERR_SIGNATURE_LENGTH', 'signedPreKey.signature must be 64 bytes');
+    const opk = bundle.preKey ? pub33(bundle.preKey.publicKey, 'preKey.publicKey') : undefined;
+    const size = rec.length + 65 + 176;
+    const out = call(
+      size,
+      (h, p) => {
+        h.set(rec, p);
+        const k = p + rec.length;
+        h.set(id.pub, k);
+        h.set(id.priv, k + 33);
+        const b = k + 65;
+        const d = new DataView(h.buffer, b, 176);
+        d.setUint32(0, bundle.registrationId >>> 0, true);
+        h.set(identityKey, b + 4);
+        d.setUint32(37, bundle.signedPreKey.keyId >>> 0, true);
+        h.set(spk, b + 41);
+        h.set(sig, b + 74);
+        h[b + 138] = opk ? 1 : 0;
+        d.setUint32(139, opk ? bundle.preKey.keyId >>> 0 : 0, true);
+        if (opk) h.set(opk, b + 143);
+      },
+      (p) => M.signalInitOutgoing(p, rec.length, p + rec.length, p + rec.length + 65, now(time)),
+    );
+    return out.subarray(4);
+  }
+
+  /** SessionCipher.encrypt on the open session: { type: 1 | 3, body, registrationId,
+   * remoteIdentityKey, record }. */
+  function encrypt(record, ourIdentityKey, ourRegistrationId, plaintext) {
+    const rec = recordBytes(record);
+    const idPub = pub33(ourIdentityKey, 'ourIdentityKey');
+    const pt = asBytes(plaintext, 'plaintext');
+    const size = rec.length + PUB + pt.length;
+    const r = new Reader(
+      call(
+        size,
+        (h, p) => {
+          h.set(rec, p);
+          h.set(idPub, p + rec.length);
+          h.set(pt, p + rec.length + PUB);
+        },
+        (p) => M.signalEncrypt(p, rec.length, p + rec.length, (ourRegistrationId ?? 0) >>> 0, p + rec.length + PUB, pt.length),
+      ),
+    );
+    const type = r.u8();
+    const hasReg = r.u8() === 1;
+    const registrationId = r.u32();
+    const remoteIdentityKey = output(r.bytes(PUB));
+    const body = output(r.field());
+    return { type, body, registrationId: hasReg ? registrationId : undefined, remoteIdentityKey, record: r.field() };
+  }
+
+  const decrypted = (bytes) => {
+    const r = new Reader(bytes);
+    const remoteIdentityKey = output(r.bytes(PUB));
+    const preKeyUsed = r.u8() === 1;
+    const plaintext = output(r.field());
+    return { plaintext, remoteIdentityKey, preKeyUsed, record: r.field() };
+  };
+
+  /** SessionCipher.decryptWhisperMessage: { plaintext, remoteIdentityKey, record }. */
+  function decryptWhisper(record, ourIdentityKey, message, time) {
+    const rec = recordBytes(record);
+    const idPub = pub33(ourIdentityKey, 'ourIdentityKey');
+    const msg = asBytes(message, 'message');
+    const size = rec.length + PUB + msg.length;
+    return decrypted(
+      call(
+        size,
+        (h, p) => {
+          h.set(rec, p);
+          h.set(idPub, p + rec.length);
+          h.set(msg, p + rec.length + PUB);
+        },
+        (p) => M.signalDecryptWhisper(p, rec.length, p + rec.length, p + rec.length + PUB, msg.length, now(time)),
+      ),
+    );
+  }
+
+  /** What a PreKeyWhisperMessage announces, and whether `record` already has its session. */
+  function preKeyMessageInfo(record, message) {
+    const rec = recordBytes(record);
+    const msg = asBytes(message, 'message');
+    const r = new Reader(
+      call(
+        rec.length + msg.length,
+        (h, p) => {
+          h.set(rec, p);
+          h.set(msg, p + rec.length);
+        },
+        (p) => M.signalPreKeyInfo(p, rec.length, p + rec.length, msg.length),
+      ),
+    );
+    const hasPreKey = r.u8() === 1;
+    const preKeyId = r.u32();
+    const signedPreKeyId = r.u32();
+    const hasReg = r.u8() === 1;
+    const registrationId = r.u32();
+    const baseKey = output(r.bytes(PUB).slice());
+    const identityKey = output(r.bytes(PUB).slice());
+    const hasSession = r.u8() === 1;
+    const inner = output(r.field().slice());
+    return {
+      preKeyId: hasPreKey ? preKeyId : undefined,
+      signedPreKeyId,
+      registrationId: hasReg ? registrationId : undefined,
+      baseKey,
+      identityKey,
+      message: inner,
+      hasSession,
+    };
+  }
+
+  // Layout shared by decryptPreKey and initIncoming: record, identity pair, message, spk pair, opk pair.
+  function withPreKeys(record, ourIdentity, message, keys, invoke) {
+    const rec = recordBytes(record);
+    const id = pair(ourIdentity, 'ourIdentity');
+    const msg = asBytes(message, 'message');
+    const spk = keys?.signedPreKey ? pair(keys.signedPreKey, 'signedPreKey') : undefined;
+    const opk = keys?.preKey ? pair(keys.preKey, 'preKey') : undefined;
+    const size = rec.length + 3 * 65 + msg.length;
+    return call(
+      size,
+      (h, p) => {
+        h.set(rec, p);
+        let k = p + rec.length;
+        h.set(id.pub, k);
+        h.set(id.priv, k + 33);
+        k += 65;
+        if (spk) {
+          h.set(spk.pub, k);
+          h.set(spk.priv, k + 33);
+        }
+        k += 65;
+        if (opk) {
+          h.set(opk.pub, k);
+          h.set(opk.priv, k + 33);
+        }
+        h.set(msg, k + 65);
+      },
+      (p) => {
+        const k = p + rec.length;
+        return invoke(p, rec.length, k, k + 195, msg.length, k + 65, spk ? 1 : 0, k + 130, opk ? 1 : 0);
+      },
+    );
+  }
+
+  /** SessionCipher.decryptPreKeyWhisperMessage. keys: { signedPreKey, preKey? } as the store holds
+   * them for the message's ids ({ pubKey?, privKey }). Returns { plaintext, remoteIdentityKey,
+   * preKeyUsed, record }: when preKeyUsed, the one-time pre-key is spent and should be removed. */
+  function decryptPreKey(record, ourIdentity, message, keys, time) {
+    return decrypted(
+      withPreKeys(record, ourIdentity, message, keys, (p, n, id, msg, len, spk, hs, opk, ho) =>
+        M.signalDecryptPreKey(p, n, id, msg, len, spk, hs, opk, ho, now(time)),
+      ),
+    );
+  }
+
+  /** SessionBuilder.initIncoming on record bytes: { created, record }. */
+  function initIncoming(record, ourIdentity, message, keys, time) {
+    const out = withPreKeys(record, ourIdentity, message, keys, (p, n, id, msg, len, spk, hs, opk, ho) =>
+      M.signalInitIncoming(p, n, id, msg, len, spk, hs, opk, ho, now(time)),
+    );
+    return { created: out[0] === 1, record: out.subarray(5) };
+  }
+
+  const signalSessions = Object.freeze({
+    recordFromJson,
+    recordToJson,
+    recordInfo,
+    closeOpenSession,
+    initOutgoing,
+    initIncoming,
+    encrypt,
+    decryptWhisper,
+    decryptPreKey,
+    preKeyMessageInfo,
+  });
+
+  // --- libsignal-node's classes ---------------------------------------------------------------------
+
+  /** A session record: libsignal-node's JSON through serialize()/deserialize(), libsignal's protobuf
+   * through toBytes()/fromBytes(). */
+  class SessionRecord {
+    /** From libsignal-node's JSON (the object SessionRecord.serialize() returns, or its string). */
+    static deserialize(data) {
+      const r = new this();
+      r._bytes = recordFromJson(data);
+      return r;
+    }
+
+    /** From the binary form (toBytes()). */
+    static fromBytes(bytes) {
+      const r = new this();
+      recordInfo(bytes); // validates
+      r._bytes = Uint8Array.from(asBytes(bytes, 'bytes'));
+      return r;
+    }
+
+    constructor() {
+      this._bytes = EMPTY;
+      this._json = undefined;
+      this.version = 'v1';
+    }
+
+    /** libsignal-node's JSON object: { _sessions, version: 'v1' }. */
+    serialize() {
+      this._json ??= recordToJson(this._bytes);
+      return this._json;
+    }
+
+    /** The binary form (libsignal's RecordStructure protobuf with libsignal-node's extra fields). */
+    toBytes() {
+      return this._bytes.slice();
+    }
+
+    haveOpenSession() {
+      return recordInfo(this._bytes).haveOpenSession;
+    }
+
+    _set(bytes) {
+      this._bytes = bytes.slice();
+      this._json = undefined;
+    }
+  }
+
+  /** Record bytes from whatever a store returned: our SessionRecord, bytes, libsignal-node's
+   * SessionRecord (anything with serialize()) or its JSON. undefined when there is none. */
+  function toRecordBytes(value) {
+    if (value == null) return undefined;
+    if (value instanceof SessionRecord) return value._bytes;
+    if (value instanceof Uint8Array || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return asBytes(value);
+    if (typeof value.serialize === 'function') return recordFromJson(value.serialize());
+    if (typeof value === 'object' || typeof value === 'string') return recordFromJson(value);
+    throw new WacoreError('ERR_TYPE', 'loadSession must return a SessionRecord');
+  }
+  const recordOf = (bytes) => {
+    const r = new SessionRecord();
+    r._set(bytes);
+    return r;
+  };
+
+  class SessionBuilder {
+    constructor(storage, protocolAddress) {
+      this.addr = protocolAddress;
+      this.storage = storage;
+    }
+
+    /** Starts a session from the peer's pre-key bundle (libsignal-node's initOutgoing), closing
+     * any open one; the new session sends PreKey messages until the peer replies. */
+    async initOutgoing(device) {
+      const fqAddr = this.addr.toString();
+      return queueJob(fqAddr, async () => {
+        const identityKey = pub33(device.identityKey, 'identityKey');
+        if (!(await this.storage.isTrustedIdentity(this.addr.id, identityKey))) {
+          throw new UntrustedIdentityKeyError(this.addr.id, device.identityKey);
+        }
+        const ourIdentity = await this.storage.getOurIdentity();
+        const current = toRecordBytes(await this.storage.loadSession(fqAddr));
+        const next = initOutgoing(current, ourIdentity, device);
+        await this.storage.storeSession(fqAddr, recordOf(next));
+      });
+    }
+
+    /** libsignal-node's initIncoming: adds to `record` (a SessionRecord, changed in place) the
+     * session a PreKeyWhisperMessage starts. `message` is the PreKeyWhisperMessage's bytes.
+     * Returns the one-time pre-key id it used, if a session was created. */
+    async initIncoming(record, message) {
+      const fqAddr = this.addr.toString();
+      const bytes = toRecordBytes(record) ?? EMPTY;
+      const info = preKeyMessageInfo(bytes, message);
+      if (!(await this.storage.isTrustedIdentity(fqAddr, info.identityKey))) {
+        throw new UntrustedIdentityKeyError(this.addr.id, info.identityKey);
+      }
+      if (info.hasSession) return undefined;
+      const keys = await loadPreKeys(this.storage, info);
+      const ourIdentity = await this.storage.getOurIdentity();
+      const out = initIncoming(bytes, ourIdentity, message, keys);
+      if (record instanceof SessionRecord) record._set(out.record);
+      return out.created ? info.preKeyId : undefined;
+    }
+  }
+
+  async function loadPreKeys(storage, info) {
+    let preKey;
+    if (info.preKeyId !== undefined) {
+      preKey = await storage.loadPreKey(info.preKeyId);
+      if (!preKey) throw new PreKeyError('ERR_INVALID_PREKEY_ID', 'Invalid PreKey ID');
+    }
+    const signedPreKey = await storage.loadSignedPreKey(info.signedPreKeyId);
+    if (!signedPreKey) throw new PreKeyError('ERR_INVALID_PREKEY_ID', 'Missing SignedPreKey');
+    return { preKey, signedPreKey };
+  }
+
+  class SessionCipher {
+    constructor(storage, protocolAddress) {
+      if (!(protocolAddress instanceof ProtocolAddress)) {
+        throw new TypeError('protocolAddress must be a ProtocolAddress');
+      }
+      this.addr = protocolAddress;
+      this.storage = storage;
+    }
+
+    toString() {
+      return `<SessionCipher(${this.addr.toString()})>`;
+    }
+
+    async _load() {
+      return toRecordBytes(await this.storage.loadSession(this.addr.toString()));
+    }
+
+    async _store(bytes) {
+      await this.storage.storeSession(this.addr.toString(), recordOf(bytes));
+    }
+
+    /** Encrypts with the open session: { type: 1 (WhisperMessage) | 3 (PreKeyWhisperMessage),
+     * body, registrationId } (the peer's registration id). */
+    async encrypt(data) {
+      const plaintext = asBytes(data, 'data');
+      const ourIdentity = await this.storage.getOurIdentity();
+      return queueJob(this.addr.toString(), async () => {
+        const current = await this._load();
+        if (current === undefined) throw new SessionError('ERR_NO_SESSION', 'No sessions');
+        const info = recordInfo(current);
+        if (!info.hasOpenSession) throw new SessionError('ERR_NO_SESSION', 'No open session');
+        if (!(await this.storage.isTrustedIdentity(this.addr.id, info.remoteIdentityKey))) {
+          throw new UntrustedIdentityKeyError(this.addr.id, info.remoteIdentityKey);
+        }
+        const reg = await this.storage.getOurRegistrationId();
+        const r = encrypt(current, ourIdentity.pubKey, reg, plaintext);
+        await this._store(r.record);
+        return { type: r.type, body: r.body, registrationId: r.registrationId };
+      });
+    }
+
+    /** Decrypts a WhisperMessage (type 1) with any session of this address. */
+    async decryptWhisperMessage(data) {
+      const message = asBytes(data, 'data');
+      return queueJob(this.addr.toString(), async () => {
+        const current = await this._load();
+        if (current === undefined) throw new SessionError('ERR_NO_SESSION', 'No session record');
+        const ourIdentity = await this.storage.getOurIdentity();
+        const r = decryptWhisper(current, ourIdentity.pubKey, message);
+        if (!(await this.storage.isTrustedIdentity(this.addr.id, r.remoteIdentityKey))) {
+          throw new UntrustedIdentityKeyError(this.addr.id, r.remoteIdentityKey);
+        }
+        await this._store(r.record);
+        return r.plaintext;
+      });
+    }
+
+    /** Decrypts a PreKeyWhisperMessage (type 3), starting the session it announces if needed and
+     * removing the one-time pre-key it used. */
+    async decryptPreKeyWhisperMessage(data) {
+      const message = asBytes(data, 'data');
+      return queueJob(this.addr.toString(), async () => {
+        const fqAddr = this.addr.toString();
+        const current = await this._load();
+        const info = preKeyMessageInfo(current, message);
+        if (current === undefined && info.registrationId === undefined) {
+          throw new SessionError('ERR_INVALID_MESSAGE', 'No registrationId');
+        }
+        if (!(await this.storage.isTrustedIdentity(fqAddr, info.identityKey))) {
+          throw new UntrustedIdentityKeyError(this.addr.id, info.identityKey);
+        }
+        const keys = info.hasSession ? undefined : await loadPreKeys(this.storage, info);
+        const ourIdentity = await this.storage.getOurIdentity();
+        const r = decryptPreKey(current, ourIdentity, message, keys);
+        await this._store(r.record);
+        if (r.preKeyUsed && info.preKeyId) await this.storage.removePreKey(info.preKeyId);
+        return r.plaintext;
+      });
+    }
+
+    async hasOpenSession() {
+      return queueJob(this.addr.toString(), async () => {
+        const current = await this._load();
+        return current !== undefined && recordInfo(current).haveOpenSession;
+      });
+    }
+
+    async closeOpenSession() {
+      return queueJob(this.addr.toString(), async () => {
+        const current = await this._load();
+        if (current !== undefined && recordInfo(current).hasOpenSession) await this._store(closeOpenSession(current));
+      });
+    }
+  }
+
+  const keyhelper = Object.freeze({
+    generateIdentityKeyPair: () => output2(curve.generateKeyPair()),
+    generateRegistrationId: () => curve.generateRegistrationId(),
+    generatePreKey(keyId) {
+      if (!Number.isInteger(keyId) || keyId < 0) throw new TypeError(`Invalid argument for keyId: ${keyId}`);
+      return { keyId, keyPair: output2(curve.generateKeyPair()) };
+    },
+    generateSignedPreKey(identityKeyPair, signedKeyId) {
+      const priv = identityKeyPair?.privKey;
+      if (!priv || priv.byteLength !== 32 || !identityKeyPair.pubKey || identityKeyPair.pubKey.byteLength !== 33) {
+        throw new TypeError('Invalid argument for identityKeyPair');
+      }
+      if (!Number.isInteger(signedKeyId) || signedKeyId < 0) {
+        throw new TypeError(`Invalid argument for signedKeyId: ${signedKeyId}`);
+      }
+      const keyPair = output2(curve.generateKeyPair());
+      return { keyId: signedKeyId, keyPair, signature: output(curve.calculateSignature(priv, keyPair.pubKey)) };
+    },
+  });
+  const output2 = (kp) => ({ pubKey: output(kp.pubKey), privKey: output(kp.privKey) });
+
+  return {
+    signalSessions,
+    ProtocolAddress,
+    SessionRecord,
+    SessionBuilder,
+    SessionCipher,
+    keyhelper,
+    SignalError,
+    SessionError,
+    MessageCounterError,
+    PreKeyError,
+    UntrustedIdentityKeyError,
+  };
+}
