@@ -40,6 +40,11 @@ set(WACORE_EH_FLAGS -fexceptions -fwasm-exceptions)
 if(WACORE_EH_SOURCES)
   set_source_files_properties(${WACORE_EH_SOURCES} PROPERTIES COMPILE_OPTIONS "${WACORE_EH_FLAGS}")
 endif()
+# Session logic, record formats and their glue run once per message around the crypto, which stays
+# at -O3 (libsodium, AES, hashing): -Os there saves size at no measurable cost (docs/build.md).
+set(WACORE_SIZE_SOURCES src/signal/session.cpp src/signal/proto.cpp src/signal/proto_write.cpp
+    src/signal/record_json.cpp bindings/signal_bindings.cpp)
+set_property(SOURCE ${WACORE_SIZE_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -Os)
 
 foreach(variant scalar simd)
   set(_simd "")

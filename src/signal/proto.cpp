@@ -7,7 +7,6 @@
 #include <protozero/pbf_reader.hpp>
 #include <protozero/pbf_writer.hpp>
 
-#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <string_view>
@@ -161,12 +160,6 @@ bool read_chain(pbf_reader r, Chain& c, Key32* priv, bool& has_priv) {
     }
   }
   if (!key) malformed();
-  std::sort(c.skipped.begin(), c.skipped.end(),
-            [](const MessageKey& a, const MessageKey& b) { return a.index < b.index; });
-  if (c.skipped.size() > kMaxSkippedKeysPerChain) {  // the newest are kept
-    c.skipped.erase(c.skipped.begin(),
-                    c.skipped.begin() + static_cast<ptrdiff_t>(c.skipped.size() - kMaxSkippedKeysPerChain));
-  }
   return has_chain_key;
 }
 
@@ -229,10 +222,6 @@ void read_session(pbf_reader r, Session& s) {
     }
   }
   if (!identity || !root || !base || !sender) malformed();
-  if (s.receivers.size() > kMaxReceiverChains) {  // the newest are kept
-    s.receivers.erase(s.receivers.begin(),
-                      s.receivers.begin() + static_cast<ptrdiff_t>(s.receivers.size() - kMaxReceiverChains));
-  }
   if (!last_remote) {
     // A record from libsignal: the newest receiving chain's key is the last remote ratchet key.
     if (s.receivers.empty()) malformed();
@@ -279,6 +268,7 @@ Error parse_record(std::span<const uint8_t> in, Record& out) noexcept {
       if (r.tag() == 2 && s.open()) s.closed = 0;
       if (s.open() && ++open > 1) malformed();
     }
+    enforce_limits(rec);
     out = std::move(rec);
     return Error::ok;
   } catch (const std::bad_alloc&) {

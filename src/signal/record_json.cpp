@@ -12,9 +12,8 @@
 #include <rapidjson/writer.h>
 #include <sodium.h>
 
-#include <algorithm>
 #include <cmath>
-#include <cstdio>
+#include <charconv>
 #include <cstring>
 #include <string_view>
 
@@ -103,13 +102,6 @@ bool read_chain(const Value& v, Chain& c, int& type) {
       mk.index = static_cast<uint32_t>(n);
       if (!b64_fixed(it->value, mk.seed)) return false;
     }
-    std::sort(c.skipped.begin(), c.skipped.end(),
-              [](const MessageKey& a, const MessageKey& b) { return a.index < b.index; });
-    if (c.skipped.size() > kMaxSkippedKeysPerChain) {
-      const auto drop = static_cast<ptrdiff_t>(c.skipped.size() - kMaxSkippedKeysPerChain);
-      for (auto it = c.skipped.begin(); it != c.skipped.begin() + drop; ++it) sodium_memzero(&*it, sizeof *it);
-      c.skipped.erase(c.skipped.begin(), c.skipped.begin() + drop);
-    }
   }
   return true;
 }
@@ -167,10 +159,6 @@ bool read_session(const Value& v, Session& s) {
         s.receivers.push_back(std::move(c));
       }
     }
-    if (s.receivers.size() > kMaxReceiverChains) {
-      s.receivers.erase(s.receivers.begin(),
-                        s.receivers.begin() + static_cast<ptrdiff_t>(s.receivers.size() - kMaxReceiverChains));
-    }
   }
   if (const Value* ppk = field(v, "pendingPreKey"); ppk != nullptr) {
     const Value* pbase = field(*ppk, "baseKey");
@@ -220,18 +208,7 @@ bool read_record(std::string_view json, Record& out) {
       if (s.open() && ++open > 1) return false;
     }
   }
-  // The oldest closed sessions beyond the limit are dropped.
-  for (;;) {
-    size_t closed = 0;
-    auto oldest = rec.sessions.end();
-    for (auto it = rec.sessions.begin(); it != rec.sessions.end(); ++it) {
-      if (it->open()) continue;
-      closed++;
-      if (oldest == rec.sessions.end() || it->closed < oldest->closed) oldest = it;
-    }
-    if (closed <= kMaxArchivedSessions) break;
-    rec.sessions.erase(oldest);
-  }
+  enforce_limits(rec);
   out = std::move(rec);
   return true;
 }
@@ -265,8 +242,8 @@ void write_chain(Writer& w, const Chain& c, int type, char* scratch) {
   for (const MessageKey& mk : c.skipped) {
     if (!mk.has_seed) continue;  // libsignal-node has no form for derived-only keys
     char idx[16];
-    const int len = std::snprintf(idx, sizeof idx, "%u", mk.index);
-    w.Key(idx, static_cast<rapidjson::SizeType>(len));
+    const auto end = std::to_chars(idx, idx + sizeof idx, mk.index).ptr;
+    w.Key(idx, static_cast<rapidjson::SizeType>(end - idx));
     b64(w, mk.seed, scratch);
   }
   w.EndObject();

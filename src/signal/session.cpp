@@ -353,6 +353,27 @@ void message_keys(const Key32& seed, Key32& cipher_key, Key32& mac_key, std::arr
   sodium_memzero(okm, sizeof okm);
 }
 
+void enforce_limits(Record& record) noexcept {
+  const auto normalize = [](Chain& c) {
+    // Insertion sort: stored keys are nearly always in order already.
+    for (size_t i = 1; i < c.skipped.size(); i++) {
+      for (size_t j = i; j > 0 && c.skipped[j - 1].index > c.skipped[j].index; j--) {
+        std::swap(c.skipped[j - 1], c.skipped[j]);
+      }
+    }
+    trim(c);
+  };
+  for (Session& s : record.sessions) {
+    normalize(s.sender);
+    for (Chain& c : s.receivers) normalize(c);
+    while (s.receivers.size() > kMaxReceiverChains) {
+      wipe(s.receivers.front());
+      s.receivers.erase(s.receivers.begin());
+    }
+  }
+  evict_archived(record);
+}
+
 void wipe_record(Record& record) noexcept {
   for (Session& s : record.sessions) wipe(s);
 }
@@ -526,11 +547,15 @@ Error decrypt_whisper(Record& record, const PublicKey& our_identity, std::span<c
   WhisperMessage m;
   if (Error e = parse_whisper_message(message, m); e != Error::ok) return e;
   if (record.sessions.empty()) return Error::no_session;
-  // Most recently used first (libsignal-node's getSessions; stable for equal times).
-  std::vector<size_t> order(record.sessions.size());
-  for (size_t i = 0; i < order.size(); i++) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return record.sessions[a].used > record.sessions[b].used; });
+  // Most recently used first (libsignal-node's getSessions; record order for equal times).
+  std::vector<size_t> order;
+  order.reserve(record.sessions.size());
+  for (size_t i = 0; i < record.sessions.size(); i++) {
+    size_t j = order.size();
+    order.push_back(i);
+    for (; j > 0 && record.sessions[order[j - 1]].used < record.sessions[i].used; j--) order[j] = order[j - 1];
+    order[j] = i;
+  }
   Error best = Error::bad_mac;
   for (size_t i : order) {
     Scratch work;

@@ -159,6 +159,10 @@ Error record_to_json(const Record& record, std::string& out) noexcept;
 const Session* open_session(const Record& record) noexcept;
 // Whether the record holds a session with this base key that the other side started.
 bool has_incoming_session(const Record& record, const PublicKey& base_key) noexcept;
+// Applies the limits to a record read from storage: skipped keys sorted and the newest
+// kMaxSkippedKeysPerChain kept, the newest kMaxReceiverChains receiving chains, the most recently
+// closed kMaxArchivedSessions closed sessions.
+void enforce_limits(Record& record) noexcept;
 // Erases every secret in the record (before its memory is released).
 void wipe_record(Record& record) noexcept;
 // Closes the open session, if any (libsignal-node's closeOpenSession).
