@@ -50,7 +50,7 @@ foreach(variant scalar simd)
   wacore_add_zlib(zlib_${variant} ${_simd})
   wacore_add_core(wacore_core_${variant} sodium_${variant} zlib_${variant} ${_simd})
 
-  add_executable(wacore_${variant} bindings/wacore_bindings.cpp)
+  add_executable(wacore_${variant} bindings/wacore_bindings.cpp bindings/noise_bindings.cpp)
   target_link_libraries(wacore_${variant} PRIVATE wacore_core_${variant})
   target_compile_options(wacore_${variant} PRIVATE ${WACORE_WARNINGS})
   target_compile_definitions(wacore_${variant} PRIVATE WACORE_VARIANT="${variant}")
