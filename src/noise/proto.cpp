@@ -87,8 +87,18 @@ Error parse_handshake(View message, Kind kind, Hello& out) noexcept {
   });
 }
 
+// The writers run outside any try block: protozero's writer throws nothing but a failed allocation,
+// which the rest of the core (built with -fno-exceptions) treats as fatal too. Keeping the writers'
+// destructors out of try regions also keeps binaryen 108 (wasm-emscripten-finalize) from aborting
+// on the nested exception regions clang emits for them ("exceptionTargetNames.empty()").
+template <typename F>
+Error unguarded(F&& f) noexcept {
+  f();
+  return Error::ok;
+}
+
 Error write_handshake(Kind kind, const Hello& in, std::vector<uint8_t>& out) noexcept {
-  return guarded(Error::out_of_memory, [&] {
+  return unguarded([&] {
     std::string buf;
     {
       protozero::pbf_writer w(buf);
@@ -155,7 +165,7 @@ Error parse_details(View bytes, Details& out) noexcept {
 }
 
 Error write_details(const Details& in, std::vector<uint8_t>& out) noexcept {
-  return guarded(Error::out_of_memory, [&] {
+  return unguarded([&] {
     std::string buf;
     {
       protozero::pbf_writer w(buf);
@@ -171,7 +181,7 @@ Error write_details(const Details& in, std::vector<uint8_t>& out) noexcept {
 }
 
 Error write_cert_chain(const CertChain& in, std::vector<uint8_t>& out) noexcept {
-  return guarded(Error::out_of_memory, [&] {
+  return unguarded([&] {
     std::string buf;
     {
       protozero::pbf_writer w(buf);
