@@ -362,8 +362,8 @@ export interface NoiseOwner {
   readonly dictionary: 2 | 3;
   /** Bytes received but not yet part of a complete frame. */
   readonly bufferedBytes: number;
+  /** Also available as [Symbol.dispose]() where the engine has it (not declared here: it needs the esnext lib). */
   free(): void;
-  [Symbol.dispose](): void;
 }
 
 /** After the handshake: AES-256-GCM frames with 3-byte lengths, one counter per direction. */

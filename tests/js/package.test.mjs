@@ -55,6 +55,7 @@ describe(`npm package (${VARIANT})`, () => {
         'lib/curve.mjs',
         'lib/jid.mjs',
         'lib/media.mjs',
+        'lib/noise.mjs',
         'lib/stream.mjs',
         'package.json',
       ].sort(),
