@@ -1,7 +1,8 @@
 # Fuzz build (-DWACORE_FUZZ=ON, clang only): a libFuzzer target for the binary node codec, with
 # AddressSanitizer and UndefinedBehaviorSanitizer. It takes the place of Native.cmake in its own build
 # directory, so nothing else is configured or built there (no GoogleTest suite, no valgrind check,
-# no libsodium: the codec needs only zlib and the error table).
+# no libsodium for the codec target: it needs only zlib and the error table; the Noise target below
+# adds libsodium).
 #
 #   CC=clang CXX=clang++ cmake -S . -B build/fuzz -G Ninja -DWACORE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 #   cmake --build build/fuzz && build/fuzz/wacore_binary_fuzz CORPUS_DIR
@@ -30,3 +31,19 @@ add_executable(wacore_binary_fuzz tests/fuzz/binary_fuzz.cpp)
 target_link_libraries(wacore_binary_fuzz PRIVATE wacore_binary_fuzz_core)
 target_compile_options(wacore_binary_fuzz PRIVATE ${WACORE_WARNINGS} ${_fuzz_exe})
 target_link_options(wacore_binary_fuzz PRIVATE ${_fuzz_exe})
+
+# The Noise frame decoder and handshake parsers (tests/fuzz/noise_fuzz.cpp): the whole core, with
+# libsodium (not instrumented: it is not what is being fuzzed) for X25519, XEdDSA and SHA-2.
+wacore_add_sodium(sodium_fuzz)
+add_library(wacore_noise_fuzz_core STATIC ${WACORE_SOURCES})
+add_dependencies(wacore_noise_fuzz_core wacore_tokens)
+target_include_directories(wacore_noise_fuzz_core PUBLIC "${PROJECT_SOURCE_DIR}/src" PRIVATE "${WACORE_GENERATED_DIR}")
+target_include_directories(wacore_noise_fuzz_core SYSTEM PRIVATE "${WACORE_SODIUM_PRIVATE_INCLUDE}" "${WACORE_HEADERS_DIR}")
+target_compile_definitions(wacore_noise_fuzz_core PRIVATE ${WACORE_SODIUM_DEFINES})
+target_link_libraries(wacore_noise_fuzz_core PUBLIC sodium_fuzz zlib_fuzz)
+target_compile_options(wacore_noise_fuzz_core PRIVATE ${WACORE_WARNINGS} ${_fuzz_lib})
+
+add_executable(wacore_noise_fuzz tests/fuzz/noise_fuzz.cpp)
+target_link_libraries(wacore_noise_fuzz PRIVATE wacore_noise_fuzz_core)
+target_compile_options(wacore_noise_fuzz PRIVATE ${WACORE_WARNINGS} ${_fuzz_exe})
+target_link_options(wacore_noise_fuzz PRIVATE ${_fuzz_exe})

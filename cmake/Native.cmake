@@ -24,6 +24,7 @@ add_executable(wacore_tests
   tests/native/hash_test.cpp
   tests/native/media_test.cpp
   tests/native/signal_test.cpp
+  tests/native/noise_test.cpp
   tests/native/error_test.cpp
   tests/native/test_util.cpp)
 target_link_libraries(wacore_tests PRIVATE wacore_native GTest::gtest_main nlohmann_json::nlohmann_json)

@@ -40,11 +40,12 @@ set(WACORE_EH_FLAGS -fexceptions -fwasm-exceptions)
 if(WACORE_EH_SOURCES)
   set_source_files_properties(${WACORE_EH_SOURCES} PROPERTIES COMPILE_OPTIONS "${WACORE_EH_FLAGS}")
 endif()
-# Session logic, record formats and their glue run once per message around the crypto, which stays
+# Session logic, record formats, certificate parsing and their glue run once per message around the crypto, which stays
 # at -O3 (libsodium, AES, hashing): -Os there saves size at no measurable cost (docs/build.md).
 set(WACORE_SIZE_SOURCES src/signal/session.cpp src/signal/proto.cpp src/signal/proto_write.cpp
-    src/signal/record_json.cpp bindings/signal_bindings.cpp)
-set_property(SOURCE ${WACORE_SIZE_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -Os)
+    src/signal/record_json.cpp bindings/signal_bindings.cpp src/noise/proto.cpp src/noise/noise.cpp
+    bindings/noise_bindings.cpp)
+set_property(SOURCE ${WACORE_SIZE_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -Oz)
 
 foreach(variant scalar simd)
   set(_simd "")
@@ -55,7 +56,8 @@ foreach(variant scalar simd)
   wacore_add_zlib(zlib_${variant} ${_simd})
   wacore_add_core(wacore_core_${variant} sodium_${variant} zlib_${variant} ${_simd})
 
-  add_executable(wacore_${variant} bindings/wacore_bindings.cpp bindings/signal_bindings.cpp)
+  add_executable(wacore_${variant} bindings/wacore_bindings.cpp bindings/signal_bindings.cpp
+    bindings/noise_bindings.cpp)
   target_link_libraries(wacore_${variant} PRIVATE wacore_core_${variant})
   target_compile_options(wacore_${variant} PRIVATE ${WACORE_WARNINGS})
   target_compile_definitions(wacore_${variant} PRIVATE WACORE_VARIANT="${variant}")

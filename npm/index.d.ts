@@ -31,6 +31,16 @@ export type WacoreErrorCode =
   | 'ERR_BINARY_TOO_LARGE'
   | 'ERR_BINARY_TAPE'
   | 'ERR_DICTIONARY'
+  | 'ERR_NOISE_HEADER'
+  | 'ERR_NOISE_MESSAGE'
+  | 'ERR_NOISE_STATE'
+  | 'ERR_NOISE_CERT'
+  | 'ERR_NOISE_CERT_SIGNATURE'
+  | 'ERR_NOISE_CERT_SERIAL'
+  | 'ERR_NOISE_CERT_KEY'
+  | 'ERR_NOISE_CERT_TIME'
+  | 'ERR_NOISE_FRAME_TOO_LARGE'
+  | 'ERR_NOISE_COUNTER'
   | 'ERR_VARIANT'
   | 'ERR_LOAD'
   | 'ERR_UNKNOWN';
@@ -324,8 +334,82 @@ export interface Wacore extends JidHelpers {
   /** AES-256-GCM under HKDF(mediaKey, "WhatsApp Media Retry Notification"), message id as AAD. */
   encryptMediaRetryData(mediaKey: Bytes | string, messageId: string, data: Bytes): { ciphertext: Uint8Array; iv: Uint8Array };
   decryptMediaRetryData(mediaKey: Bytes | string, messageId: string, ciphertext: Bytes, iv: Bytes): Uint8Array;
+  /** WhatsApp's certificate root key (32 bytes), the default rootKey of processServerHello. */
+  readonly WA_CERT_ROOT_KEY: Uint8Array;
+  /** The client side of WhatsApp's Noise XX handshake. */
+  createNoiseClient(options?: NoiseOptions & { routingInfo?: Bytes }): NoiseClient;
+  /** The server side (tests, servers of one's own). staticKey: the server's 32-byte private key. */
+  createNoiseResponder(options: NoiseOptions & { staticKey: Bytes; certChain: Bytes }): NoiseResponder;
+  /** A signed CertChain (protobuf bytes) for a responder. */
+  makeNoiseCertChain(options: NoiseCertChainOptions): Uint8Array;
   /** The module's memory use (for monitoring; see README "Memory"). */
   memoryStats(): MemoryStats;
+}
+
+/** Options shared by both ends of a Noise connection. */
+export interface NoiseOptions {
+  /** Token dictionary, announced as the header's 4th byte ("WA" 6 <dictionary>): 3 (current) or 2 (Baileys 6). */
+  dictionary?: 2 | 3;
+  /** Largest frame accepted from the peer (16..0xffffff bytes; default 0xffffff). */
+  maxFrameBytes?: number;
+  /** A fixed 32-byte ephemeral private key instead of a fresh one (tests and vectors only). */
+  ephemeralKey?: Bytes;
+}
+
+/** Owns connection state (keys included) in wasm memory until free() or [Symbol.dispose](); one
+ * dropped without either is freed when garbage-collected, later and without guarantee. */
+export interface NoiseOwner {
+  readonly dictionary: 2 | 3;
+  /** Bytes received but not yet part of a complete frame. */
+  readonly bufferedBytes: number;
+  /** Also available as [Symbol.dispose]() where the engine has it (not declared here: it needs the esnext lib). */
+  free(): void;
+}
+
+/** After the handshake: AES-256-GCM frames with 3-byte lengths, one counter per direction. */
+export interface NoiseTransport extends NoiseOwner {
+  /** Binary-encodes the node (or takes already encoded bytes), encrypts and frames it: one wasm call. */
+  encodeFrame(nodeOrBytes: BinaryNode | Bytes): Uint8Array;
+  /** Encrypts and frames bytes as they are. */
+  encryptFrame(data: Bytes): Uint8Array;
+  /** Feeds received bytes (any split) and returns each complete frame decoded as a node. A frame that
+   * fails to authenticate throws ERR_AUTH_TAG without advancing the counter; the error's `frames`
+   * holds those decoded before it, and later bytes stay buffered (call again, even with no chunk). */
+  decodeFrames(chunk?: Bytes): BinaryNode[];
+  /** As decodeFrames, returning each frame's plaintext (flag byte and node bytes). */
+  decryptFrames(chunk?: Bytes): Uint8Array[];
+}
+
+export interface NoiseClient extends NoiseOwner {
+  /** The routing pre-header if any, the header, and the framed clientHello. */
+  start(): Uint8Array;
+  /** Once the serverHello frame is complete: checks the certificate chain (rootKey, default
+   * WA_CERT_ROOT_KEY; now in seconds, default the current time) and returns the framed clientFinish
+   * (noiseKey's public key and payload, the ClientPayload protobuf). null while more bytes are needed.
+   * Errors are final: ERR_NOISE_CERT*, ERR_NOISE_MESSAGE, ERR_AUTH_TAG, ... */
+  processServerHello(chunk: Bytes, options: { noiseKey: Bytes | { private: Bytes }; payload?: Bytes; rootKey?: Bytes; now?: number }): Uint8Array | null;
+  /** The transport; this object is spent. */
+  finish(): NoiseTransport;
+}
+
+export interface NoiseResponder extends NoiseOwner {
+  /** Once the intro and clientHello are complete: the framed serverHello; null while more bytes are needed. */
+  processClientHello(chunk: Bytes): Uint8Array | null;
+  /** Once clientFinish is complete: the client's static public key (32 bytes) and payload. */
+  processClientFinish(chunk: Bytes): { staticKey: Uint8Array; payload: Uint8Array } | null;
+  finish(): NoiseTransport;
+}
+
+export interface NoiseCertChainOptions {
+  rootPrivateKey: Bytes;
+  intermediatePrivateKey: Bytes;
+  /** The server's static public key (32 bytes, or 33 with the 0x05 prefix). */
+  leafKey: Bytes;
+  intermediateSerial?: number;
+  leafSerial?: number;
+  /** Validity in seconds since the epoch (default 0 .. 2^32). */
+  notBefore?: number;
+  notAfter?: number;
 }
 
 /** Loads the module once per variant; repeated calls return the same promise. Rejects with WacoreError (ERR_LOAD, ERR_ENTROPY, ERR_VARIANT). */

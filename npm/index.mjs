@@ -4,7 +4,8 @@
 // instantiates only that one, and resolves to the API object (lib/). Each API call crosses into wasm
 // once: inputs are copied into one reusable I/O buffer inside the module and outputs copied out as
 // fresh Uint8Arrays. The only JS objects that own wasm memory are the streaming objects, from their
-// creation until final() or destroy() (see lib/crypto.mjs).
+// creation until final() or destroy() (see lib/crypto.mjs), and the Noise connections, until free()
+// (see lib/noise.mjs).
 import { makeAppState } from './lib/appstate.mjs';
 import { makeBinary } from './lib/binary.mjs';
 import { makeCore, WacoreError } from './lib/core.mjs';
@@ -13,6 +14,7 @@ import { makeCurve } from './lib/curve.mjs';
 import * as jid from './lib/jid.mjs';
 import { makeMedia } from './lib/media.mjs';
 import { makeSignal } from './lib/signal.mjs';
+import { makeNoise } from './lib/noise.mjs';
 
 export { WacoreError };
 export {
@@ -161,13 +163,16 @@ function makeApi(M, nodeCrypto) {
   const memoryStats = () => ({ wasmMemoryBytes: M.HEAPU8.buffer.byteLength, heapInUseBytes: M.heapInUse() });
   const crypto = makeCrypto(core);
   const curve = makeCurve(core);
+  const { encodeBinaryNode, decodeBinaryNode, writeTape } = makeBinary(core);
   return Object.freeze({
     variant: M.variant,
     WacoreError,
     ...curve,
     ...crypto,
     ...makeMedia(core, crypto),
-    ...makeBinary(core),
+    encodeBinaryNode,
+    decodeBinaryNode,
+    ...makeNoise(core, { decodeBinaryNode, writeTape }),
     ...makeAppState(core),
     ...makeSignal(core, curve),
     ...jid,

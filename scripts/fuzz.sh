@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes the binary node codec with libFuzzer (ASan + UBSan) for a bounded time; exits non-zero on
-# any crash, sanitizer report, property violation, timeout or out-of-memory.
+# Fuzzes the binary node codec (or the Noise frame decoder) with libFuzzer (ASan + UBSan) for a
+# bounded time; exits non-zero on any crash, sanitizer report, property violation, timeout or
+# out-of-memory.
 #
-#   scripts/fuzz.sh [seconds]     default 30
+#   scripts/fuzz.sh [seconds] [binary|noise]     default 30 binary
 #
 # Builds build/fuzz with clang first if needed (cmake/Fuzz.cmake; one ninja job). The run works on a
 # temporary copy of tests/fuzz/corpus/binary: inputs it finds never land in the repository. On a
@@ -11,19 +12,20 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 secs="${1:-30}"
-[[ "$secs" =~ ^[0-9]+$ ]] || { echo "usage: scripts/fuzz.sh [seconds]" >&2; exit 2; }
+target="${2:-binary}"
+[[ "$secs" =~ ^[0-9]+$ && "$target" =~ ^(binary|noise)$ ]] || { echo "usage: scripts/fuzz.sh [seconds] [binary|noise]" >&2; exit 2; }
 
 build="$here/build/fuzz"
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DWACORE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-cmake --build "$build" --target wacore_binary_fuzz -- -j1 >/dev/null
+cmake --build "$build" --target "wacore_${target}_fuzz" -- -j1 >/dev/null
 
 work="$(mktemp -d -t wacore-fuzz.XXXXXX)"
-cp -r tests/fuzz/corpus/binary "$work/corpus"
+cp -r "tests/fuzz/corpus/$target" "$work/corpus"
 log="$work/fuzz.log"
 rc=0
-UBSAN_OPTIONS=print_stacktrace=1 "$build/wacore_binary_fuzz" "$work/corpus" \
+UBSAN_OPTIONS=print_stacktrace=1 "$build/wacore_${target}_fuzz" "$work/corpus" \
   -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -artifact_prefix="$work/" >"$log" 2>&1 || rc=$?
 
 # libFuzzer's last status line ("#N DONE cov: ... exec/s: ... rss: ...") and its run count.

@@ -202,13 +202,15 @@ export function makeBinary({ M, fail, io }) {
     }
   };
 
-  /** Encodes a node as a frame: flag byte 0, then the node. */
-  function encodeBinaryNode(node, opts) {
+  /** Writes a node's tape into the I/O buffer (words, string table and area in one 4-byte aligned
+   * block) and returns the arguments wacore_binary_encode takes: [words, wordCount, strings,
+   * stringCount, area, areaLength, dictionary]. Also used by lib/noise.mjs (encode and encrypt in one
+   * call). */
+  function writeTape(node, opts) {
     const d = dictionaryOf(opts);
     ids = tokenIds[d];
     nw = ns = na = 0;
     encodeNode(node, 1);
-    // Words, table and area go into the I/O buffer in one block (4-byte aligned), then one call.
     const wordsBytes = nw * 4;
     const tableBytes = ns * 8;
     const p = io(wordsBytes + tableBytes + na);
@@ -216,11 +218,17 @@ export function makeBinary({ M, fail, io }) {
     h32.set(words.subarray(0, nw), p >> 2);
     h32.set(table.subarray(0, ns * 2), (p + wordsBytes) >> 2);
     M.HEAPU8.set(area.subarray(0, na), p + wordsBytes + tableBytes);
-    const rc = M._wacore_binary_encode(p, nw, p + wordsBytes, ns, p + wordsBytes + tableBytes, na, d);
+    return [p, nw, p + wordsBytes, ns, p + wordsBytes + tableBytes, na, d];
+  }
+
+  /** Encodes a node as a frame: flag byte 0, then the node. */
+  function encodeBinaryNode(node, opts) {
+    const [p, nw1, strings, ns1, areaAt, na1, d] = writeTape(node, opts);
+    const rc = M._wacore_binary_encode(p, nw1, strings, ns1, areaAt, na1, d);
     if (rc !== 0) fail(rc);
     const out = M.HEAP32[result + 9];
     return M.HEAPU8.slice(out, out + M.HEAP32[result + 10]);
   }
 
-  return { encodeBinaryNode, decodeBinaryNode };
+  return { encodeBinaryNode, decodeBinaryNode, writeTape };
 }

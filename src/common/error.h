@@ -42,7 +42,18 @@ namespace wacore {
   X(binary_node, "ERR_BINARY_NODE", "invalid node: empty list or empty tag")                      \
   X(binary_too_large, "ERR_BINARY_TOO_LARGE", "too many attributes or children, or content too long") \
   X(binary_tape, "ERR_BINARY_TAPE", "malformed node description")                                 \
-  X(dictionary, "ERR_DICTIONARY", "unknown token dictionary version")
+  X(dictionary, "ERR_DICTIONARY", "unknown token dictionary version")                             \
+  /* Noise transport */                                                                           \
+  X(noise_header, "ERR_NOISE_HEADER", "connection header or routing pre-header is malformed")    \
+  X(noise_message, "ERR_NOISE_MESSAGE", "malformed handshake message")                            \
+  X(noise_state, "ERR_NOISE_STATE", "noise step called out of order or after a failure")         \
+  X(noise_cert, "ERR_NOISE_CERT", "server certificate chain is malformed")                       \
+  X(noise_cert_signature, "ERR_NOISE_CERT_SIGNATURE", "server certificate signature is invalid")  \
+  X(noise_cert_serial, "ERR_NOISE_CERT_SERIAL", "server certificate serials do not chain")        \
+  X(noise_cert_key, "ERR_NOISE_CERT_KEY", "server certificate does not name the server's static key") \
+  X(noise_cert_time, "ERR_NOISE_CERT_TIME", "server certificate is not valid at the given time")  \
+  X(noise_frame_too_large, "ERR_NOISE_FRAME_TOO_LARGE", "frame is longer than the allowed maximum") \
+  X(noise_counter, "ERR_NOISE_COUNTER", "nonce counter exhausted: the connection must be renewed")
 
 enum class Error : int32_t {
 #define WACORE_ERROR_ENUM(name, code, message) name,

@@ -55,6 +55,8 @@ describe(`npm package (${VARIANT})`, () => {
         'lib/curve.mjs',
         'lib/jid.mjs',
         'lib/media.mjs',
+        'lib/noise.mjs',
+        'lib/signal.mjs',
         'lib/stream.mjs',
         'package.json',
       ].sort(),

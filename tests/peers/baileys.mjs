@@ -2,7 +2,9 @@
 // unpacks into third_party/ (its dependency list cannot install here, so only self-contained files
 // are used).
 import nodeCrypto from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { runInThisContext } from 'node:vm';
 
 const require = createRequire(import.meta.url);
 const TP = new URL('../../third_party/', import.meta.url);
@@ -40,4 +42,40 @@ export function baileys6LtHash() {
     },
   };
   return require(`${utils}lt-hash.js`).LT_HASH_ANTI_TAMPERING;
+}
+
+/** Baileys 6.17.16's own noise handler (lib/Utils/noise-handler.js) with its own crypto.js, and the
+ * WAProto messages it uses. Both files are evaluated as CommonJS with a require that hands out the
+ * real modules where they load here (WAProto with protobufjs, libsignal, node:crypto, Baileys'
+ * WABinary encode/decode) and small stand-ins for the rest: @hapi/boom's Boom (an Error class) and
+ * the three constants the two files read from ../Defaults (values copied from that file). */
+export function baileys6Noise() {
+  const root = new URL('baileys-6.17.16/', TP).pathname;
+  const { proto } = require(`${root}WAProto/index.js`);
+  const binary = baileys6Binary();
+  const defaults = {
+    NOISE_MODE: 'Noise_XX_25519_AESGCM_SHA256\0\0\0\0',
+    WA_CERT_DETAILS: { SERIAL: 0 },
+    KEY_BUNDLE_TYPE: Buffer.from([5]),
+  };
+  class Boom extends Error {}
+  const evaluate = (file, modules) => {
+    const module = { exports: {} };
+    const source = readFileSync(`${root}lib/Utils/${file}`, 'utf8');
+    const fn = runInThisContext(`(function (exports, require, module) {${source}\n})`, { filename: file });
+    fn(module.exports, (name) => {
+      if (!(name in modules)) throw new Error(`${file}: unexpected require('${name}')`);
+      return modules[name];
+    }, module);
+    return module.exports;
+  };
+  const crypto = evaluate('crypto.js', { crypto: nodeCrypto, libsignal: require('libsignal'), '../Defaults': defaults });
+  const { makeNoiseHandler } = evaluate('noise-handler.js', {
+    '@hapi/boom': { Boom },
+    '../../WAProto': { proto },
+    '../Defaults': defaults,
+    '../WABinary': binary,
+    './crypto': crypto,
+  });
+  return { makeNoiseHandler, proto, binary, Curve: crypto.Curve };
 }

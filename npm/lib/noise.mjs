@@ -1,0 +1,332 @@
+// WhatsApp's Noise transport (Noise_XX_25519_AESGCM_SHA256, protocol-facts §5), on top of the core's
+// Connection (src/noise/noise.h). One wasm call per step or per chunk:
+//
+//   const client = api.createNoiseClient({ dictionary: 3 });
+//   ws.send(client.start());                              // intro + clientHello
+//   const finish = client.processServerHello(chunk, { noiseKey, payload });   // null: need more bytes
+//   ws.send(finish);
+//   const socket = client.finish();                       // NoiseTransport
+//   ws.send(socket.encodeFrame({ tag: 'iq', attrs: {...} }));
+//   for (const node of socket.decodeFrames(chunk)) ...
+//
+// Lifetime: each object holds its connection state (keys included) in wasm memory. finish() moves
+// it from the handshake object to the returned transport; free() (or `using`, Symbol.dispose) wipes
+// and frees it. An object dropped without free() is freed when garbage-collected, later and without
+// guarantee.
+import { asBytes, asOptionalBytes, WacoreError } from './core.mjs';
+
+const KEY = 32;
+const CLIENT = 0;
+const RESPONDER = 1;
+const MAX_FRAME = 0xffffff;
+const EMPTY = new Uint8Array(0);
+
+/** WhatsApp's certificate root key (X25519), the default `rootKey` of processServerHello. */
+export const WA_CERT_ROOT_KEY = Uint8Array.from(
+  '142375574d0a587166aae71ebe516437c4a28b73e3695c6ce1f7f9545da8ee6b'.match(/../g),
+  (h) => parseInt(h, 16),
+);
+
+export function makeNoise(core, binary) {
+  const { M, fail, io, wipe } = core;
+  const R = M.noiseResult() >> 2; // NoiseResult: out, outLength, count, done
+  const registry = new FinalizationRegistry((h) => M.noiseFree(h));
+
+  const key32 = (k, name) => {
+    const b = asBytes(k?.private ?? k, name);
+    if (b.length !== KEY) throw new WacoreError('ERR_KEY_LENGTH', `${name} must be 32 bytes`);
+    return b;
+  };
+  const dictionaryOf = (d = 3) => {
+    if (d !== 2 && d !== 3) throw new WacoreError('ERR_DICTIONARY', 'dictionary must be 2 or 3');
+    return d;
+  };
+  const output = () => {
+    const p = M.HEAP32[R];
+    return M.HEAPU8.slice(p, p + M.HEAP32[R + 1]);
+  };
+  const done = () => M.HEAP32[R + 3] === 1;
+  const hi = (n) => Math.floor(n / 2 ** 32) >>> 0;
+  const lo = (n) => n >>> 0;
+  const seconds = (n, name) => {
+    if (!Number.isSafeInteger(n) || n < 0) throw new WacoreError('ERR_TYPE', `${name} must be a non-negative integer`);
+    return n;
+  };
+
+  /** Copies byte arrays into the I/O buffer back to back; returns their addresses and the total. */
+  const place = (...parts) => {
+    let total = 0;
+    for (const b of parts) total += b.length;
+    const p = io(total);
+    const at = [];
+    let off = p;
+    for (const b of parts) {
+      M.HEAPU8.set(b, off);
+      at.push(off);
+      off += b.length;
+    }
+    return { p, at, total };
+  };
+
+  function create(role, opts) {
+    const dict = dictionaryOf(opts.dictionary);
+    const routing = asOptionalBytes(opts.routingInfo, 'routingInfo');
+    const eph = opts.ephemeralKey === undefined ? EMPTY : key32(opts.ephemeralKey, 'ephemeralKey');
+    const max = opts.maxFrameBytes ?? MAX_FRAME;
+    if (!Number.isInteger(max) || max < 16 || max > MAX_FRAME) {
+      throw new WacoreError('ERR_TYPE', `maxFrameBytes must be an integer in 16..${MAX_FRAME}`);
+    }
+    const { p, at, total } = place(routing, eph);
+    try {
+      const h = M.noiseCreate(role, dict, at[0], routing.length, eph.length ? at[1] : 0, max);
+      if (h < 0) fail(-h);
+      if (h === 0) throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to hold the connection');
+      return { h, dict };
+    } finally {
+      wipe(p, total);
+    }
+  }
+
+  // Owns one connection handle until free() or until it is handed on (finish()).
+  class Owner {
+    #h;
+    #dict;
+    constructor(h, dict) {
+      this.#h = h;
+      this.#dict = dict;
+      registry.register(this, h, this);
+    }
+    get dictionary() {
+      return this.#dict;
+    }
+    _handle() {
+      if (this.#h === 0) throw new WacoreError('ERR_NOISE_STATE', 'this noise object was freed or finished');
+      return this.#h;
+    }
+    _release() {
+      const h = this._handle();
+      registry.unregister(this);
+      this.#h = 0;
+      return h;
+    }
+    /** Bytes received but not yet part of a complete frame. */
+    get bufferedBytes() {
+      return this.#h === 0 ? 0 : M.noiseBuffered(this.#h);
+    }
+    /** Wipes and frees the connection state. Safe to call more than once. */
+    free() {
+      if (this.#h !== 0) M.noiseFree(this._release());
+    }
+    [Symbol.dispose]() {
+      this.free();
+    }
+  }
+
+  /** The transport after the handshake: AES-256-GCM frames, one counter per direction. */
+  class NoiseTransport extends Owner {
+    /** Encrypts and frames bytes (3-byte length, ciphertext, tag). */
+    encryptFrame(data) {
+      const h = this._handle();
+      const d = asBytes(data, 'data');
+      const p = io(d.length);
+      M.HEAPU8.set(d, p);
+      const rc = M._wacore_noise_encrypt_frame(h, p, d.length);
+      wipe(p, d.length);
+      if (rc !== 0) fail(rc);
+      return output();
+    }
+    /** Binary-encodes a node ({ tag, attrs, content }) with the connection's dictionary, encrypts
+     * and frames it, in one call into wasm. Bytes are framed as they are (they must already hold the
+     * flag byte and an encoded node). */
+    encodeFrame(nodeOrBytes) {
+      if (nodeOrBytes instanceof Uint8Array || ArrayBuffer.isView(nodeOrBytes) || nodeOrBytes instanceof ArrayBuffer) {
+        return this.encryptFrame(nodeOrBytes);
+      }
+      const h = this._handle();
+      const args = binary.writeTape(nodeOrBytes, { dictionary: this.dictionary });
+      const rc = M._wacore_noise_encode_frame(h, ...args);
+      if (rc !== 0) fail(rc);
+      return output();
+    }
+    /** Feeds received bytes (any split) and returns the plaintext of every complete frame. A frame
+     * that fails to authenticate throws (ERR_AUTH_TAG) and is dropped without advancing the counter;
+     * frames decrypted before it are on the error's `frames` property, bytes after it stay buffered
+     * (call again, with an empty chunk if need be). */
+    decryptFrames(chunk) {
+      const h = this._handle();
+      const c = asOptionalBytes(chunk, 'chunk');
+      const p = io(c.length);
+      M.HEAPU8.set(c, p);
+      const rc = M._wacore_noise_decrypt_frames(h, p, c.length);
+      const frames = [];
+      const count = M.HEAP32[R + 2];
+      if (count > 0) {
+        const out = output();
+        const view = new DataView(out.buffer);
+        for (let i = 0, off = 0; i < count; i++) {
+          const n = view.getUint32(off, true);
+          frames.push(out.subarray(off + 4, off + 4 + n));
+          off += 4 + n;
+        }
+        wipe(M.HEAP32[R], out.length);
+      }
+      if (rc !== 0) {
+        try {
+          fail(rc);
+        } catch (e) {
+          e.frames = frames;
+          throw e;
+        }
+      }
+      return frames;
+    }
+    /** As decryptFrames, each frame decoded as a binary node (flag byte, zlib if flagged). */
+    decodeFrames(chunk) {
+      const opts = { dictionary: this.dictionary };
+      try {
+        return this.decryptFrames(chunk).map((f) => binary.decodeBinaryNode(f, opts));
+      } catch (e) {
+        if (Array.isArray(e.frames)) e.frames = e.frames.map((f) => binary.decodeBinaryNode(f, opts));
+        throw e;
+      }
+    }
+  }
+
+  const toTransport = (owner) => {
+    const dict = owner.dictionary;
+    const h = owner._release();
+    const rc = M.noiseFinish(h);
+    if (rc !== 0) {
+      M.noiseFree(h);
+      fail(rc);
+    }
+    return new NoiseTransport(h, dict);
+  };
+
+  /** The client side of the handshake (what a WhatsApp client does). */
+  class NoiseClient extends Owner {
+    constructor(opts = {}) {
+      const { h, dict } = create(CLIENT, opts);
+      super(h, dict);
+    }
+    /** The first bytes to send: the routing pre-header if any, "WA" 6 <dictionary>, and the framed
+     * clientHello. */
+    start() {
+      const rc = M.noiseClientStart(this._handle());
+      if (rc !== 0) fail(rc);
+      return output();
+    }
+    /** Feeds received bytes; once the serverHello frame is complete, checks the server (certificate
+     * chain under options.rootKey, WhatsApp's by default, at options.now seconds, the current time by
+     * default) and returns the framed clientFinish carrying options.noiseKey's public key and
+     * options.payload (the ClientPayload protobuf). Returns null while more bytes are needed. Any
+     * failure is final. */
+    processServerHello(chunk, options = {}) {
+      const h = this._handle();
+      const c = asOptionalBytes(chunk, 'chunk');
+      const noiseKey = key32(options.noiseKey, 'noiseKey');
+      const payload = asOptionalBytes(options.payload, 'payload');
+      const root = options.rootKey === undefined ? WA_CERT_ROOT_KEY : key32(options.rootKey, 'rootKey');
+      const now = seconds(options.now ?? Math.floor(Date.now() / 1000), 'now');
+      const { p, at, total } = place(c, noiseKey, payload, root);
+      try {
+        const rc = M.noiseClientServerHello(h, at[0], c.length, at[1], at[2], payload.length, at[3], hi(now), lo(now));
+        if (rc !== 0) fail(rc);
+        return done() ? output() : null;
+      } finally {
+        wipe(p, total);
+      }
+    }
+    /** After processServerHello returned bytes: the transport. This object is spent. */
+    finish() {
+      return toTransport(this);
+    }
+  }
+
+  /** The server side, for tests and for servers of one's own. */
+  class NoiseResponder extends Owner {
+    #staticKey;
+    #chain;
+    /** options.staticKey: the server's 32-byte private key; options.certChain: the CertChain bytes
+     * (makeNoiseCertChain) sent to the client. */
+    constructor(opts = {}) {
+      const staticKey = key32(opts.staticKey, 'staticKey');
+      const chain = asBytes(opts.certChain, 'certChain');
+      const { h, dict } = create(RESPONDER, opts);
+      super(h, dict);
+      this.#staticKey = Uint8Array.from(staticKey);
+      this.#chain = Uint8Array.from(chain);
+    }
+    /** Feeds received bytes (intro included); once clientHello is complete, returns the framed
+     * serverHello; null while more bytes are needed. */
+    processClientHello(chunk) {
+      const h = this._handle();
+      const c = asOptionalBytes(chunk, 'chunk');
+      const { p, at, total } = place(c, this.#staticKey, this.#chain);
+      try {
+        const rc = M.noiseResponderHello(h, at[0], c.length, at[1], at[2], this.#chain.length);
+        if (rc !== 0) fail(rc);
+        if (!done()) return null;
+        this.#staticKey.fill(0);
+        return output();
+      } finally {
+        wipe(p, total);
+      }
+    }
+    /** Once clientFinish is complete: { staticKey (the client's 32-byte public key), payload };
+     * null while more bytes are needed. */
+    processClientFinish(chunk) {
+      const h = this._handle();
+      const c = asOptionalBytes(chunk, 'chunk');
+      const p = io(c.length);
+      M.HEAPU8.set(c, p);
+      const rc = M.noiseResponderFinish(h, p, c.length);
+      if (rc !== 0) fail(rc);
+      if (!done()) return null;
+      const out = output();
+      wipe(M.HEAP32[R], out.length);
+      return { staticKey: out.slice(0, KEY), payload: out.slice(KEY) };
+    }
+    finish() {
+      this.#staticKey.fill(0);
+      return toTransport(this);
+    }
+    free() {
+      this.#staticKey?.fill(0);
+      super.free();
+    }
+  }
+
+  /** A CertChain for a responder: the intermediate (serial intermediateSerial, issuer 0) signed by
+   * rootPrivateKey, the leaf naming leafKey (the server's static public key) signed by
+   * intermediatePrivateKey; both valid from notBefore to notAfter (seconds). */
+  function makeNoiseCertChain(o) {
+    const root = key32(o.rootPrivateKey, 'rootPrivateKey');
+    const inter = key32(o.intermediatePrivateKey, 'intermediatePrivateKey');
+    let leaf = asBytes(o.leafKey, 'leafKey');
+    if (leaf.length === 33 && leaf[0] === 5) leaf = leaf.subarray(1);
+    if (leaf.length !== KEY) throw new WacoreError('ERR_KEY_LENGTH', 'leafKey must be 32 bytes');
+    const nb = seconds(o.notBefore ?? 0, 'notBefore');
+    const na = seconds(o.notAfter ?? 2 ** 32, 'notAfter');
+    const serial = (n, name) => {
+      if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new WacoreError('ERR_TYPE', `${name} must be a uint32`);
+      return n;
+    };
+    const { p, at, total } = place(root, inter, leaf);
+    try {
+      const rc = M.noiseMakeCertChain(at[0], at[1], at[2], serial(o.intermediateSerial ?? 1, 'intermediateSerial'),
+        serial(o.leafSerial ?? 2, 'leafSerial'), hi(nb), lo(nb), hi(na), lo(na));
+      if (rc !== 0) fail(rc);
+      return output();
+    } finally {
+      wipe(p, total);
+    }
+  }
+
+  return {
+    WA_CERT_ROOT_KEY,
+    createNoiseClient: (opts) => new NoiseClient(opts),
+    createNoiseResponder: (opts) => new NoiseResponder(opts),
+    makeNoiseCertChain,
+  };
+}
