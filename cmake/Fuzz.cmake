@@ -17,6 +17,7 @@ set(_fuzz_common address,undefined -fno-sanitize-recover=all -fno-omit-frame-poi
 set(_fuzz_lib -fsanitize=fuzzer-no-link,${_fuzz_common})
 set(_fuzz_exe -fsanitize=fuzzer,${_fuzz_common})
 
+set_property(SOURCE ${WACORE_RAPIDJSON_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -fno-sanitize=pointer-overflow)
 wacore_add_zlib(zlib_fuzz)
 target_compile_options(zlib_fuzz PRIVATE ${_fuzz_lib})
 
@@ -47,3 +48,14 @@ add_executable(wacore_noise_fuzz tests/fuzz/noise_fuzz.cpp)
 target_link_libraries(wacore_noise_fuzz PRIVATE wacore_noise_fuzz_core)
 target_compile_options(wacore_noise_fuzz PRIVATE ${WACORE_WARNINGS} ${_fuzz_exe})
 target_link_options(wacore_noise_fuzz PRIVATE ${_fuzz_exe})
+
+# Signal 1:1 sessions (tests/fuzz/signal_fuzz.cpp): the message and record parsers, and a stateful
+# conversation (send, deliver out of order, duplicate, drop, corrupt, snapshot/restore).
+add_executable(wacore_signal_parse_fuzz tests/fuzz/signal_fuzz.cpp)
+target_compile_definitions(wacore_signal_parse_fuzz PRIVATE SIGNAL_FUZZ_PARSE)
+add_executable(wacore_signal_session_fuzz tests/fuzz/signal_fuzz.cpp)
+foreach(_t wacore_signal_parse_fuzz wacore_signal_session_fuzz)
+  target_link_libraries(${_t} PRIVATE wacore_noise_fuzz_core)
+  target_compile_options(${_t} PRIVATE ${WACORE_WARNINGS} ${_fuzz_exe})
+  target_link_options(${_t} PRIVATE ${_fuzz_exe})
+endforeach()

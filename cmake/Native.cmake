@@ -6,6 +6,7 @@ wacore_add_zlib(zlib_native)
 wacore_add_core(wacore_native sodium_native zlib_native)
 
 if(WACORE_SANITIZE)
+  set_property(SOURCE ${WACORE_RAPIDJSON_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -fno-sanitize=pointer-overflow)
   set(_san -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   target_compile_options(wacore_native PRIVATE ${_san})
   target_link_options(wacore_native INTERFACE ${_san})

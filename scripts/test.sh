@@ -24,6 +24,10 @@ ctest --test-dir build/native-asan --output-on-failure
 step "fuzzing the binary codec (30 s)"
 scripts/fuzz.sh 30
 
+step "fuzzing Signal sessions: a stateful conversation (20 s) and the parsers (10 s)"
+scripts/fuzz.sh 20 signal_session
+scripts/fuzz.sh 10 signal_parse
+
 step "wasm builds (scalar, SIMD) and their checks"
 scripts/build-wasm.sh
 ctest --test-dir build/wasm --output-on-failure
