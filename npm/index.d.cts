@@ -2,6 +2,15 @@ import type { LoadOptions, Wacore } from './index.js';
 
 export type {
   BinaryNode,
+  PreKeyBundle,
+  PreKeyMessageInfo,
+  SessionBuilder,
+  SessionCipher,
+  SessionRecord,
+  SessionRecordJson,
+  SignalKeyPair,
+  SignalSessions,
+  SignalStorage,
   EncryptedMedia,
   MediaKeys,
   MediaType,

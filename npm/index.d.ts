@@ -31,6 +31,15 @@ export type WacoreErrorCode =
   | 'ERR_BINARY_TOO_LARGE'
   | 'ERR_BINARY_TAPE'
   | 'ERR_DICTIONARY'
+  | 'ERR_NO_SESSION'
+  | 'ERR_BAD_MAC'
+  | 'ERR_DUPLICATE_MESSAGE'
+  | 'ERR_INVALID_PREKEY_ID'
+  | 'ERR_UNTRUSTED_IDENTITY'
+  | 'ERR_TOO_FAR_AHEAD'
+  | 'ERR_INVALID_MESSAGE'
+  | 'ERR_INVALID_RECORD'
+  | 'ERR_BAD_SIGNATURE'
   | 'ERR_NOISE_HEADER'
   | 'ERR_NOISE_MESSAGE'
   | 'ERR_NOISE_STATE'
@@ -342,8 +351,178 @@ export interface Wacore extends JidHelpers {
   createNoiseResponder(options: NoiseOptions & { staticKey: Bytes; certChain: Bytes }): NoiseResponder;
   /** A signed CertChain (protobuf bytes) for a responder. */
   makeNoiseCertChain(options: NoiseCertChainOptions): Uint8Array;
+  /** Signal 1:1 sessions, functional: record bytes in, new record bytes out (see SignalSessions). */
+  readonly signalSessions: SignalSessions;
+  /** libsignal-node's classes over this module (a drop-in for `require('libsignal')`). */
+  readonly ProtocolAddress: typeof ProtocolAddress;
+  readonly SessionRecord: SessionRecordClass;
+  readonly SessionBuilder: new (storage: SignalStorage, address: ProtocolAddress) => SessionBuilder;
+  readonly SessionCipher: new (storage: SignalStorage, address: ProtocolAddress) => SessionCipher;
+  readonly keyhelper: SignalKeyHelper;
+  readonly SignalError: typeof SignalError;
+  readonly SessionError: typeof SessionError;
+  readonly MessageCounterError: typeof MessageCounterError;
+  readonly PreKeyError: typeof PreKeyError;
+  readonly UntrustedIdentityKeyError: typeof UntrustedIdentityKeyError;
   /** The module's memory use (for monitoring; see README "Memory"). */
   memoryStats(): MemoryStats;
+}
+
+// --- Signal 1:1 sessions ------------------------------------------------------------------------------
+
+/** libsignal-node's address: `${id}.${deviceId}`. */
+export declare class ProtocolAddress {
+  static from(encodedAddress: string): ProtocolAddress;
+  constructor(id: string, deviceId: number);
+  readonly id: string;
+  readonly deviceId: number;
+  toString(): string;
+  is(other: unknown): boolean;
+}
+
+/** Base class of the Signal errors (a WacoreError: `code` says which failure). */
+export declare class SignalError extends WacoreError {}
+/** ERR_NO_SESSION, ERR_BAD_MAC, ERR_TOO_FAR_AHEAD, ERR_INVALID_MESSAGE, ERR_INVALID_RECORD, ERR_BAD_SIGNATURE. */
+export declare class SessionError extends SignalError {}
+/** ERR_DUPLICATE_MESSAGE: the message key was already used. */
+export declare class MessageCounterError extends SessionError {}
+/** ERR_INVALID_PREKEY_ID: the message names a pre-key or signed pre-key the store does not hold. */
+export declare class PreKeyError extends SessionError {}
+/** ERR_UNTRUSTED_IDENTITY. */
+export declare class UntrustedIdentityKeyError extends SignalError {
+  readonly addr: string;
+  readonly identityKey: Uint8Array;
+}
+
+/** A key pair as stores hold it: pubKey 33 bytes (0x05 prefix) or 32, privKey 32. */
+export interface SignalKeyPair {
+  pubKey?: Bytes;
+  privKey: Bytes;
+}
+
+/** libsignal-node's storage interface; each method may return a value or a Promise. */
+export interface SignalStorage {
+  getOurIdentity(): SignalKeyPair | Promise<SignalKeyPair>;
+  getOurRegistrationId(): number | Promise<number>;
+  isTrustedIdentity(id: string, identityKey: Uint8Array): boolean | Promise<boolean>;
+  /** Our SessionRecord, libsignal-node's (anything with serialize()), its JSON, or record bytes. */
+  loadSession(address: string): unknown | Promise<unknown>;
+  storeSession(address: string, record: SessionRecord): void | Promise<void>;
+  loadPreKey(id: number): SignalKeyPair | undefined | Promise<SignalKeyPair | undefined>;
+  removePreKey(id: number): void | Promise<void>;
+  loadSignedPreKey(id: number): SignalKeyPair | undefined | Promise<SignalKeyPair | undefined>;
+}
+
+/** A peer's published keys, as libsignal-node's initOutgoing takes them. */
+export interface PreKeyBundle {
+  identityKey: Bytes;
+  registrationId: number;
+  signedPreKey: { keyId: number; publicKey: Bytes; signature: Bytes };
+  preKey?: { keyId: number; publicKey: Bytes };
+}
+
+/** libsignal-node's JSON record ({ _sessions, version: 'v1' }). */
+export interface SessionRecordJson {
+  _sessions: Record<string, unknown>;
+  version: 'v1';
+}
+
+/** A session record. Plain JS (bytes), owns no wasm memory: nothing to free. */
+export interface SessionRecord {
+  /** libsignal-node's JSON object (cached until the record changes). */
+  serialize(): SessionRecordJson;
+  /** The binary form: libsignal's RecordStructure protobuf with libsignal-node's extra fields. */
+  toBytes(): Uint8Array;
+  haveOpenSession(): boolean;
+}
+export interface SessionRecordClass {
+  new (): SessionRecord;
+  deserialize(data: SessionRecordJson | string): SessionRecord;
+  fromBytes(bytes: Bytes): SessionRecord;
+}
+
+export interface SessionBuilder {
+  /** X3DH as initiator; verifies the signed pre-key signature (ERR_BAD_SIGNATURE), closes any open session. */
+  initOutgoing(device: PreKeyBundle): Promise<void>;
+  /** Adds to record (changed in place) the session a PreKeyWhisperMessage (its bytes) starts; returns the one-time pre-key id used. */
+  initIncoming(record: SessionRecord, message: Bytes): Promise<number | undefined>;
+}
+
+export interface SessionCipher {
+  /** type 3: PreKeyWhisperMessage (until the peer replies), 1: WhisperMessage; registrationId is the peer's. */
+  encrypt(data: Bytes): Promise<{ type: 1 | 3; body: Uint8Array; registrationId: number | undefined }>;
+  decryptWhisperMessage(data: Bytes): Promise<Uint8Array>;
+  decryptPreKeyWhisperMessage(data: Bytes): Promise<Uint8Array>;
+  hasOpenSession(): Promise<boolean>;
+  closeOpenSession(): Promise<void>;
+}
+
+export interface SignalKeyHelper {
+  generateIdentityKeyPair(): { pubKey: Uint8Array; privKey: Uint8Array };
+  generateRegistrationId(): number;
+  generatePreKey(keyId: number): { keyId: number; keyPair: { pubKey: Uint8Array; privKey: Uint8Array } };
+  generateSignedPreKey(
+    identityKeyPair: { pubKey: Bytes; privKey: Bytes },
+    signedKeyId: number,
+  ): { keyId: number; keyPair: { pubKey: Uint8Array; privKey: Uint8Array }; signature: Uint8Array };
+}
+
+export interface PreKeyMessageInfo {
+  preKeyId: number | undefined;
+  signedPreKeyId: number;
+  registrationId: number | undefined;
+  baseKey: Uint8Array;
+  identityKey: Uint8Array;
+  /** The inner WhisperMessage. */
+  message: Uint8Array;
+  /** Whether the record already holds the session this message starts. */
+  hasSession: boolean;
+}
+
+/**
+ * Synchronous, functional session operations on record bytes (undefined = no record). Each returns
+ * the new record beside its result, or throws and changes nothing: store `record` only on success.
+ * `time` is milliseconds since the epoch (default Date.now()).
+ */
+export interface SignalSessions {
+  recordFromJson(json: SessionRecordJson | string): Uint8Array;
+  recordToJson(record: Bytes | undefined): SessionRecordJson;
+  recordInfo(record: Bytes | undefined): {
+    haveOpenSession: boolean;
+    hasOpenSession: boolean;
+    registrationId: number | undefined;
+    remoteIdentityKey: Uint8Array | undefined;
+    baseKeys: Uint8Array[];
+  };
+  closeOpenSession(record: Bytes | undefined, time?: number): Uint8Array;
+  initOutgoing(record: Bytes | undefined, ourIdentity: SignalKeyPair, bundle: PreKeyBundle, time?: number): Uint8Array;
+  initIncoming(
+    record: Bytes | undefined,
+    ourIdentity: SignalKeyPair,
+    message: Bytes,
+    keys: { signedPreKey?: SignalKeyPair; preKey?: SignalKeyPair },
+    time?: number,
+  ): { created: boolean; record: Uint8Array };
+  encrypt(
+    record: Bytes | undefined,
+    ourIdentityKey: Bytes,
+    ourRegistrationId: number,
+    plaintext: Bytes,
+  ): { type: 1 | 3; body: Uint8Array; registrationId: number | undefined; remoteIdentityKey: Uint8Array; record: Uint8Array };
+  decryptWhisper(
+    record: Bytes | undefined,
+    ourIdentityKey: Bytes,
+    message: Bytes,
+    time?: number,
+  ): { plaintext: Uint8Array; remoteIdentityKey: Uint8Array; preKeyUsed: boolean; record: Uint8Array };
+  decryptPreKey(
+    record: Bytes | undefined,
+    ourIdentity: SignalKeyPair,
+    message: Bytes,
+    keys: { signedPreKey?: SignalKeyPair; preKey?: SignalKeyPair } | undefined,
+    time?: number,
+  ): { plaintext: Uint8Array; remoteIdentityKey: Uint8Array; preKeyUsed: boolean; record: Uint8Array };
+  preKeyMessageInfo(record: Bytes | undefined, message: Bytes): PreKeyMessageInfo;
 }
 
 /** Options shared by both ends of a Noise connection. */

@@ -111,6 +111,18 @@ describe(`npm package (${VARIANT})`, () => {
       const user: string | undefined = api.jidDecode('1@s.whatsapp.net')?.user;
       void kids; void user;
       try { api.generateRegistrationId(); } catch (e) { if (e instanceof api.WacoreError) { const c: string = e.code; void c; } }
+      const store = {
+        getOurIdentity: () => pair, getOurRegistrationId: () => 1, isTrustedIdentity: async () => true,
+        loadSession: () => undefined, storeSession: async (_a: string, r: { serialize(): object }) => { void r.serialize(); },
+        loadPreKey: () => undefined, removePreKey: () => {}, loadSignedPreKey: () => pair,
+      };
+      const cipher = new api.SessionCipher(store, new api.ProtocolAddress('123', 1));
+      const sent: Promise<{ type: 1 | 3; body: Uint8Array }> = cipher.encrypt(shared);
+      void sent.catch((e: unknown) => e instanceof api.SessionError);
+      const rec: Uint8Array = api.signalSessions.closeOpenSession(undefined);
+      const json = api.SessionRecord.fromBytes(rec).serialize();
+      const version: 'v1' = json.version;
+      void version;
       void ok; void v;`;
     writeFileSync(join(scratch, 'types.mts'), `import { load, simdSupported, WacoreError } from 'wacore-wasm';
       const s: boolean = simdSupported(); void s; void WacoreError;
