@@ -195,8 +195,94 @@ export async function runChecks(api) {
   const binary = binaryChecks(api);
   const appState = appStateChecks(api);
   const media = mediaChecks(api);
+  const signal = await signalChecks(api);
 
-  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric, binary, appState, media };
+  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric, binary, appState, media, signal };
+}
+
+// Signal 1:1 sessions through the libsignal-node classes, with an in-memory Promise-returning store.
+async function signalChecks(api) {
+  const kh = api.keyhelper;
+  const enc = new TextEncoder();
+  const dec = new TextDecoder();
+  const party = (name) => {
+    const identity = kh.generateIdentityKeyPair();
+    const spk = kh.generateSignedPreKey(identity, 1);
+    const pk = kh.generatePreKey(1);
+    const sessions = new Map();
+    const preKeys = new Map([[1, pk.keyPair]]);
+    const store = {
+      getOurIdentity: async () => identity,
+      getOurRegistrationId: async () => 7,
+      isTrustedIdentity: async () => true,
+      loadSession: async (a) => (sessions.has(a) ? api.SessionRecord.deserialize(JSON.parse(sessions.get(a))) : undefined),
+      storeSession: async (a, r) => void sessions.set(a, JSON.stringify(r.serialize())),
+      loadPreKey: async (id) => preKeys.get(id),
+      removePreKey: async (id) => void preKeys.delete(id),
+      loadSignedPreKey: async (id) => (id === 1 ? spk.keyPair : undefined),
+    };
+    const bundle = {
+      identityKey: identity.pubKey,
+      registrationId: 7,
+      signedPreKey: { keyId: 1, publicKey: spk.keyPair.pubKey, signature: spk.signature },
+      preKey: { keyId: 1, publicKey: pk.keyPair.pubKey },
+    };
+    return { name, store, bundle, sessions, preKeys, addr: new api.ProtocolAddress(name, 1) };
+  };
+  const code = async (p) => {
+    try {
+      await p;
+      return 'NO_ERROR';
+    } catch (e) {
+      return e?.code ?? String(e);
+    }
+  };
+  const out = {};
+  const alice = party('alice');
+  const bob = party('bob');
+  const toBob = new api.SessionCipher(alice.store, bob.addr);
+  const toAlice = new api.SessionCipher(bob.store, alice.addr);
+  const receive = (cipher, m) => (m.type === 3 ? cipher.decryptPreKeyWhisperMessage(m.body) : cipher.decryptWhisperMessage(m.body));
+  out.conversation = await attemptAsync(async () => {
+    await new api.SessionBuilder(alice.store, bob.addr).initOutgoing(bob.bundle);
+    const first = await toBob.encrypt(enc.encode('hello'));
+    if (first.type !== 3 || dec.decode(await receive(toAlice, first)) !== 'hello') return false;
+    for (let round = 0; round < 3; round++) {
+      const batch = [];
+      for (let i = 0; i < 4; i++) batch.push(await toAlice.encrypt(enc.encode(`b${round}${i}`)));
+      for (const [i, m] of [...batch.entries()].reverse()) {
+        if (dec.decode(await receive(toBob, m)) !== `b${round}${i}`) return false;
+      }
+      const m = await toBob.encrypt(enc.encode(`a${round}`));
+      if (m.type !== 1 || dec.decode(await receive(toAlice, m)) !== `a${round}`) return false;
+    }
+    return !bob.preKeys.has(1);
+  });
+  const m = await toBob.encrypt(enc.encode('once'));
+  const before = bob.sessions.get('alice.1');
+  const corrupted = { type: m.type, body: Uint8Array.from(m.body) };
+  corrupted.body[corrupted.body.length - 1] ^= 1;
+  out.errors = {
+    badMac: await code(receive(toAlice, corrupted)),
+    unchanged: bob.sessions.get('alice.1') === before,
+  };
+  out.decrypted = await attemptAsync(async () => dec.decode(await receive(toAlice, m)));
+  out.errors.duplicate = await code(receive(toAlice, m));
+  const badBundle = { ...bob.bundle, signedPreKey: { ...bob.bundle.signedPreKey, signature: flipped(bob.bundle.signedPreKey.signature, 0) } };
+  out.errors.badSignature = await code(new api.SessionBuilder(party('carol').store, bob.addr).initOutgoing(badBundle));
+  out.jsonRoundTrip = attempt(() => {
+    const json = JSON.parse(alice.sessions.get('bob.1'));
+    return JSON.stringify(api.SessionRecord.deserialize(json).serialize()) === JSON.stringify(json);
+  });
+  return out;
+}
+
+async function attemptAsync(fn) {
+  try {
+    return await fn();
+  } catch (e) {
+    return `threw ${e?.code ?? ''} ${e?.message ?? e}`;
+  }
 }
 
 // App state: the protocol-facts §7.2 value MAC, keys, LTHash over a few MACs, snapshot/patch MACs.

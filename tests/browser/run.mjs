@@ -268,6 +268,12 @@ function resultChecks(label, got, expectedVariant, nodeResults) {
   checkEqual(`${label}: binary error codes`, bin.errors, { unknownTag: 'ERR_BINARY_TAG', leftover: 'ERR_BINARY_LEFTOVER', truncated: 'ERR_BINARY_TRUNCATED', badAttribute: 'ERR_TYPE' });
   checkEqual(`${label}: app-state value MAC vector and LTHash round trip`, [r.appState?.valueMac, r.appState?.opened, r.appState?.ltHashBack], [VECTORS.valueMac, '0a0474657374', true]);
   checkEqual(`${label}: media vector, round trip, forged file rejected`, [r.media?.iv, r.media?.upload, r.media?.fileEncSha256, r.media?.roundTrip, r.media?.forged], [VECTORS.mediaIv, VECTORS.mediaUpload, VECTORS.mediaEncSha, true, 'ERR_AUTH_TAG']);
+  checkEqual(`${label}: Signal sessions: conversation, errors, record JSON round trip`, r.signal, {
+    conversation: true,
+    errors: { badMac: 'ERR_BAD_MAC', unchanged: true, duplicate: 'ERR_DUPLICATE_MESSAGE', badSignature: 'ERR_BAD_SIGNATURE' },
+    decrypted: 'once',
+    jsonRoundTrip: true,
+  });
   const diff = differences(r, nodeResults);
   check(`${label}: results deep-equal Node's (${nodeResults.variant})`, diff.length === 0, diff.join('; '));
 }
