@@ -32,7 +32,7 @@ impls['whatsapp-rust-bridge 0.5.5'] = {
   [pm]: () => bridge.generatePatchMac(snap, macs, 12345n, 'regular_high', key),
 };
 // Baileys' LTHash is async: its time is measured per awaited call, outside the interleaved harness.
-const rows = run(impls);
+const rows = await run(impls);
 const t = [];
 const bufs = macs.map((m) => m.slice().buffer);
 for (let r = 0; r < (QUICK ? 2 : 9); r++) {

@@ -78,4 +78,4 @@ impls['Baileys 7.0.0-rc14 (JS)'] = baileys(b7);
   impls['whatsapp-rust-bridge 0.5.5'] = o;
 }
 
-report('Binary node codec', run(impls));
+report('Binary node codec', await run(impls));

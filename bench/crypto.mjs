@@ -84,4 +84,4 @@ impls['@noble/ciphers + hashes 2.4'] = {
   };
 }
 
-report('Symmetric primitives', run(impls));
+report('Symmetric primitives', await run(impls));

@@ -36,4 +36,4 @@ impls['libsignal-node 6.0.0'] = signalStyle({ ...ls, calculateSignature: (k, m) 
   };
 }
 
-report('Curve25519', run(impls));
+report('Curve25519', await run(impls));

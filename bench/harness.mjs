@@ -12,8 +12,22 @@ const SAMPLE_NS = QUICK ? 2e5 : 5e6; // target time per batch
 
 const now = () => Number(process.hrtime.bigint());
 
-/** impls: { name: { operation: fn } }. Returns rows { op, impl, median, min, max, ratio } in ns. */
-export function run(impls) {
+// One batch of n calls, timed: a plain loop for synchronous operations, awaiting each call for
+// operations that return Promises (so a sync operation pays no microtask per call).
+const syncBatch = (fn, n) => {
+  const t = now();
+  for (let i = 0; i < n; i++) fn();
+  return now() - t;
+};
+const asyncBatch = async (fn, n) => {
+  const t = now();
+  for (let i = 0; i < n; i++) await fn();
+  return now() - t;
+};
+
+/** impls: { name: { operation: fn } }, fn synchronous or returning a Promise. Resolves to rows
+ * { op, impl, median, min, max, ratio } in ns. */
+export async function run(impls) {
   const ops = [...new Set(Object.values(impls).flatMap((o) => Object.keys(o)))];
   const rows = [];
   for (const op of ops) {
@@ -22,19 +36,15 @@ export function run(impls) {
       .map(([name, o]) => ({ name, fn: o[op], samples: [] }));
     for (const r of runners) {
       // Warm-up and calibration: batch size so that one batch takes about SAMPLE_NS.
-      r.fn();
-      const t = now();
-      r.fn();
-      const one = Math.max(now() - t, 1);
+      const first = r.fn();
+      r.time = typeof first?.then === 'function' ? asyncBatch : syncBatch;
+      await first;
+      const one = Math.max(await r.time(r.fn, 1), 1);
       r.batch = Math.max(1, Math.min(QUICK ? 3 : 2000, Math.round(SAMPLE_NS / one)));
-      for (let i = 0; i < Math.min(r.batch, 50); i++) r.fn();
+      await r.time(r.fn, Math.min(r.batch, 50));
     }
     for (let round = 0; round < ROUNDS; round++) {
-      for (const r of runners) {
-        const t = now();
-        for (let i = 0; i < r.batch; i++) r.fn();
-        r.samples.push((now() - t) / r.batch);
-      }
+      for (const r of runners) r.samples.push((await r.time(r.fn, r.batch)) / r.batch);
     }
     const stats = runners.map((r) => {
       const s = r.samples.sort((a, b) => a - b);

@@ -71,4 +71,4 @@ for (const [name, size] of SIZES) {
   impls['@noble 2.4 (JS)'][`decrypt + verify ${name}`] = () => noble.decrypt(up);
   impls['@noble 2.4 (JS)'][`encrypt + hashes ${name}`] = () => noble.encrypt(data);
 }
-report('Media', run(impls));
+report('Media', await run(impls));

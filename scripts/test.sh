@@ -39,6 +39,6 @@ step "Chromium"
 node tests/browser/run.mjs
 
 step "benchmarks, quick mode (keeps bench/ working; no timing assertions)"
-for b in bench/curve.mjs bench/crypto.mjs bench/binary.mjs bench/appstate.mjs bench/media.mjs; do node "$b" --quick >/dev/null; done
+for b in bench/curve.mjs bench/crypto.mjs bench/binary.mjs bench/appstate.mjs bench/media.mjs bench/signal.mjs; do node "$b" --quick >/dev/null; done
 
 step "all suites passed"

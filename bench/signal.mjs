@@ -1,0 +1,142 @@
+// Signal 1:1 sessions: wacore-wasm (both builds, through libsignal-node's classes with a store that
+// keeps records as JSON as Baileys does, and through the functional API on record bytes) next to
+// libsignal-node 6.0.0 and whatsapp-rust-bridge 0.5.5, interleaved.
+//   node bench/signal.mjs [--quick] [--rounds N] [--json]
+import { createRequire } from 'node:module';
+import * as bridge from 'whatsapp-rust-bridge';
+import { load } from '../npm/index.mjs';
+import { report, run } from './harness.mjs';
+
+const require = createRequire(import.meta.url);
+const libsignal = require('libsignal');
+const kh = libsignal.keyhelper;
+const PT = Buffer.alloc(100, 7);
+
+/** A store in libsignal-node's shape; `codec` says how records are kept (JSON text or bytes). */
+function makeStore(codec, identity) {
+  const sessions = new Map();
+  const spk = kh.generateSignedPreKey(identity, 1);
+  const preKeys = new Map();
+  let nextPreKey = 1;
+  const store = {
+    getOurIdentity: () => identity,
+    getOurRegistrationId: () => 5,
+    isTrustedIdentity: () => true,
+    loadSession: (a) => (sessions.has(a) ? codec.load(sessions.get(a)) : undefined),
+    storeSession: (a, r) => void sessions.set(a, codec.save(r)),
+    loadPreKey: (id) => preKeys.get(id),
+    removePreKey: (id) => void preKeys.delete(id),
+    loadSignedPreKey: (id) => (id === 1 ? codec.signedPreKey(spk) : undefined),
+    loadSenderKey: () => undefined,
+    storeSenderKey: () => {},
+  };
+  const bundle = () => {
+    const pk = kh.generatePreKey(nextPreKey++);
+    preKeys.set(pk.keyId, pk.keyPair);
+    return {
+      identityKey: identity.pubKey,
+      registrationId: 5,
+      signedPreKey: { keyId: 1, publicKey: spk.keyPair.pubKey, signature: spk.signature },
+      preKey: { keyId: pk.keyId, publicKey: pk.keyPair.pubKey },
+    };
+  };
+  return { store, bundle, sessions };
+}
+
+/** Operations for a library with libsignal-node's classes. */
+function classic(lib, codec) {
+  const alice = makeStore(codec, kh.generateIdentityKeyPair());
+  const bob = makeStore(codec, kh.generateIdentityKeyPair());
+  const addrA = new lib.ProtocolAddress('alice', 1);
+  const addrB = new lib.ProtocolAddress('bob', 1);
+  const toBob = new lib.SessionCipher(alice.store, addrB);
+  const toAlice = new lib.SessionCipher(bob.store, addrA);
+  const receive = (cipher, m) => (m.type === 3 ? cipher.decryptPreKeyWhisperMessage(m.body) : cipher.decryptWhisperMessage(m.body));
+  let ready;
+  const setup = async () => {
+    await new lib.SessionBuilder(alice.store, addrB).initOutgoing(bob.bundle());
+    await receive(toAlice, await toBob.encrypt(PT));
+    await receive(toBob, await toAlice.encrypt(PT));
+  };
+  let dir = 0;
+  return {
+    'session setup (bundle, first message, its decryption)': async () => {
+      alice.sessions.clear();
+      bob.sessions.clear();
+      await new lib.SessionBuilder(alice.store, addrB).initOutgoing(bob.bundle());
+      await receive(toAlice, await toBob.encrypt(PT));
+    },
+    'encrypt 100 B': async () => {
+      ready ??= setup();
+      await ready;
+      await toBob.encrypt(PT);
+    },
+    'encrypt + decrypt 100 B, same chain': async () => {
+      await (ready ??= setup());
+      await receive(toAlice, await toBob.encrypt(PT));
+    },
+    'encrypt + decrypt 100 B, direction alternating (a ratchet step each)': async () => {
+      await (ready ??= setup());
+      dir ^= 1;
+      if (dir) await receive(toAlice, await toBob.encrypt(PT));
+      else await receive(toBob, await toAlice.encrypt(PT));
+    },
+  };
+}
+
+/** wacore's functional API on record bytes (no store, no JSON). */
+function functional(api) {
+  const s = api.signalSessions;
+  const a = kh.generateIdentityKeyPair();
+  const b = kh.generateIdentityKeyPair();
+  const spk = kh.generateSignedPreKey(b, 1);
+  const bundle = { identityKey: b.pubKey, registrationId: 5, signedPreKey: { keyId: 1, publicKey: spk.keyPair.pubKey, signature: spk.signature } };
+  const setup = () => {
+    const m = s.encrypt(s.initOutgoing(undefined, a, bundle), a.pubKey, 5, PT);
+    return [m.record, s.decryptPreKey(undefined, b, m.body, { signedPreKey: spk.keyPair }).record];
+  };
+  let [ra, rb] = setup();
+  const exchange = (fromA) => {
+    const e = s.encrypt(fromA ? ra : rb, (fromA ? a : b).pubKey, 5, PT);
+    const d = s.decryptWhisper(fromA ? rb : ra, (fromA ? b : a).pubKey, e.body);
+    if (fromA) [ra, rb] = [e.record, d.record];
+    else [rb, ra] = [e.record, d.record];
+  };
+  exchange(false);
+  let dir = 0;
+  return {
+    'session setup (bundle, first message, its decryption)': () => setup(),
+    'encrypt 100 B': () => s.encrypt(ra, a.pubKey, 5, PT),
+    'encrypt + decrypt 100 B, same chain': () => exchange(true),
+    'encrypt + decrypt 100 B, direction alternating (a ratchet step each)': () => exchange((dir ^= 1) === 1),
+  };
+}
+
+const impls = {};
+for (const variant of ['scalar', 'simd']) {
+  const api = await load({ variant });
+  const json = {
+    load: (text) => api.SessionRecord.deserialize(JSON.parse(text)),
+    save: (r) => JSON.stringify(r.serialize()),
+    signedPreKey: (spk) => spk.keyPair,
+  };
+  impls[`wacore ${variant} (libsignal-node API, JSON store)`] = classic(api, json);
+  impls[`wacore ${variant} (functional, record bytes)`] = functional(api);
+}
+impls['libsignal-node 6.0.0 (JSON store)'] = classic(libsignal, {
+  load: (text) => libsignal.SessionRecord.deserialize(JSON.parse(text)),
+  save: (r) => JSON.stringify(r.serialize()),
+  signedPreKey: (spk) => spk.keyPair,
+});
+impls['whatsapp-rust-bridge 0.5.5 (bytes store)'] = classic(bridge, {
+  load: (bytes) => bytes,
+  save: (r) => r.serialize(),
+  signedPreKey: (spk) => spk,
+});
+
+// libsignal-node logs every session it opens or closes: console is silenced while measuring.
+const saved = { ...console };
+console.info = console.warn = console.error = console.log = () => {};
+const rows = await run(impls);
+Object.assign(console, saved);
+report('Signal 1:1 sessions (100-byte messages)', rows);
