@@ -15,7 +15,22 @@ const ackWire = api.encodeBinaryNode(ack);
 const macs = Array.from({ length: 812 }, (_, i) => fill(32, i & 255));
 const cbc64 = api.aesCbcEncrypt(key, fill(16, 1), fill(65536, 2));
 const kib = fill(1024, 4);
+// A Signal session whose open session has a sending chain (Alice after the first exchange).
+const sig1 = (() => {
+  const s = api.signalSessions;
+  const kh = api.keyhelper;
+  const idA = kh.generateIdentityKeyPair();
+  const idB = kh.generateIdentityKeyPair();
+  const spk = kh.generateSignedPreKey(idB, 1);
+  const rec = s.initOutgoing(undefined, idA, { identityKey: idB.pubKey, registrationId: 2, signedPreKey: { keyId: 1, publicKey: spk.keyPair.pubKey, signature: spk.signature } });
+  return { s, idA, rec, json: s.recordToJson(rec), text: JSON.stringify(s.recordToJson(rec)) };
+})();
+let sigRec = sig1.rec;
 const OPS = {
+  'signal-encrypt': () => (sigRec = sig1.s.encrypt(sigRec, sig1.idA.pubKey, 1, msg).record),
+  'signal-record-info': () => sig1.s.recordInfo(sig1.rec),
+  'signal-record-from-json': () => sig1.s.recordFromJson(sig1.text),
+  'signal-record-to-json': () => sig1.s.recordToJson(sig1.rec),
   'x25519-agreement': () => api.calculateAgreement(b.pubKey, a.privKey),
   'xeddsa-sign': () => api.calculateSignature(a.privKey, msg),
   'xeddsa-verify': () => api.verifySignature(a.pubKey, msg, sig),
