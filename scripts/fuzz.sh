@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes the binary node codec (or the Noise frame decoder) with libFuzzer (ASan + UBSan) for a
+# Fuzzes the binary node codec (or the Noise frame decoder, or the sender-key and patch parsers) with libFuzzer (ASan + UBSan) for a
 # bounded time; exits non-zero on any crash, sanitizer report, property violation, timeout or
 # out-of-memory.
 #
-#   scripts/fuzz.sh [seconds] [binary|noise]     default 30 binary
+#   scripts/fuzz.sh [seconds] [binary|noise|groups]     default 30 binary
 #
 # Builds build/fuzz with clang first if needed (cmake/Fuzz.cmake; one ninja job). The run works on a
 # temporary copy of tests/fuzz/corpus/binary: inputs it finds never land in the repository. On a
@@ -13,7 +13,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 secs="${1:-30}"
 target="${2:-binary}"
-[[ "$secs" =~ ^[0-9]+$ && "$target" =~ ^(binary|noise)$ ]] || { echo "usage: scripts/fuzz.sh [seconds] [binary|noise]" >&2; exit 2; }
+[[ "$secs" =~ ^[0-9]+$ && "$target" =~ ^(binary|noise|groups)$ ]] || { echo "usage: scripts/fuzz.sh [seconds] [binary|noise|groups]" >&2; exit 2; }
 
 build="$here/build/fuzz"
 if [ ! -f "$build/build.ninja" ]; then
