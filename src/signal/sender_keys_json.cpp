@@ -5,7 +5,8 @@
 //
 // Reading then writing gives the same states, field for field, in the same order, except where our
 // limits apply (kMaxSenderKeyStates newest states, kMaxSenderMessageKeys newest skipped keys).
-// Members the format does not define are ignored.
+// Members the format does not define are ignored, and so are skipped-key entries with neither
+// iteration nor seed (what Baileys 6's own JSON stores hold after a round trip, see read_state).
 #define RAPIDJSON_ASSERT(x) ((void)0)
 #define RAPIDJSON_HAS_STDSTRING 0
 #include <rapidjson/document.h>
@@ -75,6 +76,9 @@ bool read_state(const Value& v, SenderKeyState& s) {
   if (const Value* keys = field(v, "senderMessageKeys"); keys != nullptr) {
     if (!keys->IsArray()) return false;
     for (const Value& k : keys->GetArray()) {
+      // Baileys 6 stores skipped keys as SenderKeyStateStructure objects, whose protobufjs toJSON
+      // drops both fields: its JSON stores hold "{}" for each (the key is lost there already).
+      if (k.IsObject() && field(k, "seed") == nullptr && field(k, "iteration") == nullptr) continue;
       SenderMessageKey& mk = s.skipped.emplace_back();
       if (const Value* it = field(k, "iteration"); it != nullptr && !u32(it, mk.iteration)) return false;
       if (!b64_fixed(field(k, "seed"), mk.seed)) return false;

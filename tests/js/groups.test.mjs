@@ -33,8 +33,19 @@ function ourStore() {
   };
 }
 
-/** Baileys' store as lib/Signal/libsignal.js makes it: JSON through BufferJSON-like round trips. */
+/** A Baileys store that keeps its record objects. (Baileys' own auth-state store goes through JSON,
+ * which loses its skipped keys: see the differential test below.) */
 function baileysStore() {
+  const map = new Map();
+  return {
+    map,
+    loadSenderKey: async (name) => map.get(name) ?? new B.SenderKeyRecord(),
+    storeSenderKey: async (name, record) => map.set(name, record),
+  };
+}
+
+/** Baileys' store as lib/Signal/libsignal.js makes it: JSON text between calls. */
+function baileysJsonStore() {
   const map = new Map();
   return {
     map,
@@ -144,19 +155,26 @@ describe(`sender keys (${VARIANT})`, () => {
     const msgs = [];
     for (let i = 0; i < 6; i++) msgs.push(await bc.encrypt(text(i)));
     await new B.GroupCipher(bs, name).decrypt(msgs[5]); // skips 0..4 (its iterations 0, 2, 4, ...)
-    const json = bs.map.get(name);
-    const rec = api.SenderKeyRecord.deserialize(json);
+    const json = JSON.stringify(bs.map.get(name).serialize()); // protobufjs toJSON: base64 strings
+    const rec = api.SenderKeyRecord.deserialize(bs.map.get(name).serialize());
     const ours = ourStore();
     ours.map.set(name, rec);
     expect(Buffer.from(await new api.GroupCipher(ours, name).decrypt(msgs[2]))).toEqual(text(2));
     // Lossless: JSON -> ours -> JSON keeps every state field.
     const norm = (list) => JSON.parse(JSON.stringify(list, (k, v) => (v?.type === 'Buffer' ? Buffer.from(v.data).toString('base64') : v)));
-    const strip = (list) => list.map((s) => ({ ...s, senderMessageKeys: s.senderMessageKeys.map(({ iteration, seed }) => ({ iteration, seed })) }));
-    expect(norm(api.SenderKeyRecord.deserialize(json).serialize())).toEqual(strip(JSON.parse(json)));
+    const baileysView = bs.map.get(name).serialize().map((st) => norm({
+      senderKeyId: st.senderKeyId,
+      senderChainKey: { iteration: st.senderChainKey.iteration, seed: st.senderChainKey.seed },
+      senderSigningKey: { public: st.senderSigningKey.public },
+      senderMessageKeys: st.senderMessageKeys.map((k) => ({ iteration: k.iteration, seed: k.seed })),
+    }));
+    expect(norm(api.SenderKeyRecord.deserialize(bs.map.get(name).serialize()).serialize())).toEqual(baileysView);
+    // Its JSON text (base64 strings) reads too, minus the skipped keys its toJSON drops.
+    expect(api.SenderKeyRecord.deserialize(json).serialize()[0].senderChainKey.iteration).toBe(baileysView[0].senderChainKey.iteration);
     // Back to Baileys: the sender's record too (Baileys keeps encrypting from ours).
-    bs.map.set(name, JSON.stringify(ours.map.get(name).serialize()));
+    bs.map.set(name, new B.SenderKeyRecord(ours.map.get(name).serialize()));
     expect(Buffer.from(await new B.GroupCipher(bs, name).decrypt(msgs[0]))).toEqual(text(0));
-    const senderRec = api.SenderKeyRecord.deserialize(senderStore.map.get(name));
+    const senderRec = api.SenderKeyRecord.deserialize(senderStore.map.get(name).serialize());
     const ourSender = ourStore();
     ourSender.map.set(name, senderRec);
     const next = await new api.GroupCipher(ourSender, name).encrypt(text('from ours'));
@@ -205,6 +223,25 @@ describe(`sender keys (${VARIANT})`, () => {
     await expect(r.decrypt(m)).rejects.toMatchObject({ code: 'ERR_DUPLICATE_MESSAGE' });
     await expect(new api.GroupCipher(ourStore(), name).decrypt(m)).rejects.toMatchObject({ code: 'ERR_NO_SENDER_KEY' });
     await expect(new api.GroupCipher(recv, name).encrypt(text(2))).rejects.toMatchObject({ code: 'ERR_NO_SESSION' });
+  });
+
+  it('keeps skipped keys where Baileys 6 with its JSON store loses them (differential)', async () => {
+    const senderStore = baileysStore();
+    const name = 'g::s::0';
+    const skdm = await new B.GroupSessionBuilder(senderStore).create(name);
+    const c = new B.GroupCipher(senderStore, name);
+    const msgs = [];
+    for (let i = 0; i < 3; i++) msgs.push(await c.encrypt(text(i)));
+    const theirs = baileysJsonStore();
+    await new B.GroupSessionBuilder(theirs).process(name, skdm);
+    const ours = ourStore();
+    await new api.GroupSessionBuilder(ours).process(name, skdm.serialize());
+    await new B.GroupCipher(theirs, name).decrypt(msgs[2]);
+    await new api.GroupCipher(ours, name).decrypt(msgs[2]);
+    await expect(new B.GroupCipher(theirs, name).decrypt(msgs[0])).rejects.toThrow(/old counter/);
+    expect(Buffer.from(await new api.GroupCipher(ours, name).decrypt(msgs[0]))).toEqual(text(0));
+    // Baileys' lossy JSON still loads into ours (the lost keys read as none).
+    expect(api.SenderKeyRecord.deserialize(theirs.map.get(name)).serialize()[0].senderMessageKeys).toEqual([]);
   });
 
   it('offers the same operations synchronously on record bytes', () => {

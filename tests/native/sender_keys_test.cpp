@@ -198,6 +198,11 @@ TEST(SenderKeys, RecordsRoundTripInBothFormats) {
     sender_key_record_to_json(from_json, json2);
     EXPECT_EQ(json2, json);
   }
+  // Baileys 6's JSON store keeps each skipped key as "{}" (its toJSON drops the fields): read as none.
+  SenderKeyRecord lossy;
+  ASSERT_EQ(sender_key_record_from_json(R"([{"senderKeyId":7,"senderChainKey":{"iteration":3,"seed":"SC8U6lvkUpQvKw5jyZnwY2zgj+AJ6Jv1dUkyekxawts="},"senderSigningKey":{"public":"BaMBIX3c7UDLeeRB4FL8c5S9o8dkItk6Mo5r0ZI0gQNl"},"senderMessageKeys":[{},{}]}])", lossy), Error::ok);
+  EXPECT_TRUE(lossy.states.at(0).skipped.empty());
+  EXPECT_EQ(lossy.states[0].iteration, 3u);
   SenderKeyRecord bad;
   EXPECT_EQ(sender_key_record_from_json("{}", bad), Error::invalid_record);
   EXPECT_EQ(sender_key_record_from_json("[{\"senderKeyId\":1}]", bad), Error::invalid_record);
