@@ -59,3 +59,10 @@ foreach(_t wacore_signal_parse_fuzz wacore_signal_session_fuzz)
   target_compile_options(${_t} PRIVATE ${WACORE_WARNINGS} ${_fuzz_exe})
   target_link_options(${_t} PRIVATE ${_fuzz_exe})
 endforeach()
+
+# Sender-key messages, distribution messages and records, and app-state patch decoding and
+# verification (tests/fuzz/groups_fuzz.cpp), on the same instrumented core as the Noise target.
+add_executable(wacore_groups_fuzz tests/fuzz/groups_fuzz.cpp)
+target_link_libraries(wacore_groups_fuzz PRIVATE wacore_noise_fuzz_core)
+target_compile_options(wacore_groups_fuzz PRIVATE ${WACORE_WARNINGS} ${_fuzz_exe})
+target_link_options(wacore_groups_fuzz PRIVATE ${_fuzz_exe})

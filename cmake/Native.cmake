@@ -25,6 +25,8 @@ add_executable(wacore_tests
   tests/native/hash_test.cpp
   tests/native/media_test.cpp
   tests/native/signal_test.cpp
+  tests/native/sender_keys_test.cpp
+  tests/native/patch_test.cpp
   tests/native/noise_test.cpp
   tests/native/error_test.cpp
   tests/native/test_util.cpp)

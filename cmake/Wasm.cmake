@@ -44,7 +44,11 @@ endif()
 # at -O3 (libsodium, AES, hashing): -Os there saves size at no measurable cost (docs/build.md).
 set(WACORE_SIZE_SOURCES src/signal/session.cpp src/signal/proto.cpp src/signal/proto_write.cpp
     src/signal/record_json.cpp bindings/signal_bindings.cpp src/noise/proto.cpp src/noise/noise.cpp
-    bindings/noise_bindings.cpp)
+    bindings/noise_bindings.cpp
+    # Sender keys, app-state patch decoding and verification, and their glue (docs/groups.md).
+    src/signal/sender_keys.cpp src/signal/sender_keys_proto.cpp src/signal/sender_keys_write.cpp
+    src/signal/sender_keys_json.cpp src/appstate/patch.cpp src/appstate/patch_proto.cpp
+    bindings/group_bindings.cpp)
 set_property(SOURCE ${WACORE_SIZE_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -Oz)
 
 foreach(variant scalar simd)
@@ -57,7 +61,7 @@ foreach(variant scalar simd)
   wacore_add_core(wacore_core_${variant} sodium_${variant} zlib_${variant} ${_simd})
 
   add_executable(wacore_${variant} bindings/wacore_bindings.cpp bindings/signal_bindings.cpp
-    bindings/noise_bindings.cpp)
+    bindings/noise_bindings.cpp bindings/group_bindings.cpp)
   target_link_libraries(wacore_${variant} PRIVATE wacore_core_${variant})
   target_compile_options(wacore_${variant} PRIVATE ${WACORE_WARNINGS})
   target_compile_definitions(wacore_${variant} PRIVATE WACORE_VARIANT="${variant}")

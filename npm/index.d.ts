@@ -50,6 +50,14 @@ export type WacoreErrorCode =
   | 'ERR_NOISE_CERT_TIME'
   | 'ERR_NOISE_FRAME_TOO_LARGE'
   | 'ERR_NOISE_COUNTER'
+  | 'ERR_NO_SENDER_KEY'
+  | 'ERR_INVALID_PATCH'
+  | 'ERR_MISSING_KEY'
+  | 'ERR_PATCH_MAC'
+  | 'ERR_VALUE_MAC'
+  | 'ERR_INDEX_MAC'
+  | 'ERR_SNAPSHOT_MAC'
+  | 'ERR_REMOVE_WITHOUT_SET'
   | 'ERR_VARIANT'
   | 'ERR_LOAD'
   | 'ERR_UNKNOWN';
@@ -364,6 +372,29 @@ export interface Wacore extends JidHelpers {
   readonly MessageCounterError: typeof MessageCounterError;
   readonly PreKeyError: typeof PreKeyError;
   readonly UntrustedIdentityKeyError: typeof UntrustedIdentityKeyError;
+  /** Sender keys on record bytes (libsignal's SenderKeyRecordStructure): each call returns the new record or throws and changes nothing. */
+  readonly senderKeys: SenderKeysApi;
+  readonly SenderKeyName: typeof SenderKeyName;
+  readonly SenderKeyRecord: SenderKeyRecordClass;
+  readonly SenderKeyDistributionMessage: SenderKeyDistributionMessageClass;
+  /** Baileys' GroupSessionBuilder over a sender-key store. */
+  readonly GroupSessionBuilder: new (store: SenderKeyStore) => GroupSessionBuilder;
+  /** Baileys' GroupCipher for one sender in one group. */
+  readonly GroupCipher: new (store: SenderKeyStore, senderKeyName: SenderKeyName | string) => GroupCipher;
+  readonly GroupError: typeof GroupError;
+  /** SyncdPatch bytes as WAProto's object shape (ERR_INVALID_PATCH when malformed). */
+  parseSyncdPatch(bytes: Bytes): SyncdPatch;
+  parseSyncdSnapshot(bytes: Bytes): SyncdSnapshot;
+  /** A downloaded externalMutations blob (SyncdMutations). */
+  parseSyncdMutations(bytes: Bytes): { mutations: SyncdMutation[] };
+  /** Patch MAC, value and index MACs, LTHash, snapshot MAC; throws and changes nothing on failure. */
+  verifySyncdPatch(patch: Bytes | SyncdPatch, name: string, state: LTHashState, keys: AppStateKeys, options?: { strictRemove?: boolean }): VerifiedSyncd;
+  /** A snapshot's records on a zero LTHash, then its MAC. */
+  verifySyncdSnapshot(snapshot: Bytes | SyncdSnapshot, name: string, keys: AppStateKeys): VerifiedSyncd;
+  /** Baileys' decodeSyncdPatch (also checks the snapshot MAC after applying). validateMacs=false is refused. */
+  decodeSyncdPatch(msg: Bytes | SyncdPatch, name: string, initialState: LTHashState, getAppStateSyncKey: (keyId: string) => Promise<{ keyData: Bytes } | undefined> | { keyData: Bytes } | undefined, onMutation?: (m: SyncdDecodedMutation) => void, validateMacs?: boolean): Promise<LTHashState & { removesWithoutSet: number }>;
+  /** Baileys' decodeSyncdSnapshot. */
+  decodeSyncdSnapshot(name: string, snapshot: Bytes | SyncdSnapshot, getAppStateSyncKey: (keyId: string) => Promise<{ keyData: Bytes } | undefined> | { keyData: Bytes } | undefined, minimumVersionNumber?: number, validateMacs?: boolean): Promise<{ state: LTHashState; mutationMap: Record<string, SyncdDecodedMutation> }>;
   /** The module's memory use (for monitoring; see README "Memory"). */
   memoryStats(): MemoryStats;
 }
@@ -523,6 +554,89 @@ export interface SignalSessions {
     time?: number,
   ): { plaintext: Uint8Array; remoteIdentityKey: Uint8Array; preKeyUsed: boolean; record: Uint8Array };
   preKeyMessageInfo(record: Bytes | undefined, message: Bytes): PreKeyMessageInfo;
+/** Baileys' LTHashState: indexValueMap is keyed by the base64 index MAC. */
+export interface LTHashState {
+  version: number;
+  hash: Uint8Array;
+  indexValueMap: Record<string, { valueMac: Uint8Array }>;
+}
+/** base64 key id -> 32-byte keyData (or { keyData }), as a Map, an object or a function. */
+export type AppStateKeys = Map<string, Bytes | { keyData: Bytes }> | Record<string, Bytes | { keyData: Bytes }> | ((keyId: string) => Bytes | { keyData: Bytes } | undefined);
+export interface SyncdRecord { index: { blob: Uint8Array }; value: { blob: Uint8Array }; keyId: { id: Uint8Array } }
+export interface SyncdMutation { operation: SyncdOperation; record: SyncdRecord }
+export interface SyncdPatch {
+  version?: { version: number };
+  mutations: SyncdMutation[];
+  externalMutations?: Uint8Array;
+  snapshotMac: Uint8Array;
+  patchMac: Uint8Array;
+  keyId: { id: Uint8Array };
+  deviceIndex?: number;
+}
+export interface SyncdSnapshot { version?: { version: number }; records: SyncdRecord[]; mac: Uint8Array; keyId: { id: Uint8Array } }
+/** A verified mutation: SyncActionData's index (JSON bytes), value (SyncActionValue protobuf bytes, undecoded), version, and the whole data. */
+export interface SyncdDecodedMutation {
+  operation?: SyncdOperation;
+  syncAction: { index: Uint8Array; value?: Uint8Array; version?: number; data: Uint8Array };
+  index: unknown;
+}
+export interface VerifiedSyncd { state: LTHashState; mutations: SyncdDecodedMutation[]; removesWithoutSet: number }
+
+/** Baileys' sender-key store (sync or Promise-returning). Records come back as our SenderKeyRecord, Baileys' record, its JSON array or string, or bytes. */
+export interface SenderKeyStore {
+  loadSenderKey(senderKeyName: any): unknown;
+  storeSenderKey(senderKeyName: any, record: SenderKeyRecord): unknown;
+}
+export interface SenderKeysApi {
+  create(record: Bytes | undefined): { distributionMessage: Uint8Array; record: Uint8Array };
+  process(record: Bytes | undefined, distributionMessage: Bytes): Uint8Array;
+  encrypt(record: Bytes, plaintext: Bytes): { ciphertext: Uint8Array; record: Uint8Array };
+  decrypt(record: Bytes, ciphertext: Bytes): { plaintext: Uint8Array; record: Uint8Array };
+  recordFromJson(json: unknown[] | string): Uint8Array;
+  recordToJson(record: Bytes): unknown[];
+  recordInfo(record: Bytes): { keyId: number; iteration: number; canEncrypt: boolean }[];
+  distributionInfo(message: Bytes): { id: number; iteration: number; chainKey: Uint8Array; signatureKey: Uint8Array };
+}
+/** `${groupId}::${sender.id}::${sender.deviceId}`, as Baileys names sender keys. */
+export declare class SenderKeyName {
+  constructor(groupId: string, sender: { id: string; deviceId: number; toString(): string });
+  readonly groupId: string;
+  serialize(): string;
+  toString(): string;
+  equals(other: unknown): boolean;
+}
+export declare class GroupError extends WacoreError {}
+export interface SenderKeyRecord {
+  isEmpty(): boolean;
+  /** Baileys' JSON form: SenderKeyStateStructure objects with Buffers, oldest first. */
+  serialize(): unknown[];
+  /** libsignal's SenderKeyRecordStructure protobuf (newest state first). */
+  toBytes(): Uint8Array;
+}
+export interface SenderKeyRecordClass {
+  new (serialized?: unknown[] | string): SenderKeyRecord;
+  deserialize(data: unknown[] | string | Bytes): SenderKeyRecord;
+  fromBytes(bytes: Bytes): SenderKeyRecord;
+}
+export interface SenderKeyDistributionMessage {
+  serialize(): Uint8Array;
+  getId(): number;
+  getIteration(): number;
+  getChainKey(): Uint8Array;
+  getSignatureKey(): Uint8Array;
+  getType(): number;
+}
+export interface SenderKeyDistributionMessageClass {
+  new (id: number | null, iteration: number | null, chainKey: Bytes | null, signatureKey: Bytes | null, serialized?: Bytes | null): SenderKeyDistributionMessage;
+  deserialize(serialized: Bytes): SenderKeyDistributionMessage;
+}
+export interface GroupSessionBuilder {
+  create(senderKeyName: SenderKeyName | string): Promise<SenderKeyDistributionMessage>;
+  process(senderKeyName: SenderKeyName | string, message: SenderKeyDistributionMessage | { serialize(): Bytes } | Bytes): Promise<void>;
+}
+export interface GroupCipher {
+  encrypt(plaintext: Bytes): Promise<Uint8Array>;
+  decrypt(ciphertext: Bytes): Promise<Uint8Array>;
 }
 
 /** Options shared by both ends of a Noise connection. */

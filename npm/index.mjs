@@ -13,6 +13,7 @@ import { makeCrypto } from './lib/crypto.mjs';
 import { makeCurve } from './lib/curve.mjs';
 import * as jid from './lib/jid.mjs';
 import { makeMedia } from './lib/media.mjs';
+import { makeGroups } from './lib/groups.mjs';
 import { makeSignal } from './lib/signal.mjs';
 import { makeNoise } from './lib/noise.mjs';
 
@@ -25,6 +26,7 @@ export {
   SignalError,
   UntrustedIdentityKeyError,
 } from './lib/signal.mjs';
+export { GroupError, SenderKeyName } from './lib/groups.mjs';
 // The JID helpers are plain string functions: usable before load() too.
 export * from './lib/jid.mjs';
 
@@ -175,6 +177,7 @@ function makeApi(M, nodeCrypto) {
     ...makeNoise(core, { decodeBinaryNode, writeTape }),
     ...makeAppState(core),
     ...makeSignal(core, curve),
+    ...makeGroups(core),
     ...jid,
     memoryStats,
   });

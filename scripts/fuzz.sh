@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes the binary node codec, the Noise frame decoder or Signal sessions with libFuzzer (ASan + UBSan) for a
-# bounded time; exits non-zero on any crash, sanitizer report, property violation, timeout or
-# out-of-memory.
+# Fuzzes the binary node codec, the Noise frame decoder, Signal sessions or the sender-key and
+# app-state patch parsers with libFuzzer (ASan + UBSan) for a bounded time; exits non-zero on any
+# crash, sanitizer report, property violation, timeout or out-of-memory.
 #
-#   scripts/fuzz.sh [seconds] [binary|noise|signal_parse|signal_session]     default 30 binary
+#   scripts/fuzz.sh [seconds] [binary|noise|signal_parse|signal_session|groups]     default 30 binary
 #
 # Builds build/fuzz with clang first if needed (cmake/Fuzz.cmake; one ninja job). The run works on a
 # temporary copy of tests/fuzz/corpus/binary: inputs it finds never land in the repository. On a
@@ -13,8 +13,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 secs="${1:-30}"
 target="${2:-binary}"
-[[ "$secs" =~ ^[0-9]+$ && "$target" =~ ^(binary|noise|signal_parse|signal_session)$ ]] ||
-  { echo "usage: scripts/fuzz.sh [seconds] [binary|noise|signal_parse|signal_session]" >&2; exit 2; }
+[[ "$secs" =~ ^[0-9]+$ && "$target" =~ ^(binary|noise|signal_parse|signal_session|groups)$ ]] ||
+  { echo "usage: scripts/fuzz.sh [seconds] [binary|noise|signal_parse|signal_session|groups]" >&2; exit 2; }
 
 build="$here/build/fuzz"
 if [ ! -f "$build/build.ninja" ]; then

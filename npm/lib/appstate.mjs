@@ -9,6 +9,7 @@ const LTHASH = 128;
 const IV = 16;
 const KEY_NAMES = ['indexKey', 'valueEncryptionKey', 'valueMacKey', 'snapshotMacKey', 'patchMacKey'];
 const utf8 = new TextEncoder();
+const utf8d = new TextDecoder();
 
 // Key ids travel as bytes; Baileys passes them as base64 strings, which are accepted too.
 const keyIdBytes = (keyId) => (typeof keyId === 'string' ? base64(keyId) : asBytes(keyId, 'keyId'));
@@ -180,7 +181,317 @@ export function makeAppState({ M, fail, io, wipe }) {
     }
   }
 
+  // --- patches and snapshots (bindings/group_bindings.cpp) --------------------------------------------
+  const outView = M.groupsOut() >> 2;
+  // One core call over the given parts laid end to end; returns a copy of the output, wipes both.
+  function callParts(parts, invoke) {
+    let size = 0;
+    for (const p of parts) size += p.length;
+    const p = io(size);
+    try {
+      let off = p;
+      const heap = M.HEAPU8;
+      for (const part of parts) {
+        heap.set(part, off);
+        off += part.length;
+      }
+      const rc = invoke(p, size);
+      if (rc !== 0) fail(rc);
+      const ptr = M.HEAPU32[outView] >>> 0;
+      const len = M.HEAPU32[outView + 1] >>> 0;
+      const out = M.HEAPU8.slice(ptr, ptr + len);
+      M.HEAPU8.fill(0, ptr, ptr + len);
+      return out;
+    } finally {
+      wipe(p, size);
+    }
+  }
+  const HAS_BUFFER = typeof Buffer === 'function';
+  const out = (u8) => (HAS_BUFFER ? Buffer.from(u8.buffer, u8.byteOffset, u8.length) : u8);
+  class Reader {
+    constructor(b) {
+      this.b = b;
+      this.d = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      this.o = 0;
+    }
+    u8() {
+      return this.b[this.o++];
+    }
+    u32() {
+      const v = this.d.getUint32(this.o, true);
+      this.o += 4;
+      return v;
+    }
+    u64() {
+      const hi = this.u32();
+      return hi * 2 ** 32 + this.u32();
+    }
+    bytes(n) {
+      const v = this.b.subarray(this.o, this.o + n);
+      this.o += n;
+      return out(v.slice());
+    }
+    field() {
+      return this.bytes(this.u32());
+    }
+  }
+  // A writer for the verify input layout.
+  class Writer {
+    constructor() {
+      this.parts = [];
+    }
+    u8(v) {
+      this.parts.push(Uint8Array.of(v));
+    }
+    u32(v) {
+      const b = new Uint8Array(4);
+      new DataView(b.buffer).setUint32(0, v >>> 0, true);
+      this.parts.push(b);
+    }
+    u64(v) {
+      const [hi, lo] = versionWords(v);
+      this.u32(hi);
+      this.u32(lo);
+    }
+    raw(b) {
+      this.parts.push(b);
+    }
+    field(b) {
+      const bytes = b == null ? new Uint8Array(0) : asBytes(b, 'field');
+      this.u32(bytes.length);
+      this.parts.push(bytes);
+    }
+  }
+  const readMutations = (r) => {
+    const list = [];
+    for (let i = 0, n = r.u32(); i < n; i++) {
+      const operation = r.u8();
+      const index = r.field();
+      const value = r.field();
+      const id = r.field();
+      list.push({ operation, record: { index: { blob: index }, value: { blob: value }, keyId: { id } } });
+    }
+    return list;
+  };
+
+  /** SyncdPatch bytes as the object WAProto's SyncdPatch.decode gives (the fields verification uses;
+   * externalMutations stays undecoded bytes). Error: ERR_INVALID_PATCH. */
+  function parseSyncdPatch(bytes) {
+    const b = asBytes(bytes, 'patch');
+    const r = new Reader(callParts([b], (p, n) => M.appstateDecodePatch(p, n)));
+    const hasVersion = r.u8() === 1;
+    const version = r.u64();
+    const patch = { snapshotMac: r.field(), patchMac: r.field(), keyId: { id: r.field() } };
+    if (hasVersion) patch.version = { version };
+    const hasExternal = r.u8() === 1;
+    const external = r.field();
+    if (hasExternal) patch.externalMutations = external;
+    const hasDevice = r.u8() === 1;
+    const deviceIndex = r.u32();
+    if (hasDevice) patch.deviceIndex = deviceIndex;
+    patch.mutations = readMutations(r);
+    return patch;
+  }
+
+  /** SyncdSnapshot bytes as WAProto's object shape. */
+  function parseSyncdSnapshot(bytes) {
+    const b = asBytes(bytes, 'snapshot');
+    const r = new Reader(callParts([b], (p, n) => M.appstateDecodeSnapshot(p, n)));
+    const hasVersion = r.u8() === 1;
+    const version = r.u64();
+    const snapshot = { mac: r.field(), keyId: { id: r.field() }, records: [] };
+    if (hasVersion) snapshot.version = { version };
+    for (let i = 0, n = r.u32(); i < n; i++) {
+      snapshot.records.push({ index: { blob: r.field() }, value: { blob: r.field() }, keyId: { id: r.field() } });
+    }
+    return snapshot;
+  }
+
+  /** SyncdMutations bytes (a downloaded externalMutations blob): { mutations }. */
+  function parseSyncdMutations(bytes) {
+    const b = asBytes(bytes, 'mutations');
+    return { mutations: readMutations(new Reader(callParts([b], (p, n) => M.appstateDecodeMutations(p, n)))) };
+  }
+
+  const toNumber = (v) => (typeof v === 'object' && v !== null && typeof v.toNumber === 'function' ? v.toNumber() : Number(v ?? NaN));
+  const b64 = (u8) => (HAS_BUFFER ? Buffer.from(u8).toString('base64') : btoa(String.fromCharCode(...u8)));
+  // The key ids a patch or snapshot names (base64), each once.
+  const keyIdsOf = (main, records) => {
+    const ids = new Map();
+    for (const id of [main, ...records.map((r) => r?.keyId?.id)]) {
+      if (id != null) ids.set(b64(asBytes(id, 'keyId')), asBytes(id, 'keyId'));
+    }
+    return ids;
+  };
+  // keys: a Map or object from base64 key id to key data (or { keyData }), or a function.
+  const keyLookup = (keys) => (id) => {
+    const v = typeof keys === 'function' ? keys(id) : keys instanceof Map ? keys.get(id) : keys?.[id];
+    return v == null ? undefined : asBytes(v.keyData ?? v, 'keyData');
+  };
+  function writeKeys(w, ids, lookup) {
+    const found = [];
+    for (const [id, raw] of ids) {
+      const data = lookup(id);
+      if (data === undefined) continue; // the core reports ERR_MISSING_KEY where it is needed
+      if (data.length !== KEY) throw new WacoreError('ERR_KEY_LENGTH', 'keyData must be 32 bytes');
+      found.push([raw, data]);
+    }
+    w.u32(found.length);
+    for (const [raw, data] of found) {
+      w.field(raw);
+      w.raw(data);
+    }
+  }
+  const recordOf = (m) => (m && 'record' in m && m.record ? m.record : m);
+  const opOf = (m) => (m && 'operation' in m && m.operation != null ? operationOf(m.operation) : 0);
+  function writeRecord(w, rec) {
+    w.field(rec?.index?.blob);
+    w.field(rec?.value?.blob);
+    w.field(rec?.keyId?.id);
+  }
+  // Baileys' LTHashState: { version, hash, indexValueMap: { [base64 index MAC]: { valueMac } } }.
+  function writeState(w, state) {
+    w.u64(toNumber(state?.version ?? 0));
+    const h = asBytes(state?.hash ?? new Uint8Array(LTHASH), 'hash');
+    if (h.length !== LTHASH) throw new WacoreError('ERR_DATA_LENGTH', 'an LTHash is 128 bytes');
+    w.raw(h);
+    const entries = Object.entries(state?.indexValueMap ?? {});
+    w.u32(entries.length);
+    for (const [index, { valueMac }] of entries) {
+      const i = base64(index);
+      const v = asBytes(valueMac, 'valueMac');
+      if (i.length !== MAC || v.length !== MAC) throw new WacoreError('ERR_DATA_LENGTH', 'index and value MACs are 32 bytes');
+      w.raw(i);
+      w.raw(v);
+    }
+  }
+  function readResult(bytes) {
+    const r = new Reader(bytes);
+    const version = r.u64();
+    const hash = r.bytes(LTHASH);
+    const indexValueMap = {};
+    for (let i = 0, n = r.u32(); i < n; i++) {
+      const index = r.bytes(MAC);
+      indexValueMap[b64(index)] = { valueMac: r.bytes(MAC) };
+    }
+    const removesWithoutSet = r.u32();
+    const mutations = [];
+    for (let i = 0, n = r.u32(); i < n; i++) {
+      const operation = r.u8();
+      const data = r.field();
+      const index = r.field();
+      const hasValue = r.u8() === 1;
+      const value = r.field();
+      const hasVersion = r.u8() === 1;
+      const v = r.u32() | 0;
+      const syncAction = { index, value: hasValue ? value : undefined, version: hasVersion ? v : undefined, data };
+      let parsed;
+      try {
+        parsed = JSON.parse(utf8d.decode(index));
+      } catch {
+        parsed = undefined;
+      }
+      mutations.push({ operation, syncAction, index: parsed });
+    }
+    bytes.fill(0);
+    return { state: { version, hash, indexValueMap }, mutations, removesWithoutSet };
+  }
+  const nameBytes = (name) => utf8.encode(String(name));
+
+  /** Verifies a patch against a running state and applies it (protocol-facts §4): patch MAC, every
+   * mutation's value MAC and index MAC, the LTHash, then the snapshot MAC of the result.
+   * patch: SyncdPatch bytes or its decoded object (mutations of a downloaded externalMutations blob
+   * appended). keys: base64 key id -> keyData (Map, object or function). options.strictRemove: a
+   * REMOVE of an unknown index throws ERR_REMOVE_WITHOUT_SET instead of being counted.
+   * Returns { state, mutations: [{ operation, syncAction: { index, value (SyncActionValue bytes),
+   * version, data }, index (parsed JSON) }], removesWithoutSet }; throws and changes nothing on any
+   * failure. */
+  function verifySyncdPatch(patch, name, state, keys, options = {}) {
+    const p = patch instanceof Uint8Array || ArrayBuffer.isView(patch) ? parseSyncdPatch(patch) : patch;
+    if (p?.version?.version == null) throw new WacoreError('ERR_INVALID_PATCH', 'the patch has no version');
+    const mutations = p.mutations ?? [];
+    const w = new Writer();
+    w.u8(0);
+    w.u8(options.strictRemove ? 1 : 0);
+    w.field(nameBytes(name));
+    writeKeys(w, keyIdsOf(p.keyId?.id, mutations.map(recordOf)), keyLookup(keys));
+    writeState(w, state);
+    w.u64(toNumber(p.version.version));
+    w.field(p.snapshotMac);
+    w.field(p.patchMac);
+    w.field(p.keyId?.id);
+    w.u32(mutations.length);
+    for (const m of mutations) {
+      w.u8(opOf(m));
+      writeRecord(w, recordOf(m));
+    }
+    return readResult(callParts(w.parts, (ptr, n) => M.appstateVerify(ptr, n)));
+  }
+
+  /** Verifies a snapshot (its records on a zero LTHash, then its MAC): { state, mutations }. */
+  function verifySyncdSnapshot(snapshot, name, keys) {
+    const s = snapshot instanceof Uint8Array || ArrayBuffer.isView(snapshot) ? parseSyncdSnapshot(snapshot) : snapshot;
+    if (s?.version?.version == null) throw new WacoreError('ERR_INVALID_PATCH', 'the snapshot has no version');
+    const records = s.records ?? [];
+    const w = new Writer();
+    w.u8(1);
+    w.u8(0);
+    w.field(nameBytes(name));
+    writeKeys(w, keyIdsOf(s.keyId?.id, records), keyLookup(keys));
+    w.u64(toNumber(s.version.version));
+    w.field(s.mac);
+    w.field(s.keyId?.id);
+    w.u32(records.length);
+    for (const rec of records) writeRecord(w, rec);
+    return readResult(callParts(w.parts, (ptr, n) => M.appstateVerify(ptr, n)));
+  }
+
+  // Baileys' async key lookup (getAppStateSyncKey(base64 id) -> { keyData }) resolved up front.
+  async function resolveKeys(getAppStateSyncKey, main, records) {
+    const map = new Map();
+    for (const id of keyIdsOf(main, records).keys()) {
+      const k = await getAppStateSyncKey(id);
+      if (k) map.set(id, k);
+    }
+    return map;
+  }
+  const requireValidation = (validateMacs) => {
+    if (validateMacs === false) throw new WacoreError('ERR_TYPE', 'wacore always validates MACs: validateMacs=false is not supported');
+  };
+
+  /** Baileys' decodeSyncdPatch, verifying the snapshot MAC after applying too:
+   * resolves to { hash, indexValueMap, version, removesWithoutSet }. */
+  async function decodeSyncdPatch(msg, name, initialState, getAppStateSyncKey, onMutation, validateMacs = true) {
+    requireValidation(validateMacs);
+    const p = msg instanceof Uint8Array || ArrayBuffer.isView(msg) ? parseSyncdPatch(msg) : msg;
+    const keys = await resolveKeys(getAppStateSyncKey, p?.keyId?.id, (p?.mutations ?? []).map(recordOf));
+    const r = verifySyncdPatch(p, name, initialState, keys);
+    if (onMutation) for (const m of r.mutations) onMutation({ syncAction: m.syncAction, index: m.index });
+    return { ...r.state, removesWithoutSet: r.removesWithoutSet };
+  }
+
+  /** Baileys' decodeSyncdSnapshot: resolves to { state, mutationMap } (mutationMap keyed by the
+   * index JSON; left empty when the version is not above minimumVersionNumber). */
+  async function decodeSyncdSnapshot(name, snapshot, getAppStateSyncKey, minimumVersionNumber, validateMacs = true) {
+    requireValidation(validateMacs);
+    const s = snapshot instanceof Uint8Array || ArrayBuffer.isView(snapshot) ? parseSyncdSnapshot(snapshot) : snapshot;
+    const keys = await resolveKeys(getAppStateSyncKey, s?.keyId?.id, s?.records ?? []);
+    const r = verifySyncdSnapshot(s, name, keys);
+    const mutationMap = {};
+    if (minimumVersionNumber === undefined || r.state.version > minimumVersionNumber) {
+      for (const m of r.mutations) mutationMap[utf8d.decode(m.syncAction.index)] = { syncAction: m.syncAction, index: m.index };
+    }
+    return { state: r.state, mutationMap };
+  }
+
   return {
+    parseSyncdPatch,
+    parseSyncdSnapshot,
+    parseSyncdMutations,
+    verifySyncdPatch,
+    verifySyncdSnapshot,
+    decodeSyncdPatch,
+    decodeSyncdSnapshot,
     mutationKeys,
     expandAppStateKeys: mutationKeys,
     LT_HASH_ANTI_TAMPERING,

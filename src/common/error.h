@@ -53,7 +53,16 @@ namespace wacore {
   X(noise_cert_key, "ERR_NOISE_CERT_KEY", "server certificate does not name the server's static key") \
   X(noise_cert_time, "ERR_NOISE_CERT_TIME", "server certificate is not valid at the given time")  \
   X(noise_frame_too_large, "ERR_NOISE_FRAME_TOO_LARGE", "frame is longer than the allowed maximum") \
-  X(noise_counter, "ERR_NOISE_COUNTER", "nonce counter exhausted: the connection must be renewed")
+  X(noise_counter, "ERR_NOISE_COUNTER", "nonce counter exhausted: the connection must be renewed") \
+  /* Sender keys and app-state patches */                                                         \
+  X(no_sender_key, "ERR_NO_SENDER_KEY", "no sender-key state for this message's key id")          \
+  X(invalid_patch, "ERR_INVALID_PATCH", "malformed app-state patch, snapshot or mutation")         \
+  X(missing_key, "ERR_MISSING_KEY", "no app-state sync key with this key id")                      \
+  X(patch_mac, "ERR_PATCH_MAC", "app-state patch MAC does not match")                              \
+  X(value_mac, "ERR_VALUE_MAC", "app-state mutation value MAC does not match")                     \
+  X(index_mac, "ERR_INDEX_MAC", "app-state mutation index MAC does not match its index")           \
+  X(snapshot_mac, "ERR_SNAPSHOT_MAC", "LTHash does not match the snapshot MAC after applying")     \
+  X(remove_without_set, "ERR_REMOVE_WITHOUT_SET", "REMOVE of an index that has no value (strict mode)")
 
 enum class Error : int32_t {
 #define WACORE_ERROR_ENUM(name, code, message) name,

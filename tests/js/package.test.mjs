@@ -53,6 +53,7 @@ describe(`npm package (${VARIANT})`, () => {
         'lib/core.mjs',
         'lib/crypto.mjs',
         'lib/curve.mjs',
+        'lib/groups.mjs',
         'lib/jid.mjs',
         'lib/media.mjs',
         'lib/noise.mjs',

@@ -79,3 +79,10 @@ export function baileys6Noise() {
   });
   return { makeNoiseHandler, proto, binary, Curve: crypto.Curve };
 }
+
+/** Baileys 6.17.16's own sender-key modules (WASignalGroup/: GroupCipher, GroupSessionBuilder,
+ * SenderKeyRecord, SenderKeyName, SenderKeyDistributionMessage), which load with the installed
+ * libsignal and protobufjs. */
+export function baileys6Groups() {
+  return require(new URL('baileys-6.17.16/WASignalGroup/index.js', TP).pathname);
+}

@@ -1,0 +1,113 @@
+// Group messaging (sender keys): encrypt and decrypt of a 100-byte message with wacore-wasm (both
+// builds, functional API on record bytes) next to Baileys 6.17.16's WASignalGroup and
+// whatsapp-rust-bridge 0.5.5 (both async, store-based: timed per awaited call, outside the
+// interleaved harness); and app-state patch verification (a 10-mutation patch, wacore only).
+//   node bench/groups.mjs [--quick] [--rounds N] [--json]        (needs scripts/setup.sh's third_party/)
+//
+// Each decrypt starts from the same record (the message at iteration 0 of a fresh chain), each
+// encrypt from the same sender record: the cost of one message, not of a growing chain.
+import nodeCrypto from 'node:crypto';
+import * as bridge from 'whatsapp-rust-bridge';
+import { load } from '../npm/index.mjs';
+import { baileys6Groups } from '../tests/peers/baileys.mjs';
+import { QUICK, report, run } from './harness.mjs';
+
+const B = baileys6Groups();
+const pt = nodeCrypto.randomBytes(100);
+const enc = 'group encrypt 100 B';
+const dec = 'group decrypt 100 B';
+const ver = 'verify a 10-mutation patch';
+
+const impls = {};
+let api;
+for (const variant of ['scalar', 'simd']) {
+  api = await load({ variant });
+  const { record: sender, distributionMessage } = api.senderKeys.create(undefined);
+  const receiver = api.senderKeys.process(undefined, distributionMessage);
+  const { ciphertext } = api.senderKeys.encrypt(sender, pt);
+  impls[`wacore ${variant}`] = {
+    [enc]: () => api.senderKeys.encrypt(sender, pt),
+    [dec]: () => api.senderKeys.decrypt(receiver, ciphertext),
+  };
+}
+
+// A patch of 10 SETs on an empty state, made with wacore's own MAC functions (the tests build
+// patches independently; here only the verification time matters).
+{
+  const keyData = nodeCrypto.randomBytes(32);
+  const keyId = Buffer.from('key');
+  const keys = api.mutationKeys(keyData);
+  const mutations = [];
+  for (let i = 0; i < 10; i++) {
+    const index = Buffer.from(JSON.stringify(['mute', `${i}@s.whatsapp.net`]));
+    const data = Buffer.concat([Buffer.from([0x0a, index.length]), index, Buffer.from([0x20, 0x02])]);
+    const blob = api.encryptSyncdValue(keys, 0, keyId, data);
+    mutations.push({ operation: 0, record: { index: { blob: api.generateIndexMac(index, keys.indexKey) }, value: { blob }, keyId: { id: keyId } } });
+  }
+  const hash = api.LT_HASH_ANTI_TAMPERING.add(new Uint8Array(128), mutations.map((m) => m.record.value.blob.subarray(-32)));
+  const snapshotMac = api.generateSnapshotMac(hash, 1, 'regular', keys.snapshotMacKey);
+  const patchMac = api.generatePatchMac(snapshotMac, mutations.map((m) => m.record.value.blob.subarray(-32)), 1, 'regular', keys.patchMacKey);
+  const patch = { version: { version: 1 }, mutations, snapshotMac, patchMac, keyId: { id: keyId } };
+  const state = { version: 0, hash: new Uint8Array(128), indexValueMap: {} };
+  const map = new Map([[keyId.toString('base64'), keyData]]);
+  for (const variant of ['scalar', 'simd']) {
+    const v = await load({ variant });
+    impls[`wacore ${variant}`][ver] = () => v.verifySyncdPatch(patch, 'regular', state, map);
+  }
+}
+
+const rows = run(impls);
+
+// The async peers, each call awaited.
+async function timeAsync(impl, op, fn) {
+  const n = QUICK ? 20 : 2000;
+  const rounds = QUICK ? 2 : 9;
+  for (let i = 0; i < Math.min(n, 50); i++) await fn();
+  const t = [];
+  for (let r = 0; r < rounds; r++) {
+    const s = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) await fn();
+    t.push(Number(process.hrtime.bigint() - s) / n);
+  }
+  t.sort((a, b) => a - b);
+  const best = Math.min(...rows.filter((r) => r.op === op).map((r) => r.median));
+  rows.push({ op, impl: `${impl} (async, timed separately)`, median: t[t.length >> 1], min: t[0], max: t[t.length - 1], ratio: t[t.length >> 1] / best });
+}
+
+{
+  // Baileys: a store of JSON strings, as its auth state keeps them.
+  const name = 'g::s::1';
+  const senderJson = new Map();
+  const store = (m) => ({
+    loadSenderKey: async (n) => new B.SenderKeyRecord(m.has(n) ? JSON.parse(m.get(n)) : undefined),
+    storeSenderKey: async (n, r) => m.set(n, JSON.stringify(r.serialize())),
+  });
+  const skdm = await new B.GroupSessionBuilder(store(senderJson)).create(name);
+  const fixedSender = senderJson.get(name);
+  const recvJson = new Map();
+  await new B.GroupSessionBuilder(store(recvJson)).process(name, skdm);
+  const fixedRecv = recvJson.get(name);
+  const ct = await new B.GroupCipher(store(senderJson), name).encrypt(pt);
+  const resetSender = { loadSenderKey: async () => new B.SenderKeyRecord(JSON.parse(fixedSender)), storeSenderKey: async (n, r) => JSON.stringify(r.serialize()) };
+  const resetRecv = { loadSenderKey: async () => new B.SenderKeyRecord(JSON.parse(fixedRecv)), storeSenderKey: async (n, r) => JSON.stringify(r.serialize()) };
+  await timeAsync('Baileys 6.17.16 WASignalGroup', enc, () => new B.GroupCipher(resetSender, name).encrypt(pt));
+  await timeAsync('Baileys 6.17.16 WASignalGroup', dec, () => new B.GroupCipher(resetRecv, name).decrypt(ct));
+}
+{
+  const addr = new bridge.ProtocolAddress('s', 1);
+  const bname = new bridge.SenderKeyName('g', addr);
+  const m = new Map();
+  const st = { loadSenderKey: (id) => m.get(id), storeSenderKey: (id, r) => m.set(id, r) };
+  const skdm = await new bridge.GroupSessionBuilder(st).create(bname);
+  const fixedSender = m.get(bname.toString());
+  const rm = new Map();
+  const rst = { loadSenderKey: (id) => rm.get(id), storeSenderKey: (id, r) => rm.set(id, r) };
+  await new bridge.GroupSessionBuilder(rst).process(bname, skdm);
+  const fixedRecv = rm.get(bname.toString());
+  const ct = await new bridge.GroupCipher(st, 'g', addr).encrypt(pt);
+  const sCipher = new bridge.GroupCipher({ loadSenderKey: () => fixedSender, storeSenderKey: () => {} }, 'g', addr);
+  const rCipher = new bridge.GroupCipher({ loadSenderKey: () => fixedRecv, storeSenderKey: () => {} }, 'g', addr);
+  await timeAsync('whatsapp-rust-bridge 0.5.5', enc, () => sCipher.encrypt(pt));
+  await timeAsync('whatsapp-rust-bridge 0.5.5', dec, () => rCipher.decrypt(ct));
+}
+report('Groups (sender keys) and app-state patches', rows);

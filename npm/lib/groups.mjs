@@ -1,0 +1,438 @@
+// Group messaging with sender keys, with Baileys' WASignalGroup API: SenderKeyName,
+// GroupSessionBuilder, GroupCipher, SenderKeyRecord, SenderKeyDistributionMessage, over the wasm core
+// in src/signal/sender_keys.h.
+//
+// Two layers, as in signal.mjs:
+//  - `senderKeys`: synchronous, functional operations on record bytes (libsignal's
+//    SenderKeyRecordStructure protobuf). Each returns the new record next to its result, or throws
+//    and changes nothing.
+//  - Baileys' classes over a sender-key store ({ loadSenderKey(name), storeSenderKey(name, record) },
+//    sync or Promise-returning), serialised per sender-key name like Baileys' queue. Each operation
+//    loads, computes, and stores once, after success.
+//
+// A SenderKeyRecord is plain JS holding record bytes: nothing to free.
+import { asBytes, WacoreError } from './core.mjs';
+
+const HAS_BUFFER = typeof Buffer === 'function';
+const output = (u8) => (HAS_BUFFER ? Buffer.from(u8.buffer, u8.byteOffset, u8.length) : u8);
+const utf8 = new TextDecoder();
+const utf8Encoder = new TextEncoder();
+const EMPTY = new Uint8Array(0);
+
+function toBase64(u8) {
+  if (HAS_BUFFER) return Buffer.from(u8.buffer, u8.byteOffset, u8.length).toString('base64');
+  let s = '';
+  for (const b of u8) s += String.fromCharCode(b);
+  return btoa(s);
+}
+function fromBase64(s) {
+  if (HAS_BUFFER) return Buffer.from(s, 'base64');
+  const bin = atob(s);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+// Byte values in a Baileys record as it may arrive: Buffer/Uint8Array (in memory), BufferJSON's
+// { type: 'Buffer', data: base64 | number[] } (from a JSON store), or base64 (protobufjs toJSON).
+function bytesToBase64(v) {
+  if (v instanceof Uint8Array || ArrayBuffer.isView(v)) return toBase64(asBytes(v));
+  if (v instanceof ArrayBuffer) return toBase64(new Uint8Array(v));
+  if (v && typeof v === 'object' && v.type === 'Buffer') {
+    const d = v.data ?? v.value;
+    return typeof d === 'string' ? d : toBase64(Uint8Array.from(d ?? []));
+  }
+  return v;
+}
+const normalizeState = (s) => {
+  if (s == null || typeof s !== 'object') return s;
+  const ck = s.senderChainKey ?? {};
+  const sk = s.senderSigningKey ?? {};
+  return {
+    senderKeyId: s.senderKeyId,
+    senderChainKey: { iteration: ck.iteration, seed: bytesToBase64(ck.seed) },
+    senderSigningKey: { public: bytesToBase64(sk.public), private: sk.private == null ? undefined : bytesToBase64(sk.private) },
+    senderMessageKeys: (s.senderMessageKeys ?? []).map((k) => ({ iteration: k.iteration, seed: bytesToBase64(k.seed) })),
+  };
+};
+// The core's JSON (base64 strings) as Baileys keeps it in memory (Buffers).
+const toBaileysState = (s) => ({
+  senderKeyId: s.senderKeyId,
+  senderChainKey: { iteration: s.senderChainKey.iteration, seed: fromBase64(s.senderChainKey.seed) },
+  senderSigningKey: {
+    public: fromBase64(s.senderSigningKey.public),
+    ...(s.senderSigningKey.private === undefined ? {} : { private: fromBase64(s.senderSigningKey.private) }),
+  },
+  senderMessageKeys: s.senderMessageKeys.map((k) => ({ iteration: k.iteration, seed: fromBase64(k.seed) })),
+});
+
+/** Base class of the group errors; `code` says which failure it is. */
+export class GroupError extends WacoreError {
+  constructor(code, message, options) {
+    super(code, message, options);
+    this.name = 'GroupError';
+  }
+}
+
+// Messages keep Baileys' wording where it has one.
+const GROUP_MESSAGES = {
+  ERR_NO_SESSION: 'No session to encrypt message',
+  ERR_NO_SENDER_KEY: 'No session found to decrypt message',
+  ERR_BAD_SIGNATURE: 'Invalid signature!',
+  ERR_DUPLICATE_MESSAGE: 'Received message with old counter',
+  ERR_TOO_FAR_AHEAD: 'Over 25000 messages into the future!',
+  ERR_INVALID_MESSAGE: 'InvalidMessageException',
+  ERR_INVALID_RECORD: 'Invalid sender key record',
+};
+
+// One queue per sender-key name (Baileys' queue_job).
+const queues = new Map();
+function queueJob(key, job) {
+  const run = (queues.get(key) ?? Promise.resolve()).then(job);
+  const tail = run.then(
+    () => {},
+    () => {},
+  );
+  queues.set(key, tail);
+  tail.then(() => {
+    if (queues.get(key) === tail) queues.delete(key);
+  });
+  return run;
+}
+
+/** Baileys' SenderKeyName: `${groupId}::${sender.id}::${sender.deviceId}`. */
+export class SenderKeyName {
+  constructor(groupId, sender) {
+    this.groupId = groupId;
+    this.sender = sender;
+  }
+  getGroupId() {
+    return this.groupId;
+  }
+  getSender() {
+    return this.sender;
+  }
+  serialize() {
+    return `${this.groupId}::${this.sender.id}::${this.sender.deviceId}`;
+  }
+  toString() {
+    return this.serialize();
+  }
+  equals(other) {
+    return other instanceof SenderKeyName && this.groupId === other.groupId && String(this.sender) === String(other.sender);
+  }
+}
+
+export function makeGroups({ M, fail, io, wipe }) {
+  const view = M.groupsOut() >> 2;
+  const raise = (rc) => {
+    try {
+      fail(rc);
+    } catch (e) {
+      throw new GroupError(e.code, GROUP_MESSAGES[e.code] ?? e.message);
+    }
+  };
+
+  // One core call with the inputs laid out in the I/O buffer; returns a copy of the output and
+  // wipes inputs and output.
+  function call(parts, invoke) {
+    let size = 0;
+    for (const p of parts) size += p.length;
+    const p = io(size);
+    try {
+      const heap = M.HEAPU8;
+      const at = [];
+      let off = p;
+      for (const part of parts) {
+        heap.set(part, off);
+        at.push(off);
+        off += part.length;
+      }
+      const rc = invoke(...at);
+      if (rc !== 0) raise(rc);
+      const ptr = M.HEAPU32[view] >>> 0;
+      const len = M.HEAPU32[view + 1] >>> 0;
+      const out = M.HEAPU8.slice(ptr, ptr + len);
+      M.HEAPU8.fill(0, ptr, ptr + len);
+      return out;
+    } finally {
+      wipe(p, size);
+    }
+  }
+
+  class Reader {
+    constructor(bytes) {
+      this.b = bytes;
+      this.d = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      this.o = 0;
+    }
+    u8() {
+      return this.b[this.o++];
+    }
+    u32() {
+      const v = this.d.getUint32(this.o, true);
+      this.o += 4;
+      return v;
+    }
+    bytes(n) {
+      const v = this.b.subarray(this.o, this.o + n);
+      this.o += n;
+      return v;
+    }
+    field() {
+      return this.bytes(this.u32());
+    }
+  }
+
+  const recordBytes = (r) => (r == null ? EMPTY : asBytes(r, 'record'));
+
+  // --- the functional layer -------------------------------------------------------------------------
+
+  /** Record bytes from Baileys' JSON form: the array SenderKeyRecord.serialize() returns (Buffers),
+   * or its JSON text (BufferJSON's { type: 'Buffer', data } or base64 strings). */
+  function recordFromJson(json) {
+    let list = json;
+    if (typeof json === 'string') list = JSON.parse(json);
+    if (!Array.isArray(list)) throw new GroupError('ERR_INVALID_RECORD', GROUP_MESSAGES.ERR_INVALID_RECORD);
+    const text = utf8Encoder.encode(JSON.stringify(list.map(normalizeState)));
+    return call([text], (p) => M.groupRecordFromJson(p, text.length)).subarray(4);
+  }
+
+  /** Baileys' JSON form of record bytes: an array of SenderKeyStateStructure objects with Buffers. */
+  function recordToJson(record) {
+    const rec = recordBytes(record);
+    const out = call([rec], (p) => M.groupRecordToJson(p, rec.length));
+    const list = JSON.parse(utf8.decode(out));
+    out.fill(0);
+    return list.map(toBaileysState);
+  }
+
+  /** The states of a record, oldest first: [{ keyId, iteration, canEncrypt }]. */
+  function recordInfo(record) {
+    const rec = recordBytes(record);
+    const r = new Reader(call([rec], (p) => M.groupRecordInfo(p, rec.length)));
+    const states = [];
+    for (let i = 0, n = r.u32(); i < n; i++) states.push({ keyId: r.u32(), iteration: r.u32(), canEncrypt: r.u8() === 1 });
+    return states;
+  }
+
+  /** GroupSessionBuilder.create on record bytes: { distributionMessage, record }. An empty record
+   * gets a new sender key; otherwise the newest state is described. */
+  function create(record) {
+    const rec = recordBytes(record);
+    const r = new Reader(call([rec], (p) => M.groupCreate(p, rec.length)));
+    return { distributionMessage: output(r.field().slice()), record: r.field() };
+  }
+
+  /** GroupSessionBuilder.process on record bytes: the new record. */
+  function process(record, distributionMessage) {
+    const rec = recordBytes(record);
+    const msg = asBytes(distributionMessage, 'distributionMessage');
+    return call([rec, msg], (p, m) => M.groupProcess(p, rec.length, m, msg.length)).subarray(4);
+  }
+
+  /** GroupCipher.encrypt on record bytes: { ciphertext (SenderKeyMessage), record }. */
+  function encrypt(record, plaintext) {
+    const rec = recordBytes(record);
+    const pt = asBytes(plaintext, 'plaintext');
+    const r = new Reader(call([rec, pt], (p, q) => M.groupEncrypt(p, rec.length, q, pt.length)));
+    return { ciphertext: output(r.field().slice()), record: r.field() };
+  }
+
+  /** GroupCipher.decrypt on record bytes: { plaintext, record }. */
+  function decrypt(record, ciphertext) {
+    const rec = recordBytes(record);
+    const msg = asBytes(ciphertext, 'ciphertext');
+    const r = new Reader(call([rec, msg], (p, q) => M.groupDecrypt(p, rec.length, q, msg.length)));
+    return { plaintext: output(r.field().slice()), record: r.field() };
+  }
+
+  /** The fields of a SenderKeyDistributionMessage: { id, iteration, chainKey, signatureKey }. */
+  function distributionInfo(message) {
+    const msg = asBytes(message, 'distributionMessage');
+    const r = new Reader(call([msg], (p) => M.groupDistributionInfo(p, msg.length)));
+    return { id: r.u32(), iteration: r.u32(), chainKey: output(r.bytes(32).slice()), signatureKey: output(r.bytes(33).slice()) };
+  }
+
+  function encodeDistribution(id, iteration, chainKey, signatureKey) {
+    const ck = asBytes(chainKey, 'chainKey');
+    const sk = asBytes(signatureKey, 'signatureKey');
+    if (ck.length !== 32) throw new WacoreError('ERR_KEY_LENGTH', 'chainKey must be 32 bytes');
+    if (sk.length !== 33) throw new WacoreError('ERR_KEY_LENGTH', 'signatureKey must be 33 bytes');
+    const head = new Uint8Array(8);
+    const d = new DataView(head.buffer);
+    d.setUint32(0, id >>> 0, true);
+    d.setUint32(4, iteration >>> 0, true);
+    return output(call([head, ck, sk], (p) => M.groupDistributionEncode(p)));
+  }
+
+  const senderKeys = Object.freeze({ recordFromJson, recordToJson, recordInfo, create, process, encrypt, decrypt, distributionInfo });
+
+  // --- Baileys' classes -------------------------------------------------------------------------------
+
+  /** Baileys' SenderKeyDistributionMessage: (id, iteration, chainKey, signatureKey) or
+   * (null, null, null, null, serialized). */
+  class SenderKeyDistributionMessage {
+    static deserialize(serialized) {
+      return new this(null, null, null, null, serialized);
+    }
+
+    constructor(id = null, iteration = null, chainKey = null, signatureKey = null, serialized = null) {
+      if (serialized) {
+        const bytes = Uint8Array.from(asBytes(serialized, 'serialized'));
+        const f = distributionInfo(bytes);
+        this.serialized = output(bytes);
+        this.id = f.id;
+        this.iteration = f.iteration;
+        this.chainKey = f.chainKey;
+        this.signatureKey = f.signatureKey;
+      } else {
+        this.serialized = encodeDistribution(id, iteration, chainKey, signatureKey);
+        this.id = id;
+        this.iteration = iteration;
+        this.chainKey = output(Uint8Array.from(asBytes(chainKey)));
+        this.signatureKey = output(Uint8Array.from(asBytes(signatureKey)));
+      }
+    }
+    serialize() {
+      return this.serialized;
+    }
+    getType() {
+      return 5;
+    }
+    getId() {
+      return this.id;
+    }
+    getIteration() {
+      return this.iteration;
+    }
+    getChainKey() {
+      return this.chainKey;
+    }
+    getSignatureKey() {
+      return this.signatureKey;
+    }
+  }
+
+  /** A sender-key record: Baileys' JSON through serialize()/deserialize() (and the constructor, as
+   * Baileys' takes the serialized array), libsignal's protobuf through toBytes()/fromBytes(). */
+  class SenderKeyRecord {
+    static deserialize(data) {
+      if (data instanceof Uint8Array || ArrayBuffer.isView(data) || data instanceof ArrayBuffer) return this.fromBytes(data);
+      return new this(data);
+    }
+
+    static fromBytes(bytes) {
+      const r = new this();
+      const b = Uint8Array.from(asBytes(bytes, 'bytes'));
+      recordInfo(b); // validates
+      r._bytes = b;
+      return r;
+    }
+
+    constructor(serialized) {
+      this._bytes = serialized == null ? EMPTY : recordFromJson(serialized);
+    }
+
+    isEmpty() {
+      return this._bytes.length === 0;
+    }
+
+    /** Baileys' JSON form: an array of SenderKeyStateStructure objects (Buffers), oldest first. */
+    serialize() {
+      return recordToJson(this._bytes);
+    }
+
+    toBytes() {
+      return this._bytes.slice();
+    }
+
+    _set(bytes) {
+      this._bytes = bytes.slice();
+    }
+  }
+
+  /** Record bytes from whatever a store returned: our SenderKeyRecord, Baileys' (anything with
+   * serialize()), bytes, or the JSON form. Empty when there is none. */
+  function toRecordBytes(value) {
+    if (value == null) return EMPTY;
+    if (value instanceof SenderKeyRecord) return value._bytes;
+    if (value instanceof Uint8Array || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return asBytes(value);
+    if (typeof value.serialize === 'function') return recordFromJson(value.serialize());
+    if (Array.isArray(value) || typeof value === 'string') return recordFromJson(value);
+    throw new WacoreError('ERR_TYPE', 'loadSenderKey must return a SenderKeyRecord');
+  }
+  const recordOf = (bytes) => {
+    const r = new SenderKeyRecord();
+    r._set(bytes);
+    return r;
+  };
+  const distributionBytes = (m) =>
+    m instanceof Uint8Array || ArrayBuffer.isView(m) || m instanceof ArrayBuffer ? asBytes(m) : asBytes(m.serialize(), 'distributionMessage');
+
+  /** Baileys' GroupSessionBuilder over a sender-key store. */
+  class GroupSessionBuilder {
+    constructor(senderKeyStore) {
+      this.senderKeyStore = senderKeyStore;
+    }
+
+    /** Adds the sender key a distribution message carries (from `senderKeyName`'s sender). */
+    async process(senderKeyName, senderKeyDistributionMessage) {
+      const msg = distributionBytes(senderKeyDistributionMessage);
+      return queueJob(String(senderKeyName), async () => {
+        const current = toRecordBytes(await this.senderKeyStore.loadSenderKey(senderKeyName));
+        await this.senderKeyStore.storeSenderKey(senderKeyName, recordOf(process(current, msg)));
+      });
+    }
+
+    /** Our sender key for the group (made when there is none) as a distribution message. */
+    async create(senderKeyName) {
+      return queueJob(String(senderKeyName), async () => {
+        const current = toRecordBytes(await this.senderKeyStore.loadSenderKey(senderKeyName));
+        const r = create(current);
+        if (current.length === 0) await this.senderKeyStore.storeSenderKey(senderKeyName, recordOf(r.record));
+        return new SenderKeyDistributionMessage(null, null, null, null, r.distributionMessage);
+      });
+    }
+  }
+
+  /** Baileys' GroupCipher for one sender in one group. */
+  class GroupCipher {
+    constructor(senderKeyStore, senderKeyName) {
+      this.senderKeyStore = senderKeyStore;
+      this.senderKeyName = senderKeyName;
+    }
+
+    async encrypt(paddedPlaintext) {
+      const pt = asBytes(paddedPlaintext, 'plaintext');
+      return queueJob(String(this.senderKeyName), async () => {
+        const current = toRecordBytes(await this.senderKeyStore.loadSenderKey(this.senderKeyName));
+        if (current.length === 0) throw new GroupError('ERR_NO_SESSION', 'No SenderKeyRecord found for encryption');
+        const r = encrypt(current, pt);
+        await this.senderKeyStore.storeSenderKey(this.senderKeyName, recordOf(r.record));
+        return r.ciphertext;
+      });
+    }
+
+    async decrypt(senderKeyMessageBytes) {
+      const msg = asBytes(senderKeyMessageBytes, 'ciphertext');
+      return queueJob(String(this.senderKeyName), async () => {
+        const current = toRecordBytes(await this.senderKeyStore.loadSenderKey(this.senderKeyName));
+        if (current.length === 0) throw new GroupError('ERR_NO_SENDER_KEY', 'No SenderKeyRecord found for decryption');
+        const r = decrypt(current, msg);
+        await this.senderKeyStore.storeSenderKey(this.senderKeyName, recordOf(r.record));
+        return r.plaintext;
+      });
+    }
+  }
+
+  return {
+    senderKeys,
+    SenderKeyName,
+    SenderKeyRecord,
+    SenderKeyDistributionMessage,
+    GroupSessionBuilder,
+    GroupCipher,
+    GroupError,
+  };
+}

@@ -1,0 +1,165 @@
+// Baileys' sender-key records as JSON (its SenderKeyRecord.serialize(): an array of
+// SenderKeyStateStructure objects, oldest first), read and written with RapidJSON. Byte fields are
+// standard base64 (what protobufjs's toJSON gives; the JS layer turns Buffers and BufferJSON's
+// {type:'Buffer', data} objects into that form before calling in).
+//
+// Reading then writing gives the same states, field for field, in the same order, except where our
+// limits apply (kMaxSenderKeyStates newest states, kMaxSenderMessageKeys newest skipped keys).
+// Members the format does not define are ignored, and so are skipped-key entries with neither
+// iteration nor seed (what Baileys 6's own JSON stores hold after a round trip, see read_state).
+#define RAPIDJSON_ASSERT(x) ((void)0)
+#define RAPIDJSON_HAS_STDSTRING 0
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <sodium.h>
+
+#include <cmath>
+
+#include "signal/sender_keys.h"
+
+namespace wacore::signal {
+namespace {
+
+using rapidjson::Value;
+
+template <size_t N>
+bool b64_fixed(const Value* v, std::array<uint8_t, N>& out) {
+  if (v == nullptr || !v->IsString()) return false;
+  const char* s = v->GetString();
+  const size_t len = v->GetStringLength();
+  for (int variant : {sodium_base64_VARIANT_ORIGINAL, sodium_base64_VARIANT_ORIGINAL_NO_PADDING}) {
+    size_t n = 0;
+    const char* end = nullptr;
+    if (sodium_base642bin(out.data(), N, s, len, nullptr, &n, &end, variant) == 0 && end == s + len && n == N) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A present, non-null member.
+const Value* field(const Value& obj, const char* name) {
+  if (!obj.IsObject()) return nullptr;
+  auto it = obj.FindMember(name);
+  return it == obj.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
+}
+
+bool u32(const Value* v, uint32_t& out) {
+  if (v == nullptr) return false;
+  if (v->IsUint()) {
+    out = v->GetUint();
+    return true;
+  }
+  if (!v->IsDouble()) return false;
+  const double d = v->GetDouble();
+  if (!(d >= 0 && d <= 4294967295.0) || std::trunc(d) != d) return false;
+  out = static_cast<uint32_t>(d);
+  return true;
+}
+
+bool read_state(const Value& v, SenderKeyState& s) {
+  const Value* chain = field(v, "senderChainKey");
+  const Value* signing = field(v, "senderSigningKey");
+  if (!u32(field(v, "senderKeyId"), s.key_id) || chain == nullptr || signing == nullptr) return false;
+  // protobufjs leaves a zero iteration out of toJSON: a missing one is 0.
+  if (const Value* it = field(*chain, "iteration"); it != nullptr && !u32(it, s.iteration)) return false;
+  if (!b64_fixed(field(*chain, "seed"), s.chain_key)) return false;
+  if (!b64_fixed(field(*signing, "public"), s.signing_public) || s.signing_public[0] != 0x05) return false;
+  if (const Value* priv = field(*signing, "private"); priv != nullptr) {
+    // protobufjs writes an unset bytes field as "" in toJSON.
+    if (!(priv->IsString() && priv->GetStringLength() == 0)) {
+      if (!b64_fixed(priv, s.signing_private)) return false;
+      s.has_signing_private = true;
+    }
+  }
+  if (const Value* keys = field(v, "senderMessageKeys"); keys != nullptr) {
+    if (!keys->IsArray()) return false;
+    for (const Value& k : keys->GetArray()) {
+      // Baileys 6 stores skipped keys as SenderKeyStateStructure objects, whose protobufjs toJSON
+      // drops both fields: its JSON stores hold "{}" for each (the key is lost there already).
+      if (k.IsObject() && field(k, "seed") == nullptr && field(k, "iteration") == nullptr) continue;
+      SenderMessageKey& mk = s.skipped.emplace_back();
+      if (const Value* it = field(k, "iteration"); it != nullptr && !u32(it, mk.iteration)) return false;
+      if (!b64_fixed(field(k, "seed"), mk.seed)) return false;
+    }
+  }
+  return true;
+}
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+template <size_t N>
+void b64(Writer& w, const std::array<uint8_t, N>& bytes, char* scratch) {
+  sodium_bin2base64(scratch, sodium_base64_ENCODED_LEN(N, sodium_base64_VARIANT_ORIGINAL), bytes.data(), N,
+                    sodium_base64_VARIANT_ORIGINAL);
+  w.String(scratch);
+}
+
+}  // namespace
+
+Error sender_key_record_from_json(std::string_view json, SenderKeyRecord& out) noexcept {
+  rapidjson::Document doc;
+  // Iterative: nesting depth costs heap, not stack.
+  doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
+  if (doc.HasParseError() || !doc.IsArray()) return Error::invalid_record;
+  if (doc.Size() > 4 * kMaxSenderKeyStates) return Error::invalid_record;
+  SenderKeyRecord rec;
+  for (const Value& v : doc.GetArray()) {
+    if (!read_state(v, rec.states.emplace_back())) {
+      wipe_sender_key_record(rec);
+      return Error::invalid_record;
+    }
+  }
+  enforce_sender_key_limits(rec);
+  wipe_sender_key_record(out);
+  out = std::move(rec);
+  return Error::ok;
+}
+
+void sender_key_record_to_json(const SenderKeyRecord& record, std::string& out) noexcept {
+  rapidjson::StringBuffer sb;
+  Writer w(sb);
+  char scratch[64];
+  w.StartArray();
+  for (const SenderKeyState& s : record.states) {
+    w.StartObject();
+    w.Key("senderKeyId");
+    w.Uint(s.key_id);
+    w.Key("senderChainKey");
+    w.StartObject();
+    w.Key("iteration");
+    w.Uint(s.iteration);
+    w.Key("seed");
+    b64(w, s.chain_key, scratch);
+    w.EndObject();
+    w.Key("senderSigningKey");
+    w.StartObject();
+    w.Key("public");
+    b64(w, s.signing_public, scratch);
+    if (s.has_signing_private) {
+      w.Key("private");
+      b64(w, s.signing_private, scratch);
+    }
+    w.EndObject();
+    w.Key("senderMessageKeys");
+    w.StartArray();
+    for (const SenderMessageKey& mk : s.skipped) {
+      w.StartObject();
+      w.Key("iteration");
+      w.Uint(mk.iteration);
+      w.Key("seed");
+      b64(w, mk.seed, scratch);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  sodium_memzero(scratch, sizeof scratch);
+  out.assign(sb.GetString(), sb.GetSize());
+  // The buffer held chain keys and signing keys.
+  sodium_memzero(const_cast<char*>(sb.GetString()), sb.GetSize());
+}
+
+}  // namespace wacore::signal

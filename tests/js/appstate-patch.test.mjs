@@ -1,0 +1,165 @@
+// App-state patches and snapshots end to end: built independently of wacore (whatsapp-rust-bridge's
+// MAC functions, Baileys 6.17.16's lt-hash.js, node:crypto's AES, WAProto's protobufjs encoders),
+// then decoded and verified by wacore; every single-bit corruption rejected, state unchanged.
+import nodeCrypto from 'node:crypto';
+import { createRequire } from 'node:module';
+import * as bridge from 'whatsapp-rust-bridge';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { baileys6LtHash } from '../peers/baileys.mjs';
+import { loadVariant, VARIANT } from './variant.mjs';
+
+const require = createRequire(import.meta.url);
+const { proto } = require(new URL('../../third_party/baileys-6.17.16/WAProto/index.js', import.meta.url).pathname);
+const ltHash = baileys6LtHash();
+
+let api;
+beforeAll(async () => {
+  api = await loadVariant();
+});
+
+const NAME = 'regular_high';
+const keyData = nodeCrypto.randomBytes(32);
+const keyId = Buffer.from('AAAAAE5F', 'base64');
+const keyB64 = keyId.toString('base64');
+const keys = bridge.expandAppStateKeys(keyData);
+const getKey = async (id) => (id === keyB64 ? { keyData } : undefined);
+
+// A mutation as a server would make it: SyncActionData encrypted, value MAC, index MAC.
+function mutation(operation, index, value) {
+  const indexBytes = Buffer.from(JSON.stringify(index));
+  const data = proto.SyncActionData.encode({ index: indexBytes, value, padding: Buffer.alloc(0), version: 2 }).finish();
+  const iv = nodeCrypto.randomBytes(16);
+  const c = nodeCrypto.createCipheriv('aes-256-cbc', keys.valueEncryptionKey, iv);
+  const enc = Buffer.concat([iv, c.update(data), c.final()]);
+  // The bridge takes the MAC's op byte (SET 1, REMOVE 2); the protobuf numbers them 0 and 1.
+  const valueMac = Buffer.from(bridge.generateContentMac(operation + 1, enc, keyId, keys.valueMacKey));
+  const indexMac = Buffer.from(bridge.generateIndexMac(indexBytes, keys.indexKey));
+  return { operation, record: { index: { blob: indexMac }, value: { blob: Buffer.concat([enc, valueMac]) }, keyId: { id: keyId } } };
+}
+
+// The server's running state, kept with Baileys' own LTHash.
+class Server {
+  constructor() {
+    this.hash = Buffer.alloc(128);
+    this.map = new Map();
+    this.version = 0;
+  }
+  async apply(ms) {
+    const add = [];
+    const sub = [];
+    for (const m of ms) {
+      const i = Buffer.from(m.record.index.blob).toString('base64');
+      const v = m.record.value.blob.subarray(-32);
+      if (this.map.has(i)) sub.push(new Uint8Array(this.map.get(i)).buffer);
+      if (m.operation === 0) {
+        add.push(new Uint8Array(v).buffer);
+        this.map.set(i, v);
+      } else {
+        this.map.delete(i);
+      }
+    }
+    this.hash = Buffer.from(await ltHash.subtractThenAdd(new Uint8Array(this.hash).buffer, add, sub));
+  }
+  snapshotMac() {
+    return Buffer.from(bridge.generateSnapshotMac(this.hash, BigInt(this.version), NAME, keys.snapshotMacKey));
+  }
+  async snapshot(version, ms) {
+    await this.apply(ms);
+    this.version = version;
+    return proto.SyncdSnapshot.encode({ version: { version }, records: ms.map((m) => m.record), mac: this.snapshotMac(), keyId: { id: keyId } }).finish();
+  }
+  async patch(version, ms) {
+    await this.apply(ms);
+    this.version = version;
+    const snapshotMac = this.snapshotMac();
+    const patchMac = bridge.generatePatchMac(snapshotMac, ms.map((m) => m.record.value.blob.subarray(-32)), BigInt(version), NAME, keys.patchMacKey);
+    return proto.SyncdPatch.encode({ version: { version }, mutations: ms, snapshotMac, patchMac, keyId: { id: keyId } }).finish();
+  }
+}
+
+const muteValue = (muted) => ({ timestamp: 1700000000, muteAction: { muted } });
+
+describe(`app-state patches (${VARIANT})`, () => {
+  it('verifies a snapshot then patches with SET, overwrite and REMOVE, as the server computed them', async () => {
+    const server = new Server();
+    const chats = ['1@s.whatsapp.net', '2@s.whatsapp.net', '3@s.whatsapp.net', '4@g.us'];
+    const snap = await server.snapshot(10, chats.map((c) => mutation(0, ['mute', c], muteValue(true))));
+    const { state, mutationMap } = await api.decodeSyncdSnapshot(NAME, snap, getKey);
+    expect(Buffer.from(state.hash)).toEqual(server.hash);
+    expect(state.version).toBe(10);
+    expect(Object.keys(state.indexValueMap).length).toBe(4);
+    const first = mutationMap[JSON.stringify(['mute', chats[0]])];
+    expect(first.index).toEqual(['mute', chats[0]]);
+    expect(proto.SyncActionValue.decode(first.syncAction.value).muteAction.muted).toBe(true);
+
+    let current = state;
+    const patches = [
+      [mutation(0, ['mute', chats[0]], muteValue(false)), mutation(1, ['mute', chats[1]], muteValue(false))],
+      [mutation(0, ['pin_v1', chats[2]], { pinAction: { pinned: true } }), mutation(1, ['mute', chats[2]], muteValue(false))],
+      [mutation(0, ['archive', chats[3]], { archiveChatAction: { archived: true } }), mutation(0, ['archive', chats[3]], { archiveChatAction: { archived: false } })],
+    ];
+    let version = 10;
+    for (const ms of patches) {
+      const bytes = await server.patch(++version, ms);
+      // Decoding gives what WAProto's decoder gives.
+      const ours = api.parseSyncdPatch(bytes);
+      const theirs = proto.SyncdPatch.decode(bytes);
+      expect(ours.mutations.map((m) => Buffer.from(m.record.value.blob).toString('hex'))).toEqual(
+        theirs.mutations.map((m) => Buffer.from(m.record.value.blob).toString('hex')),
+      );
+      const seen = [];
+      const next = await api.decodeSyncdPatch(bytes, NAME, current, getKey, (m) => seen.push(m));
+      expect(Buffer.from(next.hash)).toEqual(server.hash);
+      expect(next.version).toBe(version);
+      expect(seen.length).toBe(ms.length);
+      // The decoded object form (what Baileys' extractSyncdPatches hands over) verifies the same.
+      const again = api.verifySyncdPatch(theirs, NAME, current, new Map([[keyB64, keyData]]));
+      expect(Buffer.from(again.state.hash)).toEqual(server.hash);
+      current = next;
+    }
+    expect(Object.keys(current.indexValueMap).length).toBe(server.map.size);
+  });
+
+  it('rejects every single-bit corruption of a patch and changes nothing', async () => {
+    const server = new Server();
+    const snap = await server.snapshot(1, [mutation(0, ['mute', 'a'], muteValue(true))]);
+    const { state } = await api.decodeSyncdSnapshot(NAME, snap, getKey);
+    const bytes = await server.patch(2, [mutation(1, ['mute', 'a'], muteValue(false)), mutation(0, ['star', 'b', 'X', '1', '0'], { starAction: { starred: true } })]);
+    const keysMap = new Map([[keyB64, keyData]]);
+    const good = api.verifySyncdPatch(bytes, NAME, state, keysMap);
+    const snapshotOfState = JSON.stringify(state, (k, v) => (v?.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v));
+    let sameMeaning = 0;
+    const codes = new Set();
+    for (let bit = 0; bit < bytes.length * 8; bit++) {
+      const bad = Buffer.from(bytes);
+      bad[bit >> 3] ^= 1 << (bit & 7);
+      try {
+        const r = api.verifySyncdPatch(bad, NAME, state, keysMap);
+        // Only a flip that turns an explicit SET into a defaulted SET decodes to the same patch.
+        expect(Buffer.from(r.state.hash)).toEqual(Buffer.from(good.state.hash));
+        sameMeaning++;
+      } catch (e) {
+        codes.add(e.code);
+      }
+    }
+    expect(sameMeaning).toBeLessThanOrEqual(8);
+    expect([...codes].every((c) => c.startsWith('ERR_'))).toBe(true);
+    expect(JSON.stringify(state, (k, v) => (v?.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v))).toBe(snapshotOfState);
+    expect(Buffer.from(good.state.hash)).toEqual(server.hash);
+  });
+
+  it('handles REMOVE without a prior SET as documented: counted, or an error in strict mode', async () => {
+    const server = new Server();
+    const { state } = await api.decodeSyncdSnapshot(NAME, await server.snapshot(1, []), getKey);
+    const bytes = await server.patch(2, [mutation(1, ['mute', 'never'], muteValue(false))]);
+    const keysMap = { [keyB64]: { keyData } };
+    expect(() => api.verifySyncdPatch(bytes, NAME, state, keysMap, { strictRemove: true })).toThrow(
+      expect.objectContaining({ code: 'ERR_REMOVE_WITHOUT_SET' }),
+    );
+    const r = api.verifySyncdPatch(bytes, NAME, state, keysMap);
+    expect(r.removesWithoutSet).toBe(1);
+    expect(Buffer.from(r.state.hash)).toEqual(server.hash);
+    await expect(api.decodeSyncdPatch(bytes, NAME, state, async () => undefined)).rejects.toMatchObject({ code: 'ERR_MISSING_KEY' });
+    await expect(api.decodeSyncdPatch(bytes, 'regular_low', state, getKey)).rejects.toMatchObject({ code: 'ERR_PATCH_MAC' });
+  });
+});
