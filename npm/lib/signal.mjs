@@ -562,13 +562,13 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
       return queueJob(this.addr.toString(), async () => {
         const current = await this._load();
         if (current === undefined) throw new SessionError('ERR_NO_SESSION', 'No sessions');
-        const info = recordInfo(current);
-        if (!info.hasOpenSession) throw new SessionError('ERR_NO_SESSION', 'No open session');
-        if (!(await this.storage.isTrustedIdentity(this.addr.id, info.remoteIdentityKey))) {
-          throw new UntrustedIdentityKeyError(this.addr.id, info.remoteIdentityKey);
-        }
         const reg = await this.storage.getOurRegistrationId();
+        // Computed first (nothing is stored yet), so the record is parsed once; the trust check
+        // then decides, before the one store write, as libsignal-node's check before encrypting.
         const r = encrypt(current, ourIdentity.pubKey, reg, plaintext);
+        if (!(await this.storage.isTrustedIdentity(this.addr.id, r.remoteIdentityKey))) {
+          throw new UntrustedIdentityKeyError(this.addr.id, r.remoteIdentityKey);
+        }
         await this._store(r.record);
         return { type: r.type, body: r.body, registrationId: r.registrationId };
       });
