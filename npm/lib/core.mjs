@@ -26,9 +26,11 @@ export const asOptionalBytes = (x, name) => (x === undefined || x === null ? EMP
 export function makeCore(M) {
   const codes = [];
   const messages = [];
-  for (let i = 0, n = M.errorCount(); i < n; i++) {
-    codes[i] = M.errorCode(i);
-    messages[i] = M.errorMessage(i);
+  for (const line of M.errorTable().split('\n')) {
+    if (line === '') continue;
+    const tab = line.indexOf('\t');
+    codes.push(line.slice(0, tab));
+    messages.push(line.slice(tab + 1));
   }
   /** Throws the WacoreError for a core error code. */
   const fail = (rc) => {
