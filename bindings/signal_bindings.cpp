@@ -216,13 +216,27 @@ int decrypt_prekey(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t msg,
 }
 
 // SessionBuilder.initIncoming alone. Output: created u8, record.
+// `msg` is the PreKeyWhisperMessage's bytes, or with msg_len == 0 its fields as libsignal-node's
+// decoded object has them: has prekey id u8, prekey id u32, signed id u32, has registration u8,
+// registration u32, base key 33, identity key 33 (80 bytes).
 int init_incoming(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t msg, size_t msg_len, uintptr_t spk,
                   int has_spk, uintptr_t opk, int has_opk, double now) {
   out_reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   sig::PreKeyMessage pm;
-  if (Error e = sig::parse_prekey_message(bytes(msg, msg_len), pm); e != Error::ok) return rc(e);
+  if (msg_len == 0) {
+    pm.has_prekey_id = *at(msg) != 0;
+    pm.prekey_id = u32(msg + 1);
+    pm.signed_prekey_id = u32(msg + 5);
+    pm.has_registration_id = *at(msg + 9) != 0;
+    pm.registration_id = u32(msg + 10);
+    pm.base_key = public_key(msg + 14);
+    pm.identity_key = public_key(msg + 47);
+    if (pm.base_key[0] != 0x05 || pm.identity_key[0] != 0x05) return rc(Error::key_type);
+  } else if (Error e = sig::parse_prekey_message(bytes(msg, msg_len), pm); e != Error::ok) {
+    return rc(e);
+  }
   sig::KeyPair id = key_pair(identity);
   sig::KeyPair s = has_spk ? key_pair(spk) : sig::KeyPair{};
   sig::KeyPair o = has_opk ? key_pair(opk) : sig::KeyPair{};

@@ -475,8 +475,18 @@ export interface SessionRecordClass {
 export interface SessionBuilder {
   /** X3DH as initiator; verifies the signed pre-key signature (ERR_BAD_SIGNATURE), closes any open session. */
   initOutgoing(device: PreKeyBundle): Promise<void>;
-  /** Adds to record (changed in place) the session a PreKeyWhisperMessage (its bytes) starts; returns the one-time pre-key id used. */
-  initIncoming(record: SessionRecord, message: Bytes): Promise<number | undefined>;
+  /** Adds to record (changed in place) the session a PreKeyWhisperMessage starts (its bytes, or the
+   * object libsignal-node's decoder makes of it); returns the one-time pre-key id used. */
+  initIncoming(record: SessionRecord, message: Bytes | DecodedPreKeyWhisperMessage): Promise<number | undefined>;
+}
+
+/** A PreKeyWhisperMessage as libsignal-node's protobuf decoder returns it. */
+export interface DecodedPreKeyWhisperMessage {
+  identityKey: Bytes;
+  baseKey: Bytes;
+  signedPreKeyId: number;
+  preKeyId?: number | null;
+  registrationId?: number | null;
 }
 
 export interface SessionCipher {
@@ -530,7 +540,7 @@ export interface SignalSessions {
   initIncoming(
     record: Bytes | undefined,
     ourIdentity: SignalKeyPair,
-    message: Bytes,
+    message: Bytes | DecodedPreKeyWhisperMessage,
     keys: { signedPreKey?: SignalKeyPair; preKey?: SignalKeyPair },
     time?: number,
   ): { created: boolean; record: Uint8Array };

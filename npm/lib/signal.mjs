@@ -397,10 +397,28 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
     );
   }
 
-  /** SessionBuilder.initIncoming on record bytes: { created, record }. */
+  /** The fields of a decoded PreKeyWhisperMessage (libsignal-node's object: identityKey, baseKey,
+   * preKeyId?, signedPreKeyId, registrationId?) in the layout the glue reads (80 bytes). */
+  function preKeyFields(m) {
+    const out = new Uint8Array(80);
+    const d = new DataView(out.buffer);
+    const has = (v) => v !== undefined && v !== null;
+    out[0] = has(m.preKeyId) ? 1 : 0;
+    d.setUint32(1, has(m.preKeyId) ? m.preKeyId >>> 0 : 0, true);
+    d.setUint32(5, m.signedPreKeyId >>> 0, true);
+    out[9] = has(m.registrationId) ? 1 : 0;
+    d.setUint32(10, has(m.registrationId) ? m.registrationId >>> 0 : 0, true);
+    out.set(pub33(m.baseKey, 'message.baseKey'), 14);
+    out.set(pub33(m.identityKey, 'message.identityKey'), 47);
+    return out;
+  }
+
+  /** SessionBuilder.initIncoming on record bytes: { created, record }. `message` is the
+   * PreKeyWhisperMessage's bytes or its decoded fields. */
   function initIncoming(record, ourIdentity, message, keys, time) {
-    const out = withPreKeys(record, ourIdentity, message, keys, (p, n, id, msg, len, spk, hs, opk, ho) =>
-      M.signalInitIncoming(p, n, id, msg, len, spk, hs, opk, ho, now(time)),
+    const isBytes = message instanceof Uint8Array || ArrayBuffer.isView(message) || message instanceof ArrayBuffer;
+    const out = withPreKeys(record, ourIdentity, isBytes ? message : preKeyFields(message), keys, (p, n, id, msg, len, spk, hs, opk, ho) =>
+      M.signalInitIncoming(p, n, id, msg, isBytes ? len : 0, spk, hs, opk, ho, now(time)),
     );
     return { created: out[0] === 1, record: out.subarray(5) };
   }
@@ -504,12 +522,15 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
     }
 
     /** libsignal-node's initIncoming: adds to `record` (a SessionRecord, changed in place) the
-     * session a PreKeyWhisperMessage starts. `message` is the PreKeyWhisperMessage's bytes.
-     * Returns the one-time pre-key id it used, if a session was created. */
+     * session a PreKeyWhisperMessage starts. `message` is the PreKeyWhisperMessage's bytes, or the
+     * object libsignal-node's protobuf decoder makes of it ({ identityKey, baseKey, preKeyId?,
+     * signedPreKeyId, registrationId? }). Returns the one-time pre-key id it used, if a session was
+     * created. */
     async initIncoming(record, message) {
       const fqAddr = this.addr.toString();
       const bytes = toRecordBytes(record) ?? EMPTY;
-      const info = preKeyMessageInfo(bytes, message);
+      const isBytes = message instanceof Uint8Array || ArrayBuffer.isView(message) || message instanceof ArrayBuffer;
+      const info = isBytes ? preKeyMessageInfo(bytes, message) : decodedInfo(bytes, message);
       if (!(await this.storage.isTrustedIdentity(fqAddr, info.identityKey))) {
         throw new UntrustedIdentityKeyError(this.addr.id, info.identityKey);
       }
@@ -520,6 +541,20 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
       if (record instanceof SessionRecord) record._set(out.record);
       return out.created ? info.preKeyId : undefined;
     }
+  }
+
+  // preKeyMessageInfo's answer for a decoded message object.
+  function decodedInfo(record, m) {
+    const baseKey = pub33(m.baseKey, 'message.baseKey');
+    const hasSession = recordInfo(record).baseKeys.some((k) => k.length === baseKey.length && k.every((b, i) => b === baseKey[i]));
+    return {
+      preKeyId: m.preKeyId ?? undefined,
+      signedPreKeyId: m.signedPreKeyId,
+      registrationId: m.registrationId ?? undefined,
+      baseKey,
+      identityKey: pub33(m.identityKey, 'message.identityKey'),
+      hasSession,
+    };
   }
 
   async function loadPreKeys(storage, info) {

@@ -279,6 +279,28 @@ describe(`Signal sessions against libsignal-node 6.0.0 (${VARIANT})`, () => {
     expect(await codeOf(cipher.encrypt(Buffer.from('x')))).toBe('ERR_NO_SESSION');
   });
 
+  it('initIncoming takes the PreKeyWhisperMessage as bytes or as libsignal-node decodes it', async () => {
+    const { createRequire } = await import('node:module');
+    const lsProto = createRequire(import.meta.url)('libsignal/src/protobufs');
+    for (const form of ['bytes', 'decoded']) {
+      const alice = new Party(libs.libsignal, 'alice');
+      const bob = new Party(libs.ours, 'bob');
+      await alice.connect(bob);
+      const m = await alice.send(bob, `via ${form}`);
+      const message = form === 'bytes' ? m.body : lsProto.PreKeyWhisperMessage.decode(m.body.subarray(1));
+      const record = new api.SessionRecord();
+      const builder = new api.SessionBuilder(bob.store, bob.addr(alice));
+      expect(await builder.initIncoming(record, message)).toBe(1);
+      expect(record.haveOpenSession()).toBe(true);
+      // Called again for the same base key: nothing new (libsignal-node's "we have not replied yet").
+      expect(await builder.initIncoming(record, message)).toBeUndefined();
+      bob.store.storeSession(alice.address, record);
+      const inner = api.signalSessions.preKeyMessageInfo(undefined, m.body).message;
+      const cipher = new api.SessionCipher(bob.store, bob.addr(alice));
+      expect(Buffer.from(await cipher.decryptWhisperMessage(inner)).toString()).toBe(`via ${form}`);
+    }
+  });
+
   it('rejects a bundle whose signed pre-key signature does not verify (libsignal-node accepts it)', async () => {
     const alice = new Party(libs.ours, 'alice');
     const bob = new Party(libs.ours, 'bob');
