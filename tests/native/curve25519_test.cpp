@@ -249,3 +249,33 @@ TEST(Random, PooledSourceBatchesSmallDrawsAndPassesLargeOnes) {
 
 }  // namespace
 }  // namespace wacore
+
+namespace wacore::curve {
+namespace {
+
+// Signing reuses the Edwards public key of the last signing key: alternating keys, repeating one,
+// and the fixed-randomness outputs must not depend on what signed before.
+TEST(XEdDSA, SignaturesDoNotDependOnTheKeyThatSignedBefore) {
+  uint8_t ka[32], kb[32], pa[32], pb[32];
+  ASSERT_EQ(generate_key_pair(ka, pa), Error::ok);
+  ASSERT_EQ(generate_key_pair(kb, pb), Error::ok);
+  const uint8_t msg[5] = {1, 2, 3, 4, 5};
+  uint8_t z[kSignatureRandomBytes] = {9};
+  uint8_t first_a[64], first_b[64], sig[64];
+  sign_with_random(ka, msg, z, first_a);
+  sign_with_random(kb, msg, z, first_b);
+  for (int round = 0; round < 4; round++) {
+    sign_with_random(ka, msg, z, sig);
+    EXPECT_EQ(std::memcmp(sig, first_a, 64), 0);
+    EXPECT_TRUE(verify(pa, msg, sig));
+    sign_with_random(ka, msg, z, sig);
+    EXPECT_EQ(std::memcmp(sig, first_a, 64), 0);
+    sign_with_random(kb, msg, z, sig);
+    EXPECT_EQ(std::memcmp(sig, first_b, 64), 0);
+    EXPECT_TRUE(verify(pb, msg, sig));
+    EXPECT_FALSE(verify(pa, msg, sig));
+  }
+}
+
+}  // namespace
+}  // namespace wacore::curve
