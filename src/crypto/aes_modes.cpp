@@ -123,9 +123,17 @@ void gcm_j0(const GcmKey& k, std::span<const uint8_t> iv, uint8_t j0[kBlockBytes
 
 // The first batch of a message: AES_K(J0), the tag mask, in block 0, then the keystream of up to
 // kChunkBlocks - 1 data blocks from inc32(J0). One call to the block layer for both, so a short
-// message (a Noise frame) pays no batch of its own for the mask. Leaves counter at the next block;
-// returns the data bytes the keystream covers.
-size_t gcm_first_batch(const Key& key, uint8_t counter[kBlockBytes], size_t len, uint8_t* blocks) {
+// message (a Noise frame) pays no batch of its own for the mask. When the caller already has the
+// mask (a key used once computes it with H), block 0 is a copy of it and no data is covered here:
+// the data then goes through whole batches from inc32(J0). Leaves counter at the next block;
+// returns the data bytes the keystream in blocks covers.
+size_t gcm_first_batch(const Key& key, uint8_t counter[kBlockBytes], size_t len, const uint8_t* mask,
+                       uint8_t* blocks) {
+  if (mask != nullptr) {
+    std::memcpy(blocks, mask, kBlockBytes);
+    increment(counter, /*inc32=*/true);
+    return 0;
+  }
   const size_t data_blocks = std::min((len + kBlockBytes - 1) / kBlockBytes, kChunkBlocks - 1);
   for (size_t i = 0; i <= data_blocks; i++) {
     std::memcpy(blocks + i * kBlockBytes, counter, kBlockBytes);
@@ -436,14 +444,16 @@ void GcmKey::init(const uint8_t key_bytes[kKeyBytes]) noexcept {
 
 void GcmKey::wipe() noexcept { sodium_memzero(this, sizeof *this); }
 
-Error gcm_seal(const GcmKey& key, std::span<const uint8_t> iv, std::span<const uint8_t> aad, const uint8_t* in,
-               size_t len, uint8_t* out) noexcept {
-  if (iv.empty()) return Error::iv_length;
+namespace {
+
+// The one-shot seal and open; mask: AES_K(J0) when the caller has it already, else null.
+Error seal_one_shot(const GcmKey& key, std::span<const uint8_t> iv, std::span<const uint8_t> aad, const uint8_t* in,
+                    size_t len, uint8_t* out, const uint8_t* mask) {
   if (static_cast<uint64_t>(len) > kGcmMaxData) return Error::data_length;  // reachable on 64-bit hosts only
   uint8_t counter[kBlockBytes];
   gcm_j0(key, iv, counter);
   uint8_t blocks[kChunkBlocks * kBlockBytes];
-  const size_t first = gcm_first_batch(key.key, counter, len, blocks);
+  const size_t first = gcm_first_batch(key.key, counter, len, mask, blocks);
   xor_into(out, in, blocks + kBlockBytes, first);
   uint8_t tail[kBlockBytes];
   uint8_t used = kBlockBytes;
@@ -454,18 +464,16 @@ Error gcm_seal(const GcmKey& key, std::span<const uint8_t> iv, std::span<const u
   return Error::ok;
 }
 
-Error gcm_open(const GcmKey& key, std::span<const uint8_t> iv, std::span<const uint8_t> aad, const uint8_t* in,
-               size_t len, uint8_t* out) noexcept {
-  if (len < kGcmTagBytes) return Error::data_length;
-  const size_t n = len - kGcmTagBytes;
+Error open_one_shot(const GcmKey& key, std::span<const uint8_t> iv, std::span<const uint8_t> aad, const uint8_t* in,
+                    size_t len, uint8_t* out, const uint8_t* mask) {
+  const size_t n = len - kGcmTagBytes;  // len >= 16, checked by the callers
   if (static_cast<uint64_t>(n) > kGcmMaxData) return Error::data_length;  // reachable on 64-bit hosts only
-  if (iv.empty()) return Error::iv_length;
   uint8_t counter[kBlockBytes];
   gcm_j0(key, iv, counter);
   // The mask and the first keystream come in one batch, but no plaintext is written until the tag
   // over the whole ciphertext has been checked: a forgery never yields a byte of it.
   uint8_t blocks[kChunkBlocks * kBlockBytes];
-  const size_t first = gcm_first_batch(key.key, counter, n, blocks);
+  const size_t first = gcm_first_batch(key.key, counter, n, mask, blocks);
   uint8_t expected[kGcmTagBytes];
   gcm_tag(key, aad, in, n, blocks, expected);
   const bool ok = ct::declassify(hash::equal(expected, in + n, kGcmTagBytes));  // the verdict is public
@@ -483,23 +491,63 @@ Error gcm_open(const GcmKey& key, std::span<const uint8_t> iv, std::span<const u
   return Error::ok;
 }
 
+// A key used once: with a 12-byte IV, J0 is known before H, so H = AES_K(0^128) and the mask AES_K(J0)
+// share one batch (a batch costs the same for 1 block or 8) and the data batches carry data only.
+// Returns whether mask was filled.
+bool one_use_key(const uint8_t key_bytes[kKeyBytes], std::span<const uint8_t> iv, GcmKey& k,
+                 uint8_t mask[kBlockBytes]) {
+  if (iv.size() != kGcmNonceBytes) {
+    k.init(key_bytes);
+    return false;
+  }
+  expand_key(k.key, key_bytes);
+  uint8_t blocks[2 * kBlockBytes] = {};
+  std::memcpy(blocks + kBlockBytes, iv.data(), kGcmNonceBytes);
+  blocks[2 * kBlockBytes - 1] = 1;
+  encrypt_blocks(k.key, blocks, blocks, 2);
+  std::memcpy(k.h, blocks, kBlockBytes);
+  std::memcpy(mask, blocks + kBlockBytes, kBlockBytes);
+  sodium_memzero(blocks, sizeof blocks);
+  return true;
+}
+
+}  // namespace
+
+Error gcm_seal(const GcmKey& key, std::span<const uint8_t> iv, std::span<const uint8_t> aad, const uint8_t* in,
+               size_t len, uint8_t* out) noexcept {
+  if (iv.empty()) return Error::iv_length;
+  return seal_one_shot(key, iv, aad, in, len, out, nullptr);
+}
+
+Error gcm_open(const GcmKey& key, std::span<const uint8_t> iv, std::span<const uint8_t> aad, const uint8_t* in,
+               size_t len, uint8_t* out) noexcept {
+  if (len < kGcmTagBytes) return Error::data_length;
+  if (iv.empty()) return Error::iv_length;
+  return open_one_shot(key, iv, aad, in, len, out, nullptr);
+}
+
 Error gcm_seal(const uint8_t key[kKeyBytes], std::span<const uint8_t> iv, std::span<const uint8_t> aad,
                const uint8_t* in, size_t len, uint8_t* out) noexcept {
   if (iv.empty()) return Error::iv_length;
   GcmKey k;
-  k.init(key);
-  const Error e = gcm_seal(k, iv, aad, in, len, out);
+  uint8_t mask[kBlockBytes];
+  const bool have_mask = one_use_key(key, iv, k, mask);
+  const Error e = seal_one_shot(k, iv, aad, in, len, out, have_mask ? mask : nullptr);
   k.wipe();
+  sodium_memzero(mask, sizeof mask);
   return e;
 }
 
 Error gcm_open(const uint8_t key[kKeyBytes], std::span<const uint8_t> iv, std::span<const uint8_t> aad,
                const uint8_t* in, size_t len, uint8_t* out) noexcept {
   if (len < kGcmTagBytes) return Error::data_length;
+  if (iv.empty()) return Error::iv_length;
   GcmKey k;
-  k.init(key);
-  const Error e = gcm_open(k, iv, aad, in, len, out);
+  uint8_t mask[kBlockBytes];
+  const bool have_mask = one_use_key(key, iv, k, mask);
+  const Error e = open_one_shot(k, iv, aad, in, len, out, have_mask ? mask : nullptr);
   k.wipe();
+  sodium_memzero(mask, sizeof mask);
   return e;
 }
 

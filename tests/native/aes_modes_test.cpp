@@ -294,7 +294,7 @@ TEST(Gcm, StreamMisuseAndEveryTagBitFlipRejected) {
 }
 
 // One GcmKey sealing and opening many messages (as a Noise transport does) gives the bytes of the
-// independent streaming Gcm, for every length around the one-shot path's first batch (the tag mask
+// independent streaming Gcm (and so does a key used once), for every length around the one-shot path's first batch (the tag mask
 // and 31 keystream blocks, 496 bytes) and beyond, with 12-byte and other IVs, in place and not; a
 // tampered message leaves the output untouched and the key usable.
 TEST(Gcm, ReusedKeyMatchesStreamingAtEveryLength) {
@@ -317,6 +317,12 @@ TEST(Gcm, ReusedKeyMatchesStreamingAtEveryLength) {
     Bytes sealed(len + 16);
     ASSERT_EQ(gcm_seal(k, iv, aad, msg.data(), len, sealed.data()), Error::ok);
     ASSERT_EQ(to_hex(sealed), to_hex(want));
+    Bytes once(len + 16);  // a key used once: H and the tag mask share a batch (12-byte IVs)
+    ASSERT_EQ(gcm_seal(key.data(), iv, aad, msg.data(), len, once.data()), Error::ok);
+    ASSERT_EQ(to_hex(once), to_hex(want));
+    Bytes once_opened(len);
+    ASSERT_EQ(gcm_open(key.data(), iv, aad, once.data(), once.size(), once_opened.data()), Error::ok);
+    ASSERT_EQ(to_hex(once_opened), to_hex(msg));
     Bytes in_place = msg;
     in_place.resize(len + 16);
     ASSERT_EQ(gcm_seal(k, iv, aad, in_place.data(), len, in_place.data()), Error::ok);
