@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import * as bridge from 'whatsapp-rust-bridge';
 import { load } from '../npm/index.mjs';
 import { baileys6Noise } from '../tests/peers/baileys.mjs';
-import { report, run } from './harness.mjs';
+import { QUICK, report, run } from './harness.mjs';
 
 const NOW = 1_700_000_000;
 const node = {
@@ -47,6 +47,17 @@ async function wacorePair(api, dictionary) {
 }
 
 const args = process.argv.slice(2);
+// Frames for the decode samples are made before timing, as many as the harness can ask for (at most
+// 2000 per batch per round, plus calibration): refilling inside a sample would time an encode too.
+const rounds = Number(args[args.indexOf('--rounds') + 1]) || (QUICK ? 2 : 21);
+const POOL = QUICK ? 64 : 2000 * rounds + 100;
+const framePool = (make) => {
+  const pool = Array.from({ length: POOL }, make).reverse(); // pop() in sending order
+  return () => {
+    if (pool.length === 0) throw new Error('frame pool exhausted: raise POOL');
+    return pool.pop();
+  };
+};
 const baseline = args.includes('--baseline') ? args[args.indexOf('--baseline') + 1] : null;
 const wacoreOnly = args.includes('--wacore-only');
 
@@ -70,11 +81,8 @@ for (const variant of ['scalar', 'simd']) {
       },
     };
     const { client: c2, server: s2 } = await wacorePair(api, 3);
-    const pool = [];
-    impls[name].decodeFrames = () => {
-      if (pool.length === 0) { for (let i = 0; i < 256; i++) pool.push(c2.encodeFrame(node)); pool.reverse(); } // pop() in sending order
-      s2.decodeFrames(pool.pop());
-    };
+    const next = framePool(() => c2.encodeFrame(node));
+    impls[name].decodeFrames = () => s2.decodeFrames(next());
   }
 }
 
@@ -102,14 +110,13 @@ if (!wacoreOnly) {
   };
   const enc = await pair();
   const dec = await pair();
-  const pool = [];
+  const next = framePool(() => Buffer.from(dec.server.encodeFrame(node)));
   impls['Baileys 6.17.16'] = {
     encodeFrame: () => enc.noise.encodeFrame(b.binary.encodeBinaryNode(node)),
     // decodeFrame is async (its decodeBinaryNode is): timed up to the synchronous part, as Baileys
     // runs it; the node is delivered in the callback.
     decodeFrames: () => {
-      if (pool.length === 0) { for (let i = 0; i < 256; i++) pool.push(Buffer.from(dec.server.encodeFrame(node))); pool.reverse(); }
-      dec.noise.decodeFrame(pool.pop(), () => {});
+      dec.noise.decodeFrame(next(), () => {});
     },
   };
 }
