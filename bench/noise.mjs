@@ -148,4 +148,4 @@ if (!wacoreOnly) try {
   console.log(`(whatsapp-rust-bridge left out: ${e.message})\n`);
 }
 
-report('Noise transport frames of a message node (3 attrs + 2 children, 240 bytes of content)', run(impls));
+report('Noise transport frames of a message node (3 attrs + 2 children, 240 bytes of content)', await run(impls));
