@@ -522,6 +522,7 @@ Error gcm_seal(const GcmKey& key, std::span<const uint8_t> iv, std::span<const u
 Error gcm_open(const GcmKey& key, std::span<const uint8_t> iv, std::span<const uint8_t> aad, const uint8_t* in,
                size_t len, uint8_t* out) noexcept {
   if (len < kGcmTagBytes) return Error::data_length;
+  if (static_cast<uint64_t>(len - kGcmTagBytes) > kGcmMaxData) return Error::data_length;  // 64-bit hosts only
   if (iv.empty()) return Error::iv_length;
   return open_one_shot(key, iv, aad, in, len, out, nullptr);
 }
@@ -541,6 +542,7 @@ Error gcm_seal(const uint8_t key[kKeyBytes], std::span<const uint8_t> iv, std::s
 Error gcm_open(const uint8_t key[kKeyBytes], std::span<const uint8_t> iv, std::span<const uint8_t> aad,
                const uint8_t* in, size_t len, uint8_t* out) noexcept {
   if (len < kGcmTagBytes) return Error::data_length;
+  if (static_cast<uint64_t>(len - kGcmTagBytes) > kGcmMaxData) return Error::data_length;  // 64-bit hosts only
   if (iv.empty()) return Error::iv_length;
   GcmKey k;
   uint8_t mask[kBlockBytes];
