@@ -26,6 +26,39 @@ const sig1 = (() => {
   return { s, idA, rec, json: s.recordToJson(rec), text: JSON.stringify(s.recordToJson(rec)) };
 })();
 let sigRec = sig1.rec;
+// Noise: a transport pair after a real handshake (fixed clock), and the message node of bench/noise.mjs.
+const NOW = 1_700_000_000;
+const noisePair = () => {
+  const root = api.generateKeyPair();
+  const server = api.generateKeyPair();
+  const certChain = api.makeNoiseCertChain({ rootPrivateKey: root.privKey, intermediatePrivateKey: api.generateKeyPair().privKey, leafKey: server.pubKey, notBefore: NOW - 10, notAfter: NOW + 10 });
+  const client = api.createNoiseClient({ dictionary: 3 });
+  const responder = api.createNoiseResponder({ dictionary: 3, staticKey: server.privKey, certChain });
+  const finish = client.processServerHello(responder.processClientHello(client.start()), { noiseKey: api.generateKeyPair().privKey, rootKey: root.pubKey.subarray(1), now: NOW });
+  responder.processClientFinish(finish);
+  return { client: client.finish(), server: responder.finish() };
+};
+const message = {
+  tag: 'message',
+  attrs: { to: '1234567890@s.whatsapp.net', id: '3EB0ABCDEF123456', type: 'text', t: '1700000000' },
+  content: [
+    { tag: 'enc', attrs: { v: '2', type: 'msg' }, content: fill(180, 5) },
+    { tag: 'device-identity', attrs: {}, content: fill(60, 6) },
+  ],
+};
+const messageWire = api.encodeBinaryNode(message);
+const noise = op.startsWith('noise-') ? noisePair() : null;
+// The decode operations take frames made in advance, in sending order (the counters must match).
+// As many in both runs of bench/instructions.mjs (N and 2N, warm-up N): 3 x warm-up, so that making
+// them cancels out of the difference.
+const framesOf = (make) => {
+  const warmup = Number(process.argv[5] ?? 0);
+  const all = Array.from({ length: Math.max(n + warmup, 3 * warmup) }, make);
+  let i = 0;
+  return () => all[i++];
+};
+const nextFrame = op === 'noise-decode-frame' ? framesOf(() => noise.client.encodeFrame(message)) : null;
+const nextRawFrame = op === 'noise-decrypt-frame' ? framesOf(() => noise.client.encryptFrame(messageWire)) : null;
 const OPS = {
   'signal-encrypt': () => (sigRec = sig1.s.encrypt(sigRec, sig1.idA.pubKey, 1, msg).record),
   'signal-record-info': () => sig1.s.recordInfo(sig1.rec),
@@ -41,6 +74,11 @@ const OPS = {
   'encode-ack': () => api.encodeBinaryNode(ack),
   'decode-ack': () => api.decodeBinaryNode(ackWire),
   'lthash-812': () => api.LT_HASH_ANTI_TAMPERING.add(fill(128, 0), macs),
+  'encode-message': () => api.encodeBinaryNode(message),
+  'noise-encode-frame': () => noise.client.encodeFrame(message),
+  'noise-encrypt-frame': () => noise.client.encryptFrame(messageWire),
+  'noise-decode-frame': () => noise.server.decodeFrames(nextFrame()),
+  'noise-decrypt-frame': () => noise.server.decryptFrames(nextRawFrame()),
 };
 const fn = OPS[op];
 if (!fn) throw new Error(`unknown operation ${op}; one of ${Object.keys(OPS).join(', ')}`);

@@ -3,12 +3,16 @@
 // responder. wacore-wasm (both builds) next to Baileys 6.17.16's own noise handler with its own
 // WABinary (dictionary 2, node:crypto GCM) and whatsapp-rust-bridge 0.5.5's NoiseSession (encode
 // only: its decode side is a separate session). Interleaved.
-//   node bench/noise.mjs [--quick] [--rounds N] [--json]
+//   node bench/noise.mjs [--quick] [--rounds N] [--json] [--baseline DIR] [--wacore-only]
+// --baseline DIR adds both builds of another copy of the package (DIR holds its index.mjs and
+// dist/, e.g. a copy of npm/ taken before a change), interleaved with this one: before/after in one
+// run. --wacore-only leaves Baileys and whatsapp-rust-bridge out.
 import nodeCrypto from 'node:crypto';
+import { pathToFileURL } from 'node:url';
 import * as bridge from 'whatsapp-rust-bridge';
 import { load } from '../npm/index.mjs';
 import { baileys6Noise } from '../tests/peers/baileys.mjs';
-import { report, run } from './harness.mjs';
+import { QUICK, report, run } from './harness.mjs';
 
 const NOW = 1_700_000_000;
 const node = {
@@ -42,29 +46,48 @@ async function wacorePair(api, dictionary) {
   return { api, client: client.finish(), server: responder.finish() };
 }
 
+const args = process.argv.slice(2);
+// Frames for the decode samples are made before timing, as many as the harness can ask for (at most
+// 2000 per batch per round, plus calibration): refilling inside a sample would time an encode too.
+const rounds = Number(args[args.indexOf('--rounds') + 1]) || (QUICK ? 2 : 21);
+const POOL = QUICK ? 64 : 2000 * rounds + 100;
+const framePool = (make) => {
+  const pool = Array.from({ length: POOL }, make).reverse(); // pop() in sending order
+  return () => {
+    if (pool.length === 0) throw new Error('frame pool exhausted: raise POOL');
+    return pool.pop();
+  };
+};
+const baseline = args.includes('--baseline') ? args[args.indexOf('--baseline') + 1] : null;
+const wacoreOnly = args.includes('--wacore-only');
+
 const impls = {};
+const builds = [['', load]];
+if (baseline) {
+  const { load: loadBaseline } = await import(pathToFileURL(`${baseline}/index.mjs`).href);
+  builds.push([' (baseline)', loadBaseline]);
+}
 for (const variant of ['scalar', 'simd']) {
-  const api = await load({ variant });
-  const { client, server } = await wacorePair(api, 3);
-  // decode: each sample decodes a frame the client made in advance (counters must stay in step).
-  const frames = [];
-  impls[`wacore ${variant}`] = {
-    encodeFrame: () => {
-      frames.push(client.encodeFrame(node));
-      if (frames.length > 4096) frames.length = 0; // memory bound; decode below uses its own frames
-    },
-  };
-  const { client: c2, server: s2 } = await wacorePair(api, 3);
-  const pool = [];
-  impls[`wacore ${variant}`].decodeFrames = () => {
-    if (pool.length === 0) { for (let i = 0; i < 256; i++) pool.push(c2.encodeFrame(node)); pool.reverse(); } // pop() in sending order
-    s2.decodeFrames(pool.pop());
-  };
-  void server;
+  for (const [suffix, loadBuild] of builds) {
+    const api = await loadBuild({ variant });
+    const { client } = await wacorePair(api, 3);
+    // decode: each sample decodes a frame the client made in advance (counters must stay in step).
+    const frames = [];
+    const name = `wacore ${variant}${suffix}`;
+    impls[name] = {
+      encodeFrame: () => {
+        frames.push(client.encodeFrame(node));
+        if (frames.length > 4096) frames.length = 0; // memory bound; decode below uses its own frames
+      },
+    };
+    const { client: c2, server: s2 } = await wacorePair(api, 3);
+    const next = framePool(() => c2.encodeFrame(node));
+    impls[name].decodeFrames = () => s2.decodeFrames(next());
+  }
 }
 
 // Baileys: its handler as the client of our responder (dictionary 2, what Baileys 6 speaks).
-{
+if (!wacoreOnly) {
   const api = await load({ variant: 'simd' });
   const b = baileys6Noise();
   const pair = async () => {
@@ -87,21 +110,20 @@ for (const variant of ['scalar', 'simd']) {
   };
   const enc = await pair();
   const dec = await pair();
-  const pool = [];
+  const next = framePool(() => Buffer.from(dec.server.encodeFrame(node)));
   impls['Baileys 6.17.16'] = {
     encodeFrame: () => enc.noise.encodeFrame(b.binary.encodeBinaryNode(node)),
     // decodeFrame is async (its decodeBinaryNode is): timed up to the synchronous part, as Baileys
     // runs it; the node is delivered in the callback.
     decodeFrames: () => {
-      if (pool.length === 0) { for (let i = 0; i < 256; i++) pool.push(Buffer.from(dec.server.encodeFrame(node))); pool.reverse(); }
-      dec.noise.decodeFrame(pool.pop(), () => {});
+      dec.noise.decodeFrame(next(), () => {});
     },
   };
 }
 
 // whatsapp-rust-bridge: its session put into transport mode against our responder (its
 // processHandshakeInit does not check the certificate chain).
-try {
+if (!wacoreOnly) try {
   const api = await load({ variant: 'simd' });
   const root = api.generateKeyPair();
   const server = api.generateKeyPair();

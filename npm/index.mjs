@@ -165,7 +165,8 @@ function makeApi(M, nodeCrypto) {
   const memoryStats = () => ({ wasmMemoryBytes: M.HEAPU8.buffer.byteLength, heapInUseBytes: M.heapInUse() });
   const crypto = makeCrypto(core);
   const curve = makeCurve(core);
-  const { encodeBinaryNode, decodeBinaryNode, writeTape } = makeBinary(core);
+  const binary = makeBinary(core);
+  const { encodeBinaryNode, decodeBinaryNode } = binary;
   return Object.freeze({
     variant: M.variant,
     WacoreError,
@@ -174,7 +175,7 @@ function makeApi(M, nodeCrypto) {
     ...makeMedia(core, crypto),
     encodeBinaryNode,
     decodeBinaryNode,
-    ...makeNoise(core, { decodeBinaryNode, writeTape }),
+    ...makeNoise(core, binary),
     ...makeAppState(core),
     ...makeSignal(core, curve),
     ...makeGroups(core),

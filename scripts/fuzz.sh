@@ -6,7 +6,7 @@
 #   scripts/fuzz.sh [seconds] [binary|noise|signal_parse|signal_session|groups]     default 30 binary
 #
 # Builds build/fuzz with clang first if needed (cmake/Fuzz.cmake; one ninja job). The run works on a
-# temporary copy of tests/fuzz/corpus/binary: inputs it finds never land in the repository. On a
+# temporary copy of tests/fuzz/corpus/<target>: inputs it finds never land in the repository. On a
 # failure the temporary directory is kept and the failing input is printed in hex.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: native (plain, constant-time under valgrind, and ASan+UBSan), 30 s of libFuzzer on
-# the binary codec, the wasm build checks, the Node suites against both wasm variants, Chromium, and
+# the binary codec and 15 s on the Noise frame decoder and handshake parsers, the wasm build checks, the Node suites against both wasm variants, Chromium, and
 # the benchmarks in quick mode. Installs what is missing first (scripts/setup.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,8 +21,9 @@ cmake -S . -B build/native-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWACORE_SANIT
 cmake --build build/native-asan
 ctest --test-dir build/native-asan --output-on-failure
 
-step "fuzzing the binary codec (30 s)"
+step "fuzzing the binary codec (30 s) and the Noise frame decoder and handshake parsers (15 s)"
 scripts/fuzz.sh 30
+scripts/fuzz.sh 15 noise
 
 step "fuzzing Signal sessions: a stateful conversation (20 s) and the parsers (10 s)"
 scripts/fuzz.sh 20 signal_session
@@ -39,6 +40,6 @@ step "Chromium"
 node tests/browser/run.mjs
 
 step "benchmarks, quick mode (keeps bench/ working; no timing assertions)"
-for b in bench/curve.mjs bench/crypto.mjs bench/binary.mjs bench/appstate.mjs bench/media.mjs bench/signal.mjs; do node "$b" --quick >/dev/null; done
+for b in bench/curve.mjs bench/crypto.mjs bench/binary.mjs bench/appstate.mjs bench/media.mjs bench/signal.mjs bench/noise.mjs; do node "$b" --quick >/dev/null; done
 
 step "all suites passed"

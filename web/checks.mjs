@@ -36,6 +36,24 @@ export const VECTORS = Object.freeze({
   // SP 800-38A F.2.5 (CBC) and F.5.5 (CTR), first ciphertext block.
   spCbc: 'f58c4c04d6e5f1ba779eabfb5f7bfbd6',
   spCtr: '601ec313775789a5b7a7f504bbf3d228',
+  // A CertChain signed once by makeNoiseCertChain (signatures are randomized, so a fixed chain keeps
+  // the Noise transcript deterministic): root pattern(32, 21), intermediate pattern(32, 22), leaf =
+  // public key of pattern(32, 23), serials 3 and 329, valid 1_700_000_000 ± 3600.
+  noiseCertChain:
+    '0a770a3308c90210031a20c7dbc15210dc9f1a5f7a3d9d8e4a3b3de387bd8e83eef1523341f15ec585226920f0c5cfaa06' +
+    '2890fecfaa061240ed46dc9fd4fb910a2fac0539905e136b78bce399f964fe07602c4c127983216eb5c47850fe4521d16e' +
+    '16ce9015cc0cec8b51f1b73675fd5c88d0e8966ad7788012760a32080310001a204a6de8804420aed78e798b49ce19e79b' +
+    '59a772141ef74ac9c041b959a6f6ff3b20f0c5cfaa062890fecfaa06124085875cea91d1719e9cc188e613c1383c465a36' +
+    '1920afbf81018fd30f8445597e4439b037ca49ef9d0d770fd5c32a991de6501f3c389ea39763c294accbc2ac83',
+  // SHA-256 of the wire bytes of the fixed-key Noise run in noiseChecks (pinned from the Node run of
+  // both builds, and equal to the build before the transport kept its keys expanded).
+  noiseWire: {
+    hello: 'ff0339b00ff444c2c8e652e977cd23234bc56e8e860b93faa643654d40064b74',
+    serverHello: '1b2d4af10c24e38c504ae5ec4214d02ccd7bec2b390a3a117ecf490cfa127de8',
+    finish: '5e94660ab004568ca8ccd558fa3bb6c450b85d5fbf1156aeb0f637a69cb1bfe8',
+    frameToServer: 'd1bedbe101aceeab1ef2856b353e9ab27a204b3471b17d86a083a8ddbf78baca',
+    frameToClient: 'e9e92421f76242838d03a3f74896dfa79efbe9998b3ac139427e76c2a30cc698',
+  },
   alicePriv: 'c806439dc9d2c476ffed8f2580c0888d58ab406bf7ae3698879021b96bb4bf59',
   alicePub: '051bb75966f2e93a3691dfff942bb2a466a1c08b8d78ca3f4d6df8b8bfa2e4ee28',
   bobPub: '653614993d2b15ee9e5fd3d86ce719ef4ec1daae1886a87b3f5fa9565a27a22f',
@@ -196,8 +214,9 @@ export async function runChecks(api) {
   const appState = appStateChecks(api);
   const media = mediaChecks(api);
   const signal = await signalChecks(api);
+  const noise = noiseChecks(api);
 
-  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric, binary, appState, media, signal };
+  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric, binary, appState, media, signal, noise };
 }
 
 // Signal 1:1 sessions through the libsignal-node classes, with an in-memory Promise-returning store.
@@ -369,6 +388,122 @@ function binaryChecks(api) {
   out.jid.decode = attempt(() => api.jidDecode('777_9:2@s.whatsapp.net'));
   out.jid.normalized = attempt(() => api.jidNormalizedUser('5511987654321:12@c.us'));
   out.jid.sameUser = attempt(() => api.areJidsSameUser('1:2@s.whatsapp.net', '1@s.whatsapp.net'));
+  return out;
+}
+
+// The Noise transport: our client and our responder with fixed keys (both ephemerals, both statics)
+// and the fixed chain above, so every byte on the wire is deterministic and compared with Node's run
+// as hex digests; nodes both ways, several frames in one chunk fed in two pieces, a tampered frame
+// rejected without advancing the counter (the next genuine one decodes), a chain under another root
+// refused, and a handshake with fresh random keys (reported as a boolean).
+function noiseChecks(api) {
+  const NOW = 1_700_000_000;
+  const digest = (b) => toHex(api.sha256(b));
+  const node = {
+    tag: 'message',
+    attrs: { to: '1234567890@s.whatsapp.net', id: '3EB0ABCDEF123456', type: 'text' },
+    content: [{ tag: 'enc', attrs: { v: '2', type: 'msg' }, content: pattern(180, 4) }],
+  };
+  const plain = (n) => ({
+    tag: n.tag,
+    attrs: n.attrs,
+    content: Array.isArray(n.content) ? n.content.map(plain) : n.content instanceof Uint8Array ? toHex(n.content) : n.content,
+  });
+  const sameNode = (a, b) => JSON.stringify(plain(a)) === JSON.stringify(plain(b));
+  // One handshake; returns the wire bytes and the two transports.
+  const connect = (keys, rootKey, chain) => {
+    const client = api.createNoiseClient({ dictionary: 3, ephemeralKey: keys.clientEphemeral });
+    const responder = api.createNoiseResponder({
+      dictionary: 3,
+      staticKey: keys.serverStatic,
+      certChain: chain,
+      ephemeralKey: keys.serverEphemeral,
+    });
+    try {
+      const hello = client.start();
+      const serverHello = responder.processClientHello(hello);
+      const finish = client.processServerHello(serverHello, {
+        noiseKey: keys.clientStatic,
+        payload: new TextEncoder().encode('client payload'),
+        rootKey,
+        now: NOW,
+      });
+      const got = responder.processClientFinish(finish);
+      return { hello, serverHello, finish, got, client: client.finish(), server: responder.finish() };
+    } catch (e) {
+      client.free();
+      responder.free();
+      throw e;
+    }
+  };
+  const fixedKeys = {
+    clientEphemeral: pattern(32, 31),
+    serverEphemeral: pattern(32, 32),
+    clientStatic: pattern(32, 33),
+    serverStatic: pattern(32, 23),
+  };
+  const chain = fromHex(VECTORS.noiseCertChain);
+  const root = () => api.getPublicFromPrivateKey(pattern(32, 21)).subarray(1);
+
+  const out = {};
+  out.fixed = attempt(() => {
+    const c = connect(fixedKeys, root(), chain);
+    try {
+      const toServer = [c.client.encodeFrame(node), c.client.encodeFrame(node), c.client.encodeFrame({ tag: 'iq', attrs: { id: '1' } })];
+      const stream = new Uint8Array(toServer.reduce((n, f) => n + f.length, 0));
+      toServer.reduce((at, f) => (stream.set(f, at), at + f.length), 0);
+      // Three frames in one stream, fed in two pieces cut inside the second frame.
+      const cut = toServer[0].length + 10;
+      const first = c.server.decodeFrames(stream.subarray(0, cut));
+      const rest = c.server.decodeFrames(stream.subarray(cut));
+      const toClient = c.server.encodeFrame(node);
+      const back = c.client.decodeFrames(toClient);
+      const bytesBack = c.client.decryptFrames(c.server.encryptFrame(pattern(40, 5)));
+      // A tampered frame: rejected, the counter stays, the genuine frame then decodes.
+      const genuine = c.server.encodeFrame(node);
+      const tampered = flipped(genuine, genuine.length - 20);
+      const forged = errorCode(api, () => c.client.decodeFrames(tampered));
+      const afterForgery = c.client.decodeFrames(genuine);
+      return {
+        hello: digest(c.hello),
+        serverHello: digest(c.serverHello),
+        finish: digest(c.finish),
+        clientStatic: toHex(c.got.staticKey) === toHex(api.getPublicFromPrivateKey(fixedKeys.clientStatic).subarray(1)),
+        payload: new TextDecoder().decode(c.got.payload),
+        frameToServer: digest(toServer[0]),
+        frameToServerLength: toServer[0].length,
+        framesInPieces: [first.length, rest.length],
+        nodesToServer: first.length === 1 && rest.length === 2 && sameNode(first[0], node) && sameNode(rest[0], node) && rest[1].tag === 'iq',
+        frameToClient: digest(toClient),
+        nodeToClient: back.length === 1 && sameNode(back[0], node),
+        bytesToClient: bytesBack.length === 1 && toHex(bytesBack[0]) === toHex(pattern(40, 5)),
+        forged,
+        afterForgery: afterForgery.length === 1 && sameNode(afterForgery[0], node),
+        buffered: [c.client.bufferedBytes, c.server.bufferedBytes],
+      };
+    } finally {
+      c.client.free();
+      c.server.free();
+    }
+  });
+  // The same chain checked under another root key: refused, nothing usable comes out.
+  out.wrongRoot = errorCode(api, () => connect(fixedKeys, pattern(32, 99), chain));
+  out.randomKeys = attempt(() => {
+    const keys = {
+      clientEphemeral: randomBytes(32),
+      serverEphemeral: randomBytes(32),
+      clientStatic: randomBytes(32),
+      serverStatic: pattern(32, 23),
+    };
+    const c = connect(keys, root(), chain);
+    try {
+      const nodes = c.server.decodeFrames(c.client.encodeFrame(node));
+      return nodes.length === 1 && sameNode(nodes[0], node) && sameNode(c.client.decodeFrames(c.server.encodeFrame(node))[0], node);
+    } finally {
+      c.client.free();
+      c.server.free();
+    }
+  });
   return out;
 }
 

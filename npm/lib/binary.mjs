@@ -73,7 +73,13 @@ export function makeBinary({ M, fail, io }) {
     const bytes = asBytes(data, 'data');
     const p = io(bytes.length);
     M.HEAPU8.set(bytes, p);
-    const rc = M._wacore_binary_decode(p, bytes.length, d);
+    return decodeAt(p, bytes.length, d);
+  }
+
+  /** Decodes len bytes already in wasm memory at p, dictionary d (checked by the caller). Also used
+   * by lib/noise.mjs, which decodes frames where it decrypted them, without copying them out and in. */
+  function decodeAt(p, len, d) {
+    const rc = M._wacore_binary_decode(p, len, d);
     if (rc !== 0) fail(rc);
 
     h32 = M.HEAP32;
@@ -202,12 +208,14 @@ export function makeBinary({ M, fail, io }) {
     }
   };
 
+  // What writeTape leaves for its caller: the arguments wacore_binary_encode takes, [words,
+  // wordCount, strings, stringCount, area, areaLength, dictionary]; reused, not allocated per call.
+  const tape = [0, 0, 0, 0, 0, 0, 0];
+
   /** Writes a node's tape into the I/O buffer (words, string table and area in one 4-byte aligned
-   * block) and returns the arguments wacore_binary_encode takes: [words, wordCount, strings,
-   * stringCount, area, areaLength, dictionary]. Also used by lib/noise.mjs (encode and encrypt in one
-   * call). */
-  function writeTape(node, opts) {
-    const d = dictionaryOf(opts);
+   * block) and fills `tape` (above) with the arguments for wacore_binary_encode. d: a checked
+   * dictionary (dictionaryOf). Also used by lib/noise.mjs (encode and encrypt in one call). */
+  function writeTape(node, d) {
     ids = tokenIds[d];
     nw = ns = na = 0;
     encodeNode(node, 1);
@@ -218,17 +226,24 @@ export function makeBinary({ M, fail, io }) {
     h32.set(words.subarray(0, nw), p >> 2);
     h32.set(table.subarray(0, ns * 2), (p + wordsBytes) >> 2);
     M.HEAPU8.set(area.subarray(0, na), p + wordsBytes + tableBytes);
-    return [p, nw, p + wordsBytes, ns, p + wordsBytes + tableBytes, na, d];
+    tape[0] = p;
+    tape[1] = nw;
+    tape[2] = p + wordsBytes;
+    tape[3] = ns;
+    tape[4] = p + wordsBytes + tableBytes;
+    tape[5] = na;
+    tape[6] = d;
+    return tape;
   }
 
   /** Encodes a node as a frame: flag byte 0, then the node. */
   function encodeBinaryNode(node, opts) {
-    const [p, nw1, strings, ns1, areaAt, na1, d] = writeTape(node, opts);
-    const rc = M._wacore_binary_encode(p, nw1, strings, ns1, areaAt, na1, d);
+    const t = writeTape(node, dictionaryOf(opts));
+    const rc = M._wacore_binary_encode(t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
     if (rc !== 0) fail(rc);
     const out = M.HEAP32[result + 9];
     return M.HEAPU8.slice(out, out + M.HEAP32[result + 10]);
   }
 
-  return { encodeBinaryNode, decodeBinaryNode, writeTape };
+  return { encodeBinaryNode, decodeBinaryNode, decodeAt, dictionaryOf, writeTape };
 }

@@ -122,8 +122,14 @@ export function makeNoise(core, binary) {
     }
   }
 
-  /** The transport after the handshake: AES-256-GCM frames, one counter per direction. */
+  /** The transport after the handshake: AES-256-GCM frames, one counter per direction. Each call is
+   * one call into wasm (decodeFrames: one more per frame, to decode it where it was decrypted); the
+   * only allocations are the results. */
   class NoiseTransport extends Owner {
+    constructor(h, dict) {
+      super(h, dict);
+      binary.dictionaryOf({ dictionary: dict }); // the token tables, made once per dictionary
+    }
     /** Encrypts and frames bytes (3-byte length, ciphertext, tag). */
     encryptFrame(data) {
       const h = this._handle();
@@ -139,25 +145,36 @@ export function makeNoise(core, binary) {
      * and frames it, in one call into wasm. Bytes are framed as they are (they must already hold the
      * flag byte and an encoded node). */
     encodeFrame(nodeOrBytes) {
-      if (nodeOrBytes instanceof Uint8Array || ArrayBuffer.isView(nodeOrBytes) || nodeOrBytes instanceof ArrayBuffer) {
-        return this.encryptFrame(nodeOrBytes);
-      }
+      if (ArrayBuffer.isView(nodeOrBytes) || nodeOrBytes instanceof ArrayBuffer) return this.encryptFrame(nodeOrBytes);
       const h = this._handle();
-      const args = binary.writeTape(nodeOrBytes, { dictionary: this.dictionary });
-      const rc = M._wacore_noise_encode_frame(h, ...args);
+      const t = binary.writeTape(nodeOrBytes, this.dictionary);
+      const rc = M._wacore_noise_encode_frame(h, t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
       if (rc !== 0) fail(rc);
       return output();
+    }
+    /** Feeds a chunk into the core; the plaintexts are left in wasm memory (NoiseResult). */
+    #feed(chunk) {
+      const h = this._handle();
+      const c = asOptionalBytes(chunk, 'chunk');
+      const p = io(c.length);
+      M.HEAPU8.set(c, p);
+      return M._wacore_noise_decrypt_frames(h, p, c.length);
+    }
+    /** Throws the error of a call that delivered `frames` first. */
+    #fail(rc, frames) {
+      try {
+        fail(rc);
+      } catch (e) {
+        e.frames = frames;
+        throw e;
+      }
     }
     /** Feeds received bytes (any split) and returns the plaintext of every complete frame. A frame
      * that fails to authenticate throws (ERR_AUTH_TAG) and is dropped without advancing the counter;
      * frames decrypted before it are on the error's `frames` property, bytes after it stay buffered
      * (call again, with an empty chunk if need be). */
     decryptFrames(chunk) {
-      const h = this._handle();
-      const c = asOptionalBytes(chunk, 'chunk');
-      const p = io(c.length);
-      M.HEAPU8.set(c, p);
-      const rc = M._wacore_noise_decrypt_frames(h, p, c.length);
+      const rc = this.#feed(chunk);
       const frames = [];
       const count = M.HEAP32[R + 2];
       if (count > 0) {
@@ -170,25 +187,31 @@ export function makeNoise(core, binary) {
         }
         wipe(M.HEAP32[R], out.length);
       }
-      if (rc !== 0) {
-        try {
-          fail(rc);
-        } catch (e) {
-          e.frames = frames;
-          throw e;
-        }
-      }
+      if (rc !== 0) this.#fail(rc, frames);
       return frames;
     }
-    /** As decryptFrames, each frame decoded as a binary node (flag byte, zlib if flagged). */
+    /** As decryptFrames, each frame decoded as a binary node (flag byte, zlib if flagged). The frames
+     * are decoded in wasm memory where they were decrypted, then wiped there. */
     decodeFrames(chunk) {
-      const opts = { dictionary: this.dictionary };
-      try {
-        return this.decryptFrames(chunk).map((f) => binary.decodeBinaryNode(f, opts));
-      } catch (e) {
-        if (Array.isArray(e.frames)) e.frames = e.frames.map((f) => binary.decodeBinaryNode(f, opts));
-        throw e;
+      const rc = this.#feed(chunk);
+      const count = M.HEAP32[R + 2];
+      const nodes = [];
+      if (count > 0) {
+        const at = M.HEAP32[R];
+        const total = M.HEAP32[R + 1];
+        const d = this.dictionary;
+        try {
+          for (let i = 0, off = at; i < count; i++) {
+            const n = M.HEAPU8[off] | (M.HEAPU8[off + 1] << 8) | (M.HEAPU8[off + 2] << 16) | (M.HEAPU8[off + 3] << 24);
+            nodes.push(binary.decodeAt(off + 4, n, d));
+            off += 4 + n;
+          }
+        } finally {
+          wipe(at, total);
+        }
       }
+      if (rc !== 0) this.#fail(rc, nodes);
+      return nodes;
     }
   }
 

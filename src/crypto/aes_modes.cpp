@@ -76,24 +76,11 @@ void cbc_decrypt_blocks(const Key& key, uint8_t chain[kBlockBytes], const uint8_
   sodium_memzero(ct, sizeof ct);
 }
 
-}  // namespace
-
-// --- CTR ---------------------------------------------------------------------------------------------
-
-void Ctr::init(const uint8_t key_bytes[kKeyBytes], const uint8_t iv[kIvBytes], bool increment32) noexcept {
-  expand_key(key, key_bytes);
-  std::memcpy(counter, iv, kBlockBytes);
-  used = kBlockBytes;
-  inc32 = increment32;
-}
-
-void Ctr::update(const uint8_t* in, uint8_t* out, size_t len) noexcept {
-  // Leftover keystream from a previous call first.
-  while (len > 0 && used < kBlockBytes) {
-    *out++ = *in++ ^ keystream[used++];
-    len--;
-  }
-  // Whole batches; a trailing partial block rides in the last batch, its unused keystream kept.
+// XORs keystream from `counter` (advanced once per block) into len bytes, whole batches at a time; a
+// trailing partial block rides in the last batch and its keystream is kept in `keystream`, with
+// `used` set to the bytes of it consumed (unchanged when len ends on a block boundary).
+void ctr_blocks(const Key& key, uint8_t counter[kBlockBytes], bool inc32, const uint8_t* in, uint8_t* out,
+                size_t len, uint8_t keystream[kBlockBytes], uint8_t& used) {
   uint8_t blocks[kChunkBlocks * kBlockBytes];
   while (len > 0) {
     const size_t n = std::min((len + kBlockBytes - 1) / kBlockBytes, kChunkBlocks);
@@ -113,6 +100,80 @@ void Ctr::update(const uint8_t* in, uint8_t* out, size_t len) noexcept {
     len -= take;
   }
   sodium_memzero(blocks, sizeof blocks);
+}
+
+// --- one-shot GCM ------------------------------------------------------------------------------------
+
+// J0 (SP 800-38D, 7.1): IV || 0^31 || 1 for a 12-byte IV, else GHASH_H(IV || 0-pad || [0]_64 ||
+// [len(IV) in bits]_64). The IV is public.
+void gcm_j0(const GcmKey& k, std::span<const uint8_t> iv, uint8_t j0[kBlockBytes]) {
+  if (iv.size() == kGcmNonceBytes) {
+    std::memcpy(j0, iv.data(), kGcmNonceBytes);
+    std::memset(j0 + kGcmNonceBytes, 0, kBlockBytes - kGcmNonceBytes - 1);
+    j0[kBlockBytes - 1] = 1;
+    return;
+  }
+  ghash::State s;
+  ghash::init(s, k.h);
+  ghash::update(s, iv.data(), iv.size());
+  ghash::update_lengths(s, 0, iv.size());
+  ghash::digest(s, j0);
+  ghash::wipe(s);
+}
+
+// The first batch of a message: AES_K(J0), the tag mask, in block 0, then the keystream of up to
+// kChunkBlocks - 1 data blocks from inc32(J0). One call to the block layer for both, so a short
+// message (a Noise frame) pays no batch of its own for the mask. When the caller already has the
+// mask (a key used once computes it with H), block 0 is a copy of it and no data is covered here:
+// the data then goes through whole batches from inc32(J0). Leaves counter at the next block;
+// returns the data bytes the keystream in blocks covers.
+size_t gcm_first_batch(const Key& key, uint8_t counter[kBlockBytes], size_t len, const uint8_t* mask,
+                       uint8_t* blocks) {
+  if (mask != nullptr) {
+    std::memcpy(blocks, mask, kBlockBytes);
+    increment(counter, /*inc32=*/true);
+    return 0;
+  }
+  const size_t data_blocks = std::min((len + kBlockBytes - 1) / kBlockBytes, kChunkBlocks - 1);
+  for (size_t i = 0; i <= data_blocks; i++) {
+    std::memcpy(blocks + i * kBlockBytes, counter, kBlockBytes);
+    increment(counter, /*inc32=*/true);
+  }
+  encrypt_blocks(key, blocks, blocks, data_blocks + 1);
+  return std::min(len, data_blocks * kBlockBytes);
+}
+
+// The tag: GHASH_H(AAD, ciphertext, lengths) XOR mask. AAD and ciphertext are zero-padded separately.
+void gcm_tag(const GcmKey& k, std::span<const uint8_t> aad, const uint8_t* ct, size_t len,
+             const uint8_t mask[kBlockBytes], uint8_t tag[kGcmTagBytes]) {
+  ghash::State s;
+  ghash::init(s, k.h);
+  ghash::update(s, aad.data(), aad.size());
+  ghash::update(s, ct, len);
+  ghash::update_lengths(s, aad.size(), len);
+  ghash::digest(s, tag);
+  xor_into(tag, tag, mask, kGcmTagBytes);
+  ghash::wipe(s);
+}
+
+}  // namespace
+
+// --- CTR ---------------------------------------------------------------------------------------------
+
+void Ctr::init(const uint8_t key_bytes[kKeyBytes], const uint8_t iv[kIvBytes], bool increment32) noexcept {
+  expand_key(key, key_bytes);
+  std::memcpy(counter, iv, kBlockBytes);
+  used = kBlockBytes;
+  inc32 = increment32;
+}
+
+void Ctr::update(const uint8_t* in, uint8_t* out, size_t len) noexcept {
+  // Leftover keystream from a previous call first.
+  while (len > 0 && used < kBlockBytes) {
+    *out++ = *in++ ^ keystream[used++];
+    len--;
+  }
+  ctr_blocks(key, counter, inc32, in, out, len, keystream, used);
 }
 
 void Ctr::wipe() noexcept { sodium_memzero(this, sizeof *this); }
@@ -375,39 +436,121 @@ void Gcm::wipe() noexcept {
   phase = kDone;
 }
 
+void GcmKey::init(const uint8_t key_bytes[kKeyBytes]) noexcept {
+  expand_key(key, key_bytes);
+  std::memset(h, 0, sizeof h);
+  encrypt_blocks(key, h, h, 1);
+}
+
+void GcmKey::wipe() noexcept { sodium_memzero(this, sizeof *this); }
+
+namespace {
+
+// The one-shot seal and open; mask: AES_K(J0) when the caller has it already, else null.
+Error seal_one_shot(const GcmKey& key, std::span<const uint8_t> iv, std::span<const uint8_t> aad, const uint8_t* in,
+                    size_t len, uint8_t* out, const uint8_t* mask) {
+  if (static_cast<uint64_t>(len) > kGcmMaxData) return Error::data_length;  // reachable on 64-bit hosts only
+  uint8_t counter[kBlockBytes];
+  gcm_j0(key, iv, counter);
+  uint8_t blocks[kChunkBlocks * kBlockBytes];
+  const size_t first = gcm_first_batch(key.key, counter, len, mask, blocks);
+  xor_into(out, in, blocks + kBlockBytes, first);
+  uint8_t tail[kBlockBytes];
+  uint8_t used = kBlockBytes;
+  ctr_blocks(key.key, counter, /*inc32=*/true, in + first, out + first, len - first, tail, used);
+  gcm_tag(key, aad, out, len, blocks, out + len);
+  sodium_memzero(blocks, sizeof blocks);
+  sodium_memzero(tail, sizeof tail);
+  return Error::ok;
+}
+
+Error open_one_shot(const GcmKey& key, std::span<const uint8_t> iv, std::span<const uint8_t> aad, const uint8_t* in,
+                    size_t len, uint8_t* out, const uint8_t* mask) {
+  const size_t n = len - kGcmTagBytes;  // len >= 16, checked by the callers
+  if (static_cast<uint64_t>(n) > kGcmMaxData) return Error::data_length;  // reachable on 64-bit hosts only
+  uint8_t counter[kBlockBytes];
+  gcm_j0(key, iv, counter);
+  // The mask and the first keystream come in one batch, but no plaintext is written until the tag
+  // over the whole ciphertext has been checked: a forgery never yields a byte of it.
+  uint8_t blocks[kChunkBlocks * kBlockBytes];
+  const size_t first = gcm_first_batch(key.key, counter, n, mask, blocks);
+  uint8_t expected[kGcmTagBytes];
+  gcm_tag(key, aad, in, n, blocks, expected);
+  const bool ok = ct::declassify(hash::equal(expected, in + n, kGcmTagBytes));  // the verdict is public
+  sodium_memzero(expected, sizeof expected);
+  if (!ok) {
+    sodium_memzero(blocks, sizeof blocks);
+    return Error::auth_tag;
+  }
+  xor_into(out, in, blocks + kBlockBytes, first);
+  uint8_t tail[kBlockBytes];
+  uint8_t used = kBlockBytes;
+  ctr_blocks(key.key, counter, /*inc32=*/true, in + first, out + first, n - first, tail, used);
+  sodium_memzero(blocks, sizeof blocks);
+  sodium_memzero(tail, sizeof tail);
+  return Error::ok;
+}
+
+// A key used once: with a 12-byte IV, J0 is known before H, so H = AES_K(0^128) and the mask AES_K(J0)
+// share one batch (a batch costs the same for 1 block or 8) and the data batches carry data only.
+// Returns whether mask was filled.
+bool one_use_key(const uint8_t key_bytes[kKeyBytes], std::span<const uint8_t> iv, GcmKey& k,
+                 uint8_t mask[kBlockBytes]) {
+  if (iv.size() != kGcmNonceBytes) {
+    k.init(key_bytes);
+    return false;
+  }
+  expand_key(k.key, key_bytes);
+  uint8_t blocks[2 * kBlockBytes] = {};
+  std::memcpy(blocks + kBlockBytes, iv.data(), kGcmNonceBytes);
+  blocks[2 * kBlockBytes - 1] = 1;
+  encrypt_blocks(k.key, blocks, blocks, 2);
+  std::memcpy(k.h, blocks, kBlockBytes);
+  std::memcpy(mask, blocks + kBlockBytes, kBlockBytes);
+  sodium_memzero(blocks, sizeof blocks);
+  return true;
+}
+
+}  // namespace
+
+Error gcm_seal(const GcmKey& key, std::span<const uint8_t> iv, std::span<const uint8_t> aad, const uint8_t* in,
+               size_t len, uint8_t* out) noexcept {
+  if (iv.empty()) return Error::iv_length;
+  return seal_one_shot(key, iv, aad, in, len, out, nullptr);
+}
+
+Error gcm_open(const GcmKey& key, std::span<const uint8_t> iv, std::span<const uint8_t> aad, const uint8_t* in,
+               size_t len, uint8_t* out) noexcept {
+  if (len < kGcmTagBytes) return Error::data_length;
+  if (static_cast<uint64_t>(len - kGcmTagBytes) > kGcmMaxData) return Error::data_length;  // 64-bit hosts only
+  if (iv.empty()) return Error::iv_length;
+  return open_one_shot(key, iv, aad, in, len, out, nullptr);
+}
+
 Error gcm_seal(const uint8_t key[kKeyBytes], std::span<const uint8_t> iv, std::span<const uint8_t> aad,
                const uint8_t* in, size_t len, uint8_t* out) noexcept {
-  Gcm g;
-  Error e = g.init(key, iv, /*encrypt=*/true);
-  if (e == Error::ok) e = g.aad(aad);
-  if (e == Error::ok) e = g.update(in, out, len);
-  if (e == Error::ok) e = g.final_tag(out + len);
-  g.wipe();
+  if (iv.empty()) return Error::iv_length;
+  GcmKey k;
+  uint8_t mask[kBlockBytes];
+  const bool have_mask = one_use_key(key, iv, k, mask);
+  const Error e = seal_one_shot(k, iv, aad, in, len, out, have_mask ? mask : nullptr);
+  k.wipe();
+  sodium_memzero(mask, sizeof mask);
   return e;
 }
 
 Error gcm_open(const uint8_t key[kKeyBytes], std::span<const uint8_t> iv, std::span<const uint8_t> aad,
                const uint8_t* in, size_t len, uint8_t* out) noexcept {
   if (len < kGcmTagBytes) return Error::data_length;
-  const size_t n = len - kGcmTagBytes;
-  if (static_cast<uint64_t>(n) > kGcmMaxData) return Error::data_length;  // reachable on 64-bit hosts only
-  Gcm g;
-  Error e = g.init(key, iv, /*encrypt=*/false);
-  if (e != Error::ok) return e;
-  // Authenticate first: a copy of the state hashes the ciphertext and checks the tag; only then does
-  // the original decrypt, so a forgery never yields a byte of plaintext.
-  Gcm check = g;
-  e = check.aad(aad);
-  if (e == Error::ok) e = check.authenticate_only(in, n);
-  if (e == Error::ok) e = check.final_verify(in + n);
-  check.wipe();
-  if (e != Error::ok) {
-    g.wipe();
-    return e;
-  }
-  g.ctr.update(in, out, n);
-  g.wipe();
-  return Error::ok;
+  if (static_cast<uint64_t>(len - kGcmTagBytes) > kGcmMaxData) return Error::data_length;  // 64-bit hosts only
+  if (iv.empty()) return Error::iv_length;
+  GcmKey k;
+  uint8_t mask[kBlockBytes];
+  const bool have_mask = one_use_key(key, iv, k, mask);
+  const Error e = open_one_shot(k, iv, aad, in, len, out, have_mask ? mask : nullptr);
+  k.wipe();
+  sodium_memzero(mask, sizeof mask);
+  return e;
 }
 
 }  // namespace wacore::aes

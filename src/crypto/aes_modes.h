@@ -116,11 +116,30 @@ struct Gcm {
   void flush_partial() noexcept;
 };
 
-// out holds len + 16 bytes (ciphertext then tag).
+// A GCM key made ready once for many messages: the expanded AES key and the hash key
+// H = AES_K(0^128). Expanding the key and computing H cost about as much as sealing 100 bytes, so a
+// key that seals or opens many short messages (Noise transport frames) keeps one of these. POD, no
+// pointers; wipe() erases it.
+struct GcmKey {
+  Key key;
+  uint8_t h[kBlockBytes];
+
+  void init(const uint8_t key_bytes[kKeyBytes]) noexcept;
+  void wipe() noexcept;
+};
+
+// One-shot GCM. out holds len + 16 bytes (ciphertext then tag). in and out may be the same buffer.
+// Errors: iv_length (empty IV), data_length (over GCM's limit).
+Error gcm_seal(const GcmKey& key, std::span<const uint8_t> iv, std::span<const uint8_t> aad, const uint8_t* in,
+               size_t len, uint8_t* out) noexcept;
+// in holds ciphertext then tag (len >= 16); out holds len - 16 bytes (may be in). The tag is checked
+// before any plaintext is written: on auth_tag, out is untouched. Errors: iv_length, data_length,
+// auth_tag.
+Error gcm_open(const GcmKey& key, std::span<const uint8_t> iv, std::span<const uint8_t> aad, const uint8_t* in,
+               size_t len, uint8_t* out) noexcept;
+// The same with a key used once (expanded per call, then wiped).
 Error gcm_seal(const uint8_t key[kKeyBytes], std::span<const uint8_t> iv, std::span<const uint8_t> aad,
                const uint8_t* in, size_t len, uint8_t* out) noexcept;
-// in holds ciphertext then tag (len >= 16); out holds len - 16 bytes. The tag is checked before
-// any plaintext is written: on auth_tag, out is untouched.
 Error gcm_open(const uint8_t key[kKeyBytes], std::span<const uint8_t> iv, std::span<const uint8_t> aad,
                const uint8_t* in, size_t len, uint8_t* out) noexcept;
 

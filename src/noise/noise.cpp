@@ -104,6 +104,11 @@ void SymmetricState::wipe() noexcept { sodium_memzero(this, sizeof *this); }
 
 // --- transport ciphers ---------------------------------------------------------------------------------
 
+void CipherState::init(const uint8_t key_bytes[kKeyBytes]) noexcept {
+  key.init(key_bytes);
+  counter = 0;
+}
+
 Error CipherState::encrypt(Bytes in, uint8_t* out) noexcept {
   if (counter >= kMaxCounter) return Error::noise_counter;
   uint8_t iv[kNonceBytes];
@@ -320,11 +325,12 @@ Error Handshake::responder_finish(Bytes client_finish, uint8_t client_static[kKe
 Error Handshake::split(Transport& out) noexcept {
   if (stage_ != Stage::done) return Error::noise_state;
   // The initiator writes with the first key; the responder mirrors.
-  uint8_t* first = responder_ ? out.read.key : out.write.key;
-  uint8_t* second = responder_ ? out.write.key : out.read.key;
+  uint8_t first[kKeyBytes], second[kKeyBytes];
   ss_.split(first, second);
-  out.write.counter = 0;
-  out.read.counter = 0;
+  (responder_ ? out.read : out.write).init(first);
+  (responder_ ? out.write : out.read).init(second);
+  sodium_memzero(first, sizeof first);
+  sodium_memzero(second, sizeof second);
   wipe();
   stage_ = Stage::split;
   return Error::ok;

@@ -274,6 +274,16 @@ function resultChecks(label, got, expectedVariant, nodeResults) {
     decrypted: 'once',
     jsonRoundTrip: true,
   });
+  const nz = r.noise ?? {};
+  const f = nz.fixed ?? {};
+  const w = VECTORS.noiseWire;
+  checkEqual(`${label}: Noise handshake with fixed keys: wire bytes, client key and payload at the responder`,
+    [f.hello, f.serverHello, f.finish, f.clientStatic, f.payload], [w.hello, w.serverHello, w.finish, true, 'client payload']);
+  checkEqual(`${label}: Noise frames both ways (nodes and bytes; 3 frames fed in 2 pieces)`,
+    [f.frameToServer, f.frameToServerLength, f.framesInPieces, f.nodesToServer, f.frameToClient, f.nodeToClient, f.bytesToClient, f.buffered],
+    [w.frameToServer, 237, [1, 2], true, w.frameToClient, true, true, [0, 0]]);
+  checkEqual(`${label}: Noise tampered frame rejected, next genuine frame decodes; wrong root refused; random keys`,
+    [f.forged, f.afterForgery, nz.wrongRoot, nz.randomKeys], ['ERR_AUTH_TAG', true, 'ERR_NOISE_CERT_SIGNATURE', true]);
   const diff = differences(r, nodeResults);
   check(`${label}: results deep-equal Node's (${nodeResults.variant})`, diff.length === 0, diff.join('; '));
 }

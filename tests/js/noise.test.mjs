@@ -2,6 +2,7 @@
 // handler (client) with our responder and frames both ways, certificate failures, tampered frames,
 // any split of the byte stream, and object lifetimes.
 import nodeCrypto from 'node:crypto';
+import zlib from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { baileys6Noise } from '../peers/baileys.mjs';
 import { errorCode, hex, loadVariant, VARIANT } from './variant.mjs';
@@ -114,6 +115,27 @@ describe(`noise (${VARIANT})`, () => {
     expect(err.frames).toEqual([ping]);
     expect(server.bufferedBytes).toBe(f2.length);
     expect(server.decodeFrames()).toEqual([{ tag: 'ack', attrs: { id: 'x' }, content: undefined }]);
+  });
+
+  it('decodeFrames decodes each frame where it decrypted it: a large compressed frame, then the next frame of the chunk; a malformed node throws its binary error', () => {
+    const { client, server } = connect();
+    // Inflates to more than the whole wasm memory had before the call, so decoding it grows memory
+    // between the first frame and the second (whose address the JS side must read again).
+    const size = api.memoryStats().wasmMemoryBytes + (1 << 20);
+    const encoded = api.encodeBinaryNode({ tag: 'message', attrs: { id: 'big' }, content: new Uint8Array(size).fill(7) });
+    const compressed = Buffer.concat([Buffer.from([2]), zlib.deflateSync(encoded.subarray(1))]);
+    const chunk = Buffer.concat([client.encryptFrame(compressed), client.encodeFrame(ping)]);
+    const before = api.memoryStats().wasmMemoryBytes;
+    const nodes = server.decodeFrames(chunk);
+    expect(api.memoryStats().wasmMemoryBytes).toBeGreaterThan(before);
+    expect(nodes.length).toBe(2);
+    expect(nodes[0].attrs).toEqual({ id: 'big' });
+    expect(nodes[0].content.length).toBe(size);
+    expect(nodes[0].content.every((b) => b === 7)).toBe(true);
+    expect(nodes[1]).toEqual(ping);
+    // Authentic but not a node: the binary error, and the frame counts as received.
+    expect(code(() => server.decodeFrames(client.encryptFrame(Uint8Array.from([0, 0xf8, 0x02, 0xf0, 0x00]))))).toBe('ERR_BINARY_TAG');
+    expect(server.decodeFrames(client.encodeFrame(ping))).toEqual([ping]);
   });
 
   it('the client rejects a chain that does not verify, and the default root is WhatsApp\'s', () => {

@@ -293,5 +293,56 @@ TEST(Gcm, StreamMisuseAndEveryTagBitFlipRejected) {
   EXPECT_EQ(gcm_open(key.data(), nonce, {}, tiny.data(), tiny.size(), tiny.data()), Error::data_length);
 }
 
+// One GcmKey sealing and opening many messages (as a Noise transport does) gives the bytes of the
+// independent streaming Gcm (and so does a key used once), for every length around the one-shot path's first batch (the tag mask
+// and 31 keystream blocks, 496 bytes) and beyond, with 12-byte and other IVs, in place and not; a
+// tampered message leaves the output untouched and the key usable.
+TEST(Gcm, ReusedKeyMatchesStreamingAtEveryLength) {
+  const Bytes key = random_bytes(32, 77);
+  GcmKey k;
+  k.init(key.data());
+  for (size_t len = 0; len <= 560; len++) {
+    SCOPED_TRACE("len " + std::to_string(len));
+    const Bytes msg = random_bytes(len, static_cast<uint32_t>(len) + 5000);
+    const Bytes iv = random_bytes(len % 7 == 3 ? 1 + len % 40 : 12, static_cast<uint32_t>(len) + 9000);
+    const Bytes aad = random_bytes(len % 23, static_cast<uint32_t>(len) + 7000);
+
+    Gcm g;
+    ASSERT_EQ(g.init(key.data(), iv, true), Error::ok);
+    ASSERT_EQ(g.aad(aad), Error::ok);
+    Bytes want(len + 16);
+    ASSERT_EQ(g.update(msg.data(), want.data(), len), Error::ok);
+    ASSERT_EQ(g.final_tag(want.data() + len), Error::ok);
+
+    Bytes sealed(len + 16);
+    ASSERT_EQ(gcm_seal(k, iv, aad, msg.data(), len, sealed.data()), Error::ok);
+    ASSERT_EQ(to_hex(sealed), to_hex(want));
+    Bytes once(len + 16);  // a key used once: H and the tag mask share a batch (12-byte IVs)
+    ASSERT_EQ(gcm_seal(key.data(), iv, aad, msg.data(), len, once.data()), Error::ok);
+    ASSERT_EQ(to_hex(once), to_hex(want));
+    Bytes once_opened(len);
+    ASSERT_EQ(gcm_open(key.data(), iv, aad, once.data(), once.size(), once_opened.data()), Error::ok);
+    ASSERT_EQ(to_hex(once_opened), to_hex(msg));
+    Bytes in_place = msg;
+    in_place.resize(len + 16);
+    ASSERT_EQ(gcm_seal(k, iv, aad, in_place.data(), len, in_place.data()), Error::ok);
+    ASSERT_EQ(to_hex(in_place), to_hex(want));
+
+    Bytes opened(len, 0xAA);
+    ASSERT_EQ(gcm_open(k, iv, aad, sealed.data(), sealed.size(), opened.data()), Error::ok);
+    ASSERT_EQ(to_hex(opened), to_hex(msg));
+    ASSERT_EQ(gcm_open(k, iv, aad, in_place.data(), in_place.size(), in_place.data()), Error::ok);
+    ASSERT_EQ(to_hex(Bytes(in_place.begin(), in_place.begin() + static_cast<long>(len))), to_hex(msg));
+
+    Bytes bad = sealed;
+    bad[(len * 7) % bad.size()] ^= 0x10;
+    Bytes untouched(len, 0xAA);
+    ASSERT_EQ(gcm_open(k, iv, aad, bad.data(), bad.size(), untouched.data()), Error::auth_tag);
+    ASSERT_EQ(to_hex(untouched), to_hex(Bytes(len, 0xAA)));
+  }
+  EXPECT_EQ(gcm_seal(k, {}, {}, nullptr, 0, nullptr), Error::iv_length);
+  k.wipe();
+}
+
 }  // namespace
 }  // namespace wacore::aes
