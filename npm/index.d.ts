@@ -554,6 +554,8 @@ export interface SignalSessions {
     time?: number,
   ): { plaintext: Uint8Array; remoteIdentityKey: Uint8Array; preKeyUsed: boolean; record: Uint8Array };
   preKeyMessageInfo(record: Bytes | undefined, message: Bytes): PreKeyMessageInfo;
+}
+
 /** Baileys' LTHashState: indexValueMap is keyed by the base64 index MAC. */
 export interface LTHashState {
   version: number;
