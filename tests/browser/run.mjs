@@ -274,6 +274,22 @@ function resultChecks(label, got, expectedVariant, nodeResults) {
     decrypted: 'once',
     jsonRoundTrip: true,
   });
+  checkEqual(`${label}: sender keys: out of order, corrupted/duplicate/unknown rejected, record JSON round trip`, r.groups, {
+    outOfOrder: true,
+    errors: { corrupted: 'ERR_BAD_SIGNATURE', unchanged: true, duplicate: 'ERR_DUPLICATE_MESSAGE', noSenderKey: 'ERR_NO_SENDER_KEY' },
+    decrypted: 'late',
+    jsonRoundTrip: true,
+  });
+  const p = r.patch ?? {};
+  checkEqual(`${label}: app-state snapshot and patch verified, forged MACs rejected`, [p.snapshotEntries, p.hashMatches, p.version, p.entries, p.indexes, p.forgedPatchMac, p.forgedValue], [
+    2,
+    true,
+    2,
+    1,
+    [['mute', 'a'], ['pin_v1', 'b']],
+    'ERR_PATCH_MAC',
+    'ERR_VALUE_MAC',
+  ]);
   const diff = differences(r, nodeResults);
   check(`${label}: results deep-equal Node's (${nodeResults.variant})`, diff.length === 0, diff.join('; '));
 }
