@@ -1,7 +1,7 @@
 // Group messaging (sender keys): encrypt and decrypt of a 100-byte message with wacore-wasm (both
 // builds, functional API on record bytes) next to Baileys 6.17.16's WASignalGroup and
-// whatsapp-rust-bridge 0.5.5 (both async, store-based: timed per awaited call, outside the
-// interleaved harness); and app-state patch verification (a 10-mutation patch, wacore only).
+// whatsapp-rust-bridge 0.5.5 (both async and store-based: each call awaited, interleaved with ours
+// by bench/harness.mjs); and app-state patch verification (a 10-mutation patch, wacore only).
 //   node bench/groups.mjs [--quick] [--rounds N] [--json]        (needs scripts/setup.sh's third_party/)
 //
 // Each decrypt starts from the same record (the message at iteration 0 of a fresh chain), each
@@ -10,13 +10,15 @@ import nodeCrypto from 'node:crypto';
 import * as bridge from 'whatsapp-rust-bridge';
 import { load } from '../npm/index.mjs';
 import { baileys6Groups } from '../tests/peers/baileys.mjs';
-import { QUICK, report, run } from './harness.mjs';
+import { report, run } from './harness.mjs';
 
 const B = baileys6Groups();
 const pt = nodeCrypto.randomBytes(100);
 const enc = 'group encrypt 100 B';
 const dec = 'group decrypt 100 B';
 const ver = 'verify a 10-mutation patch';
+const sign = '  of which: XEdDSA sign of the message';
+const verify = '  of which: XEdDSA verify of the message';
 
 const impls = {};
 let api;
@@ -25,9 +27,16 @@ for (const variant of ['scalar', 'simd']) {
   const { record: sender, distributionMessage } = api.senderKeys.create(undefined);
   const receiver = api.senderKeys.process(undefined, distributionMessage);
   const { ciphertext } = api.senderKeys.encrypt(sender, pt);
+  // Where the time goes: the XEdDSA sign (encrypt) and verify (decrypt) of the signed part of this
+  // message (version byte + protobuf, 64 bytes shorter than the message), alone.
+  const kp = api.generateKeyPair();
+  const signed = ciphertext.subarray(0, ciphertext.length - 64);
+  const signature = api.calculateSignature(kp.privKey, signed);
   impls[`wacore ${variant}`] = {
     [enc]: () => api.senderKeys.encrypt(sender, pt),
     [dec]: () => api.senderKeys.decrypt(receiver, ciphertext),
+    [sign]: () => api.calculateSignature(kp.privKey, signed),
+    [verify]: () => api.verifySignature(kp.pubKey, signed, signature),
   };
 }
 
@@ -56,26 +65,8 @@ for (const variant of ['scalar', 'simd']) {
   }
 }
 
-const rows = run(impls);
-
-// The async peers, each call awaited.
-async function timeAsync(impl, op, fn) {
-  const n = QUICK ? 20 : 2000;
-  const rounds = QUICK ? 2 : 9;
-  for (let i = 0; i < Math.min(n, 50); i++) await fn();
-  const t = [];
-  for (let r = 0; r < rounds; r++) {
-    const s = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) await fn();
-    t.push(Number(process.hrtime.bigint() - s) / n);
-  }
-  t.sort((a, b) => a - b);
-  const best = Math.min(...rows.filter((r) => r.op === op).map((r) => r.median));
-  rows.push({ op, impl: `${impl} (async, timed separately)`, median: t[t.length >> 1], min: t[0], max: t[t.length - 1], ratio: t[t.length >> 1] / best });
-}
-
 {
-  // Baileys: a store of JSON strings, as its auth state keeps them.
+  // Baileys: a store of JSON strings, as its auth state keeps them; each call loads the same record.
   const name = 'g::s::1';
   const senderJson = new Map();
   const store = (m) => ({
@@ -90,8 +81,10 @@ async function timeAsync(impl, op, fn) {
   const ct = await new B.GroupCipher(store(senderJson), name).encrypt(pt);
   const resetSender = { loadSenderKey: async () => new B.SenderKeyRecord(JSON.parse(fixedSender)), storeSenderKey: async (n, r) => JSON.stringify(r.serialize()) };
   const resetRecv = { loadSenderKey: async () => new B.SenderKeyRecord(JSON.parse(fixedRecv)), storeSenderKey: async (n, r) => JSON.stringify(r.serialize()) };
-  await timeAsync('Baileys 6.17.16 WASignalGroup', enc, () => new B.GroupCipher(resetSender, name).encrypt(pt));
-  await timeAsync('Baileys 6.17.16 WASignalGroup', dec, () => new B.GroupCipher(resetRecv, name).decrypt(ct));
+  impls['Baileys 6.17.16 WASignalGroup (async)'] = {
+    [enc]: () => new B.GroupCipher(resetSender, name).encrypt(pt),
+    [dec]: () => new B.GroupCipher(resetRecv, name).decrypt(ct),
+  };
 }
 {
   const addr = new bridge.ProtocolAddress('s', 1);
@@ -105,9 +98,24 @@ async function timeAsync(impl, op, fn) {
   await new bridge.GroupSessionBuilder(rst).process(bname, skdm);
   const fixedRecv = rm.get(bname.toString());
   const ct = await new bridge.GroupCipher(st, 'g', addr).encrypt(pt);
-  const sCipher = new bridge.GroupCipher({ loadSenderKey: () => fixedSender, storeSenderKey: () => {} }, 'g', addr);
-  const rCipher = new bridge.GroupCipher({ loadSenderKey: () => fixedRecv, storeSenderKey: () => {} }, 'g', addr);
-  await timeAsync('whatsapp-rust-bridge 0.5.5', enc, () => sCipher.encrypt(pt));
-  await timeAsync('whatsapp-rust-bridge 0.5.5', dec, () => rCipher.decrypt(ct));
+  // A GroupCipher of the bridge keeps the record it first loaded (tests/js/groups.test.mjs), so each
+  // call gets a new one (as Baileys makes one per message) to start from the fixed record.
+  const sStore = { loadSenderKey: () => fixedSender, storeSenderKey: () => {} };
+  const rStore = { loadSenderKey: () => fixedRecv, storeSenderKey: () => {} };
+  const once = async (store, op, input) => {
+    const c = new bridge.GroupCipher(store, 'g', addr);
+    try {
+      return await c[op](input);
+    } finally {
+      c.free();
+    }
+  };
+  impls['whatsapp-rust-bridge 0.5.5 (async)'] = {
+    [enc]: () => once(sStore, 'encrypt', pt),
+    [dec]: () => once(rStore, 'decrypt', ct),
+  };
 }
+
+// All interleaved: the harness awaits each call of the Promise-returning peers.
+const rows = await run(impls);
 report('Groups (sender keys) and app-state patches', rows);

@@ -59,11 +59,19 @@ const framesOf = (make) => {
 };
 const nextFrame = op === 'noise-decode-frame' ? framesOf(() => noise.client.encodeFrame(message)) : null;
 const nextRawFrame = op === 'noise-decrypt-frame' ? framesOf(() => noise.client.encryptFrame(messageWire)) : null;
+// Sender keys (bench/groups.mjs): each call from the same sender/receiver record, 100-byte message.
+const grp = (() => {
+  const { record: sender, distributionMessage } = api.senderKeys.create(undefined);
+  const receiver = api.senderKeys.process(undefined, distributionMessage);
+  return { sender, receiver, message: api.senderKeys.encrypt(sender, msg).ciphertext };
+})();
 const OPS = {
   'signal-encrypt': () => (sigRec = sig1.s.encrypt(sigRec, sig1.idA.pubKey, 1, msg).record),
   'signal-record-info': () => sig1.s.recordInfo(sig1.rec),
   'signal-record-from-json': () => sig1.s.recordFromJson(sig1.text),
   'signal-record-to-json': () => sig1.s.recordToJson(sig1.rec),
+  'group-encrypt': () => api.senderKeys.encrypt(grp.sender, msg),
+  'group-decrypt': () => api.senderKeys.decrypt(grp.receiver, grp.message),
   'x25519-agreement': () => api.calculateAgreement(b.pubKey, a.privKey),
   'xeddsa-sign': () => api.calculateSignature(a.privKey, msg),
   'xeddsa-verify': () => api.verifySignature(a.pubKey, msg, sig),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test: native (plain, constant-time under valgrind, and ASan+UBSan), 30 s of libFuzzer on
-# the binary codec and 15 s on the Noise frame decoder and handshake parsers, the wasm build checks, the Node suites against both wasm variants, Chromium, and
-# the benchmarks in quick mode. Installs what is missing first (scripts/setup.sh).
+# Runs every test: native (plain, constant-time under valgrind, and ASan+UBSan), libFuzzer on the
+# binary codec, the Noise frame decoder and handshake parsers, Signal sessions and the
+# sender-key/app-state parsers, the wasm build checks, the Node suites against both wasm variants,
+# Chromium, and the benchmarks in quick mode. Installs what is missing first (scripts/setup.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
@@ -29,6 +30,9 @@ step "fuzzing Signal sessions: a stateful conversation (20 s) and the parsers (1
 scripts/fuzz.sh 20 signal_session
 scripts/fuzz.sh 10 signal_parse
 
+step "fuzzing sender keys and app-state patches (15 s; seeds from tests/fuzz/make-groups-corpus.mjs)"
+scripts/fuzz.sh 15 groups
+
 step "wasm builds (scalar, SIMD) and their checks"
 scripts/build-wasm.sh
 ctest --test-dir build/wasm --output-on-failure
@@ -40,6 +44,6 @@ step "Chromium"
 node tests/browser/run.mjs
 
 step "benchmarks, quick mode (keeps bench/ working; no timing assertions)"
-for b in bench/curve.mjs bench/crypto.mjs bench/binary.mjs bench/appstate.mjs bench/media.mjs bench/signal.mjs bench/noise.mjs; do node "$b" --quick >/dev/null; done
+for b in bench/curve.mjs bench/crypto.mjs bench/binary.mjs bench/appstate.mjs bench/media.mjs bench/signal.mjs bench/noise.mjs bench/groups.mjs; do node "$b" --quick >/dev/null; done
 
 step "all suites passed"

@@ -98,7 +98,7 @@ function randomBytes(n) {
 }
 
 function flipped(bytes, index) {
-  const copy = bytes.slice();
+  const copy = Uint8Array.from(bytes); // a copy also for a Buffer, whose slice() is a view
   copy[index] ^= 0x01;
   return copy;
 }
@@ -215,8 +215,10 @@ export async function runChecks(api) {
   const media = mediaChecks(api);
   const signal = await signalChecks(api);
   const noise = noiseChecks(api);
+  const groups = await groupChecks(api);
+  const patch = patchChecks(api);
 
-  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric, binary, appState, media, signal, noise };
+  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric, binary, appState, media, signal, noise, groups, patch };
 }
 
 // Signal 1:1 sessions through the libsignal-node classes, with an in-memory Promise-returning store.
@@ -294,6 +296,125 @@ async function signalChecks(api) {
     return JSON.stringify(api.SessionRecord.deserialize(json).serialize()) === JSON.stringify(json);
   });
   return out;
+}
+
+// Sender keys through Baileys' GroupSessionBuilder/GroupCipher over a Promise-returning store that
+// keeps Baileys' JSON text: out-of-order delivery, a corrupted message rejected with the record
+// unchanged, a duplicate, and the record's JSON round trip.
+async function groupChecks(api) {
+  const enc = new TextEncoder();
+  const dec = new TextDecoder();
+  // Byte fields as BufferJSON's { type: 'Buffer', data: base64 }, as Baileys' stores write them (a bare
+  // Uint8Array would stringify as an object of indices; Node's Buffer has its own toJSON).
+  const toJson = (value) =>
+    JSON.stringify(value, function (k, v) {
+      const raw = this[k];
+      return raw instanceof Uint8Array ? { type: 'Buffer', data: btoaBytes(raw) } : v;
+    });
+  const jsonStore = () => {
+    const map = new Map();
+    return {
+      map,
+      loadSenderKey: async (n) => (map.has(n) ? api.SenderKeyRecord.deserialize(map.get(n)) : undefined),
+      storeSenderKey: async (n, r) => void map.set(n, toJson(r.serialize())),
+    };
+  };
+  const code = async (p) => {
+    try {
+      await p;
+      return 'NO_ERROR';
+    } catch (e) {
+      return e instanceof api.GroupError ? e.code : `NOT_A_GROUP_ERROR: ${e?.message ?? e}`;
+    }
+  };
+  const name = new api.SenderKeyName('120363000000000000@g.us', { id: '5511999999999', deviceId: 2 }).toString();
+  const senderStore = jsonStore();
+  const receiverStore = jsonStore();
+  const out = {};
+  const msgs = [];
+  out.outOfOrder = await attemptAsync(async () => {
+    const skdm = await new api.GroupSessionBuilder(senderStore).create(name);
+    const wire = api.SenderKeyDistributionMessage.deserialize(skdm.serialize());
+    await new api.GroupSessionBuilder(receiverStore).process(name, wire);
+    const sender = new api.GroupCipher(senderStore, name);
+    for (let i = 0; i < 5; i++) msgs.push(await sender.encrypt(enc.encode(`group ${i}`)));
+    const receiver = new api.GroupCipher(receiverStore, name);
+    for (const i of [3, 0, 4, 1, 2]) if (dec.decode(await receiver.decrypt(msgs[i])) !== `group ${i}`) return false;
+    return true;
+  });
+  const receiver = new api.GroupCipher(receiverStore, name);
+  const late = await attemptAsync(() => new api.GroupCipher(senderStore, name).encrypt(enc.encode('late')));
+  const before = receiverStore.map.get(name);
+  out.errors = {
+    corrupted: await code(receiver.decrypt(late instanceof Uint8Array ? flipped(late, late.length - 1) : late)),
+    unchanged: receiverStore.map.get(name) === before,
+    duplicate: msgs.length ? await code(receiver.decrypt(msgs[0])) : 'no messages',
+    noSenderKey: msgs.length ? await code(new api.GroupCipher(jsonStore(), name).decrypt(msgs[0])) : 'no messages',
+  };
+  out.decrypted = await attemptAsync(async () => dec.decode(await receiver.decrypt(late)));
+  out.jsonRoundTrip = attempt(() => {
+    const json = receiverStore.map.get(name);
+    const again = toJson(api.SenderKeyRecord.deserialize(json).serialize());
+    const bytes = api.SenderKeyRecord.deserialize(json).toBytes();
+    return again === json && equalBytes(api.SenderKeyRecord.fromBytes(bytes).toBytes(), bytes);
+  });
+  return out;
+}
+
+// App-state patch verification: a snapshot and a patch built with the MAC functions (fixed key, so
+// the hashes are the same everywhere), verified; a patch with one flipped bit is rejected.
+function patchChecks(api) {
+  return attempt(() => {
+    const keyData = new Uint8Array(32).fill(9);
+    const keys = api.mutationKeys(keyData);
+    const keyId = new TextEncoder().encode('key1');
+    const keyMap = new Map([[btoaBytes(keyId), keyData]]);
+    const NAME = 'regular_low';
+    // A mutation record: blob = iv || AES-CBC(SyncActionData) || value MAC; SyncActionData here is
+    // just its index field (protobuf field 1) so no WAProto encoder is needed.
+    const record = (operation, index, ivByte) => {
+      const idx = new TextEncoder().encode(JSON.stringify(index));
+      const data = Uint8Array.of(0x0a, idx.length, ...idx);
+      const blob = api.encryptSyncdValue(keys, operation, keyId, data, new Uint8Array(16).fill(ivByte));
+      return { operation, record: { index: { blob: api.generateIndexMac(idx, keys.indexKey) }, value: { blob }, keyId: { id: keyId } } };
+    };
+    const valueMac = (m) => m.record.value.blob.subarray(m.record.value.blob.length - 32);
+    const snapMs = [record(0, ['mute', 'a'], 1), record(0, ['pin_v1', 'b'], 2)];
+    let hash = api.LT_HASH_ANTI_TAMPERING.add(new Uint8Array(128), snapMs.map(valueMac));
+    const snapshot = {
+      version: { version: 1 },
+      records: snapMs.map((m) => m.record),
+      mac: api.generateSnapshotMac(hash, 1, NAME, keys.snapshotMacKey),
+      keyId: { id: keyId },
+    };
+    const s = api.verifySyncdSnapshot(snapshot, NAME, keyMap);
+    // The patch overwrites 'mute a' and removes 'pin_v1 b'.
+    const set = record(0, ['mute', 'a'], 3);
+    const remove = record(1, ['pin_v1', 'b'], 4);
+    hash = api.LT_HASH_ANTI_TAMPERING.subtractThenAdd(hash, [valueMac(set)], snapMs.map(valueMac));
+    const snapshotMac = api.generateSnapshotMac(hash, 2, NAME, keys.snapshotMacKey);
+    const patchMac = api.generatePatchMac(snapshotMac, [set, remove].map(valueMac), 2, NAME, keys.patchMacKey);
+    const patch = { version: { version: 2 }, mutations: [set, remove], snapshotMac, patchMac, keyId: { id: keyId } };
+    const p = api.verifySyncdPatch(patch, NAME, s.state, keyMap);
+    const forged = { ...patch, patchMac: flipped(patchMac, 0) };
+    const badValue = { ...patch, mutations: [{ ...set, record: { ...set.record, value: { blob: flipped(set.record.value.blob, 20) } } }, remove] };
+    return {
+      snapshotEntries: Object.keys(s.state.indexValueMap).length,
+      hash: toHex(p.state.hash),
+      hashMatches: toHex(p.state.hash) === toHex(hash),
+      version: p.state.version,
+      entries: Object.keys(p.state.indexValueMap).length,
+      indexes: p.mutations.map((m) => m.index),
+      forgedPatchMac: errorCode(api, () => api.verifySyncdPatch(forged, NAME, s.state, keyMap)),
+      forgedValue: errorCode(api, () => api.verifySyncdPatch(badValue, NAME, s.state, keyMap)),
+    };
+  });
+}
+
+function btoaBytes(u8) {
+  let s = '';
+  for (const b of u8) s += String.fromCharCode(b);
+  return btoa(s);
 }
 
 async function attemptAsync(fn) {

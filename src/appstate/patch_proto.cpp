@@ -4,6 +4,8 @@
 // Error::invalid_patch (this file is in WACORE_EH_SOURCES).
 #include <protozero/pbf_reader.hpp>
 
+#include "common/pbf.h"
+
 #include <new>
 
 #include "appstate/patch.h"
@@ -34,7 +36,7 @@ std::span<const uint8_t> read_bytes(pbf_reader& r) {
 std::span<const uint8_t> read_blob(pbf_reader& r) {
   pbf_reader m = reader(read_bytes(r));
   std::span<const uint8_t> out;
-  while (m.next()) {
+  while (pbf_next(m)) {
     if (m.tag() == 1) {
       out = read_bytes(m);
     } else {
@@ -48,7 +50,7 @@ std::span<const uint8_t> read_blob(pbf_reader& r) {
 uint64_t read_version(pbf_reader& r) {
   pbf_reader m = reader(read_bytes(r));
   uint64_t v = 0;
-  while (m.next()) {
+  while (pbf_next(m)) {
     if (m.tag() == 1) {
       v = read_varint(m);
     } else {
@@ -60,7 +62,7 @@ uint64_t read_version(pbf_reader& r) {
 
 void read_record(std::span<const uint8_t> in, SyncdRecord& rec) {
   pbf_reader r = reader(in);
-  while (r.next()) {
+  while (pbf_next(r)) {
     switch (r.tag()) {
       case 1: rec.index = read_blob(r); break;
       case 2: rec.value = read_blob(r); break;
@@ -72,7 +74,7 @@ void read_record(std::span<const uint8_t> in, SyncdRecord& rec) {
 
 void read_mutation(std::span<const uint8_t> in, SyncdMutation& m) {
   pbf_reader r = reader(in);
-  while (r.next()) {
+  while (pbf_next(r)) {
     switch (r.tag()) {
       case 1: {
         const uint64_t op = read_varint(r);
@@ -109,7 +111,7 @@ Error decode_patch(std::span<const uint8_t> in, SyncdPatch& out) noexcept {
   SyncdPatch p;
   const Error e = guarded([&] {
     pbf_reader r = reader(in);
-    while (r.next()) {
+    while (pbf_next(r)) {
       switch (r.tag()) {
         case 1: p.version = read_version(r); p.has_version = true; break;
         case 2: push_mutation(p.mutations, read_bytes(r)); break;
@@ -136,7 +138,7 @@ Error decode_snapshot(std::span<const uint8_t> in, SyncdSnapshot& out) noexcept 
   SyncdSnapshot s;
   const Error e = guarded([&] {
     pbf_reader r = reader(in);
-    while (r.next()) {
+    while (pbf_next(r)) {
       switch (r.tag()) {
         case 1: s.version = read_version(r); s.has_version = true; break;
         case 2:
@@ -157,7 +159,7 @@ Error decode_mutations(std::span<const uint8_t> in, std::vector<SyncdMutation>& 
   std::vector<SyncdMutation> list;
   const Error e = guarded([&] {
     pbf_reader r = reader(in);
-    while (r.next()) {
+    while (pbf_next(r)) {
       if (r.tag() == 1) {
         if (out.size() + list.size() >= kMaxMutations) malformed();
         read_mutation(read_bytes(r), list.emplace_back());
@@ -174,7 +176,7 @@ Error decode_sync_action_data(std::span<const uint8_t> in, SyncActionData& out) 
   SyncActionData d;
   const Error e = guarded([&] {
     pbf_reader r = reader(in);
-    while (r.next()) {
+    while (pbf_next(r)) {
       switch (r.tag()) {
         case 1: d.index = read_bytes(r); break;
         case 2: d.value = read_bytes(r); d.has_value = true; break;

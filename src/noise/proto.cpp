@@ -3,6 +3,8 @@
 #include <exception>
 #include <new>
 #include <protozero/pbf_reader.hpp>
+
+#include "common/pbf.h"
 #include <protozero/pbf_writer.hpp>
 #include <string>
 
@@ -59,7 +61,7 @@ Error parse_handshake(View message, Kind kind, Hello& out) noexcept {
     protozero::pbf_reader msg(reinterpret_cast<const char*>(message.data()), message.size());
     bool found = false;
     View step;
-    while (msg.next()) {
+    while (pbf_next(msg)) {
       if (msg.tag() == static_cast<uint32_t>(kind)) {
         if (!read_bytes(msg, step)) return false;
         found = true;
@@ -71,7 +73,7 @@ Error parse_handshake(View message, Kind kind, Hello& out) noexcept {
     // clientFinish numbers its fields one lower: it has no ephemeral.
     const uint32_t base = kind == Kind::client_finish ? 0 : 1;
     protozero::pbf_reader r(reinterpret_cast<const char*>(step.data()), step.size());
-    while (r.next()) {
+    while (pbf_next(r)) {
       const uint32_t t = r.tag();
       if (base == 1 && t == 1) {
         if (!read_bytes(r, out.ephemeral)) return false;
@@ -118,7 +120,7 @@ Error parse_cert_chain(View bytes, CertChain& out) noexcept {
   return guarded(Error::noise_cert, [&] {
     protozero::pbf_reader chain(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     bool have_leaf = false, have_intermediate = false;
-    while (chain.next()) {
+    while (pbf_next(chain)) {
       const uint32_t t = chain.tag();
       if (t != 1 && t != 2) {
         chain.skip();
@@ -130,7 +132,7 @@ Error parse_cert_chain(View bytes, CertChain& out) noexcept {
       (t == 1 ? have_leaf : have_intermediate) = true;
       cert = {};
       protozero::pbf_reader c(reinterpret_cast<const char*>(cert_bytes.data()), cert_bytes.size());
-      while (c.next()) {
+      while (pbf_next(c)) {
         if (c.tag() == 1) {
           if (!read_bytes(c, cert.details)) return false;
         } else if (c.tag() == 2) {
@@ -148,7 +150,7 @@ Error parse_details(View bytes, Details& out) noexcept {
   out = {};
   return guarded(Error::noise_cert, [&] {
     protozero::pbf_reader d(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-    while (d.next()) {
+    while (pbf_next(d)) {
       bool ok = true;
       switch (d.tag()) {
         case 1: ok = read_varint(d, out.serial); break;

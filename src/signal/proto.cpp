@@ -5,6 +5,8 @@
 // `malformed()` below on a field of the wrong type or size. Every public function here catches and
 // returns an Error, and this file is the only one in src/signal built with exceptions.
 #include <protozero/pbf_reader.hpp>
+
+#include "common/pbf.h"
 #include <protozero/pbf_writer.hpp>
 
 #include <cstring>
@@ -70,7 +72,7 @@ void parse_whisper(std::span<const uint8_t> in, WhisperMessage& out) {
   pbf_reader r{reinterpret_cast<const char*>(proto.data()), proto.size()};
   bool key = false, counter = false, ciphertext = false;
   out.previous_counter = 0;
-  while (r.next()) {
+  while (pbf_next(r)) {
     switch (r.tag()) {
       case 1: read_public_key(r, out.ratchet_key); key = true; break;
       case 2: out.counter = read_u32(r); counter = true; break;
@@ -90,7 +92,7 @@ void parse_prekey(std::span<const uint8_t> in, PreKeyMessage& out) {
   pbf_reader r{reinterpret_cast<const char*>(proto.data()), proto.size()};
   bool base = false, identity = false, message = false, signed_id = false;
   out = PreKeyMessage{};
-  while (r.next()) {
+  while (pbf_next(r)) {
     switch (r.tag()) {
       case 1: out.prekey_id = read_u32(r); out.has_prekey_id = true; break;
       case 2: read_public_key(r, out.base_key); base = true; break;
@@ -109,7 +111,7 @@ void parse_prekey(std::span<const uint8_t> in, PreKeyMessage& out) {
 
 void read_message_key(pbf_reader r, MessageKey& mk) {
   bool index = false, seed = false, cipher = false, mac = false, iv = false;
-  while (r.next()) {
+  while (pbf_next(r)) {
     switch (r.tag()) {
       case kMkIndex: mk.index = read_u32(r); index = true; break;
       case kMkCipher: read_fixed(r, mk.cipher_key); cipher = true; break;
@@ -128,7 +130,7 @@ void read_message_key(pbf_reader r, MessageKey& mk) {
 bool read_chain(pbf_reader r, Chain& c, Key32* priv, bool& has_priv) {
   bool key = false, has_chain_key = false;
   has_priv = false;
-  while (r.next()) {
+  while (pbf_next(r)) {
     switch (r.tag()) {
       case kChainRatchetKey: read_public_key(r, c.ratchet_key); key = true; break;
       case kChainRatchetPrivate:
@@ -141,7 +143,7 @@ bool read_chain(pbf_reader r, Chain& c, Key32* priv, bool& has_priv) {
         pbf_reader k = r.get_message();
         has_chain_key = true;
         uint32_t index = 0;
-        while (k.next()) {
+        while (pbf_next(k)) {
           switch (k.tag()) {
             case kChainKeyIndex: index = read_u32(k); break;
             case kChainKeyKey: read_fixed(k, c.key); c.has_key = true; break;
@@ -165,7 +167,7 @@ bool read_chain(pbf_reader r, Chain& c, Key32* priv, bool& has_priv) {
 
 void read_session(pbf_reader r, Session& s) {
   bool identity = false, root = false, base = false, sender = false, last_remote = false;
-  while (r.next()) {
+  while (pbf_next(r)) {
     switch (r.tag()) {
       case kSessionVersion:
         if (read_u32(r) != kMessageVersion) malformed();
@@ -195,7 +197,7 @@ void read_session(pbf_reader r, Session& s) {
         expect(r, pbf_wire_type::length_delimited);
         pbf_reader p = r.get_message();
         bool pbase = false;
-        while (p.next()) {
+        while (pbf_next(p)) {
           switch (p.tag()) {
             case kPendingPreKeyId: s.pending.prekey_id = read_u32(p); s.pending.has_prekey_id = true; break;
             case kPendingBaseKey: read_public_key(p, s.pending.base_key); pbase = true; break;
@@ -255,7 +257,7 @@ Error parse_record(std::span<const uint8_t> in, Record& out) noexcept {
     Record rec;
     pbf_reader r{reinterpret_cast<const char*>(in.data()), in.size()};
     size_t open = 0;
-    while (r.next()) {
+    while (pbf_next(r)) {
       if (r.tag() != 1 && r.tag() != 2) {
         r.skip();
         continue;

@@ -5,6 +5,8 @@
 // size; every public function here catches and returns an Error (this file is in WACORE_EH_SOURCES).
 #include <protozero/pbf_reader.hpp>
 
+#include "common/pbf.h"
+
 #include <cstring>
 #include <sodium.h>
 
@@ -64,7 +66,7 @@ void parse_skdm(std::span<const uint8_t> in, SenderKeyDistribution& out) {
   check_version(in);
   pbf_reader r = reader(in.subspan(1));
   bool id = false, iteration = false, chain = false, signing = false;
-  while (r.next()) {
+  while (pbf_next(r)) {
     switch (r.tag()) {
       case 1: out.key_id = read_u32(r); id = true; break;
       case 2: out.iteration = read_u32(r); iteration = true; break;
@@ -82,7 +84,7 @@ void parse_skmsg(std::span<const uint8_t> in, SenderKeyMessage& out) {
   const auto signed_part = in.first(in.size() - kSenderSignatureBytes);
   pbf_reader r = reader(signed_part.subspan(1));
   bool id = false, iteration = false, ciphertext = false;
-  while (r.next()) {
+  while (pbf_next(r)) {
     switch (r.tag()) {
       case 1: out.key_id = read_u32(r); id = true; break;
       case 2: out.iteration = read_u32(r); iteration = true; break;
@@ -99,13 +101,13 @@ void parse_skmsg(std::span<const uint8_t> in, SenderKeyMessage& out) {
 // senderSigningKey{public=1, private=2}=3, senderMessageKeys{iteration=1, seed=2}=4}.
 void read_state(pbf_reader r, SenderKeyState& s) {
   bool id = false, chain = false, seed = false, signing = false;
-  while (r.next()) {
+  while (pbf_next(r)) {
     switch (r.tag()) {
       case 1: s.key_id = read_u32(r); id = true; break;
       case 2: {
         pbf_reader c = read_message(r);
         chain = true;
-        while (c.next()) {
+        while (pbf_next(c)) {
           switch (c.tag()) {
             case 1: s.iteration = read_u32(c); break;
             case 2: read_fixed(c, s.chain_key); seed = true; break;
@@ -116,7 +118,7 @@ void read_state(pbf_reader r, SenderKeyState& s) {
       }
       case 3: {
         pbf_reader k = read_message(r);
-        while (k.next()) {
+        while (pbf_next(k)) {
           switch (k.tag()) {
             case 1: read_public_key(k, s.signing_public); signing = true; break;
             case 2: read_fixed(k, s.signing_private); s.has_signing_private = true; break;
@@ -129,7 +131,7 @@ void read_state(pbf_reader r, SenderKeyState& s) {
         pbf_reader m = read_message(r);
         SenderMessageKey& mk = s.skipped.emplace_back();
         bool mseed = false;
-        while (m.next()) {
+        while (pbf_next(m)) {
           switch (m.tag()) {
             case 1: mk.iteration = read_u32(m); break;
             case 2: read_fixed(m, mk.seed); mseed = true; break;
@@ -174,7 +176,7 @@ Error parse_sender_key_record(std::span<const uint8_t> in, SenderKeyRecord& out)
   SenderKeyRecord rec;
   try {
     pbf_reader r = reader(in);
-    while (r.next()) {
+    while (pbf_next(r)) {
       if (r.tag() != 1) {
         r.skip();
         continue;

@@ -284,6 +284,22 @@ function resultChecks(label, got, expectedVariant, nodeResults) {
     [w.frameToServer, 237, [1, 2], true, w.frameToClient, true, true, [0, 0]]);
   checkEqual(`${label}: Noise tampered frame rejected, next genuine frame decodes; wrong root refused; random keys`,
     [f.forged, f.afterForgery, nz.wrongRoot, nz.randomKeys], ['ERR_AUTH_TAG', true, 'ERR_NOISE_CERT_SIGNATURE', true]);
+  checkEqual(`${label}: sender keys: out of order, corrupted/duplicate/unknown rejected, record JSON round trip`, r.groups, {
+    outOfOrder: true,
+    errors: { corrupted: 'ERR_BAD_SIGNATURE', unchanged: true, duplicate: 'ERR_DUPLICATE_MESSAGE', noSenderKey: 'ERR_NO_SENDER_KEY' },
+    decrypted: 'late',
+    jsonRoundTrip: true,
+  });
+  const p = r.patch ?? {};
+  checkEqual(`${label}: app-state snapshot and patch verified, forged MACs rejected`, [p.snapshotEntries, p.hashMatches, p.version, p.entries, p.indexes, p.forgedPatchMac, p.forgedValue], [
+    2,
+    true,
+    2,
+    1,
+    [['mute', 'a'], ['pin_v1', 'b']],
+    'ERR_PATCH_MAC',
+    'ERR_VALUE_MAC',
+  ]);
   const diff = differences(r, nodeResults);
   check(`${label}: results deep-equal Node's (${nodeResults.variant})`, diff.length === 0, diff.join('; '));
 }

@@ -2,15 +2,19 @@
 // sender_keys*.cpp, src/appstate/patch*.cpp), run by scripts/fuzz.sh groups.
 //
 // The first byte picks what the rest of the input is:
-//   0: a SenderKeyMessage given to a receiver record that holds the sender's state (fixed keys).
-//      Properties: no crash; any success yields a record that round-trips; a failure leaves the
-//      record byte-identical.
+//   0: a length byte n, n bytes of SenderKeyDistributionMessage, then a SenderKeyMessage. The
+//      distribution message (when it parses) is processed into a fresh receiver record, else a fixed
+//      one is used; the message is decrypted with it. Carrying the sender's key in the input lets a
+//      seed (tests/fuzz/make-groups-corpus.mjs) reach the signature check, key derivation and
+//      padding. Properties: no crash; any success yields a record that round-trips; a failure
+//      leaves the record byte-identical.
 //   1: a SenderKeyDistributionMessage: parse, and on success process into a record and round-trip
 //      it through both record formats.
 //   2: a sender-key record (protobuf) and 3: a Baileys JSON record: parse; on success the record
 //      writes, reads back and writes again to the same bytes.
 //   4: a SyncdPatch and 5: a SyncdSnapshot, decoded and verified against an empty state with a
-//      fixed key (verification fails on a forged MAC; nothing may crash); 6: SyncdMutations.
+//      fixed key (key id "k", key data 07 00..00: the seeds are made with it, so they verify);
+//      nothing may crash, and a verified patch's state has one value per index; 6: SyncdMutations.
 // ASan and UBSan watch every call, protozero's exception paths included.
 #include <cstddef>
 #include <cstdint>
@@ -48,6 +52,14 @@ void round_trips(const sig::SenderKeyRecord& r) {
   require(bin(from_json) == b);
 }
 
+// A state holds each index MAC once, sorted (what normalize_state checks on input).
+bool sorted_unique(const as::LtHashState& s) {
+  for (size_t i = 1; i < s.values.size(); i++) {
+    if (!(s.values[i - 1].index_mac < s.values[i].index_mac)) return false;
+  }
+  return true;
+}
+
 struct Setup {
   sig::SenderKeyRecord receiver;
   as::MutationKeys keys{};
@@ -71,9 +83,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   switch (data[0] % 7) {
     case 0: {
       sig::SenderKeyRecord r = setup.receiver;
+      std::span<const uint8_t> msg = in;
+      if (!in.empty() && in[0] < in.size()) {
+        sig::SenderKeyDistribution d;
+        if (sig::parse_distribution(in.subspan(1, in[0]), d) == Error::ok) {
+          r = {};
+          sig::process_distribution(r, d);
+        }
+        msg = in.subspan(1 + size_t{in[0]});
+      }
       const std::string before = bin(r);
       std::vector<uint8_t> pt;
-      if (sig::group_decrypt(r, in, pt) == Error::ok) {
+      if (sig::group_decrypt(r, msg, pt) == Error::ok) {
         round_trips(r);
       } else {
         require(bin(r) == before);
@@ -108,7 +129,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         as::LtHashState state;
         as::VerifyResult result;
         const as::KeyEntry k{setup.key_id, setup.keys};
-        (void)as::verify_patch(state, p, "regular", {&k, 1}, {}, result);
+        if (as::verify_patch(state, p, "regular", {&k, 1}, {}, result) == Error::ok) {
+          require(sorted_unique(state));
+        } else {
+          require(state.version == 0 && state.values.empty());
+        }
       }
       break;
     }
@@ -118,7 +143,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         as::LtHashState state;
         as::VerifyResult result;
         const as::KeyEntry k{setup.key_id, setup.keys};
-        (void)as::verify_snapshot(s, "regular", {&k, 1}, state, result);
+        if (as::verify_snapshot(s, "regular", {&k, 1}, state, result) == Error::ok) require(sorted_unique(state));
       }
       break;
     }

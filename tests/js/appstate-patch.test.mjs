@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import * as bridge from 'whatsapp-rust-bridge';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { baileys6LtHash } from '../peers/baileys.mjs';
-import { loadVariant, VARIANT } from './variant.mjs';
+import { errorCode, loadVariant, VARIANT } from './variant.mjs';
 
 const require = createRequire(import.meta.url);
 const { proto } = require(new URL('../../third_party/baileys-6.17.16/WAProto/index.js', import.meta.url).pathname);
@@ -146,6 +146,22 @@ describe(`app-state patches (${VARIANT})`, () => {
     expect([...codes].every((c) => c.startsWith('ERR_'))).toBe(true);
     expect(JSON.stringify(state, (k, v) => (v?.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v))).toBe(snapshotOfState);
     expect(Buffer.from(good.state.hash)).toEqual(server.hash);
+  });
+
+  it('rejects field lengths of 2^31 and more, which wrap a 32-bit length check (wasm32)', () => {
+    // A mutation's index blob whose length varint says 2^31, 0xba2a3da0 (the flipped bit the test
+    // above once hit) and 2^32 - 1, inside a SyncdPatch; and at the top level.
+    const lengths = [[0x80, 0x80, 0x80, 0x80, 0x08], [0xa0, 0xfb, 0xa8, 0xd1, 0x0b], [0xff, 0xff, 0xff, 0xff, 0x0f]];
+    for (const len of lengths) {
+      const blob = Buffer.from([0x0a, ...len, 1, 2, 3]); // SyncdIndex{blob=1}
+      const record = Buffer.from([0x0a, blob.length, ...blob]); // SyncdRecord{index=1}
+      const mutation = Buffer.from([0x12, record.length, ...record]); // SyncdMutation{record=2}
+      const patch = Buffer.from([0x12, mutation.length, ...mutation]); // SyncdPatch{mutations=2}
+      expect(errorCode(() => api.parseSyncdPatch(patch))).toBe('ERR_INVALID_PATCH');
+      expect(errorCode(() => api.parseSyncdPatch(Buffer.from([0x12, ...len, 0, 0])))).toBe('ERR_INVALID_PATCH');
+      expect(errorCode(() => api.parseSyncdSnapshot(Buffer.from([0x12, ...len, 0, 0])))).toBe('ERR_INVALID_PATCH');
+      expect(errorCode(() => api.parseSyncdMutations(Buffer.from([0x0a, ...len, 0, 0])))).toBe('ERR_INVALID_PATCH');
+    }
   });
 
   it('handles REMOVE without a prior SET as documented: counted, or an error in strict mode', async () => {
