@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "appstate/patch.h"
+#include "output.h"
 #include "common/error.h"
 #include "signal/sender_keys.h"
 
@@ -32,34 +33,7 @@ T* at(uintptr_t p) {
 std::span<const uint8_t> bytes(uintptr_t p, size_t n) { return {at(p), n}; }
 int rc(Error e) { return static_cast<int>(e); }
 
-std::vector<uint8_t> g_out;
-struct {
-  uint32_t ptr;
-  uint32_t len;
-} g_view;
-
-void out_reset() {
-  if (!g_out.empty()) sodium_memzero(g_out.data(), g_out.size());
-  g_out.clear();
-}
-void out_u8(uint8_t v) { g_out.push_back(v); }
-void out_u32(uint32_t v) {
-  for (int i = 0; i < 4; i++) g_out.push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-void out_u64(uint64_t v) {
-  out_u32(static_cast<uint32_t>(v >> 32));
-  out_u32(static_cast<uint32_t>(v));
-}
-void out_bytes(std::span<const uint8_t> b) { g_out.insert(g_out.end(), b.begin(), b.end()); }
-void out_field(std::span<const uint8_t> b) {
-  out_u32(static_cast<uint32_t>(b.size()));
-  out_bytes(b);
-}
-int out_done() {
-  g_view.ptr = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(g_out.data()));
-  g_view.len = static_cast<uint32_t>(g_out.size());
-  return 0;
-}
+wacore::bindings::Output g_out;
 
 // --- sender keys ----------------------------------------------------------------------------------
 
@@ -73,13 +47,13 @@ struct ParsedRecord {
 int out_record(const sig::SenderKeyRecord& r) {
   std::string bin;
   sig::serialize_sender_key_record(r, bin);
-  out_field({reinterpret_cast<const uint8_t*>(bin.data()), bin.size()});
+  g_out.field({reinterpret_cast<const uint8_t*>(bin.data()), bin.size()});
   sodium_memzero(bin.data(), bin.size());
-  return out_done();
+  return g_out.done();
 }
 
 int record_from_json(uintptr_t json, size_t len) {
-  out_reset();
+  g_out.reset();
   sig::SenderKeyRecord r;
   const Error e = sig::sender_key_record_from_json({at<const char>(json), len}, r);
   const int result = e != Error::ok ? rc(e) : out_record(r);
@@ -88,40 +62,40 @@ int record_from_json(uintptr_t json, size_t len) {
 }
 
 int record_to_json(uintptr_t rec, size_t len) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   std::string json;
   sig::sender_key_record_to_json(pr.record, json);
-  out_bytes({reinterpret_cast<const uint8_t*>(json.data()), json.size()});
+  g_out.bytes({reinterpret_cast<const uint8_t*>(json.data()), json.size()});
   sodium_memzero(json.data(), json.size());
-  return out_done();
+  return g_out.done();
 }
 
 // Output: state count u32, then per state (oldest first): key id u32, iteration u32, has private u8.
 int record_info(uintptr_t rec, size_t len) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
-  out_u32(static_cast<uint32_t>(pr.record.states.size()));
+  g_out.u32(static_cast<uint32_t>(pr.record.states.size()));
   for (const sig::SenderKeyState& s : pr.record.states) {
-    out_u32(s.key_id);
-    out_u32(s.iteration);
-    out_u8(s.has_signing_private);
+    g_out.u32(s.key_id);
+    g_out.u32(s.iteration);
+    g_out.u8(s.has_signing_private);
   }
-  return out_done();
+  return g_out.done();
 }
 
 // Output: distribution message (field), record.
 int create(uintptr_t rec, size_t len) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   sig::SenderKeyDistribution d;
   if (Error e = sig::create_sender_key(pr.record, d); e != Error::ok) return rc(e);
   std::vector<uint8_t> wire;
   sig::encode_distribution(d, wire);
-  out_field(wire);
+  g_out.field(wire);
   sodium_memzero(wire.data(), wire.size());
   sodium_memzero(d.chain_key.data(), d.chain_key.size());
   return out_record(pr.record);
@@ -129,7 +103,7 @@ int create(uintptr_t rec, size_t len) {
 
 // Output: record.
 int process(uintptr_t rec, size_t len, uintptr_t msg, size_t msg_len) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   sig::SenderKeyDistribution d;
@@ -141,44 +115,44 @@ int process(uintptr_t rec, size_t len, uintptr_t msg, size_t msg_len) {
 
 // Output: message (field), record.
 int encrypt(uintptr_t rec, size_t len, uintptr_t pt, size_t pt_len) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   std::vector<uint8_t> msg;
   if (Error e = sig::group_encrypt(pr.record, bytes(pt, pt_len), msg); e != Error::ok) return rc(e);
-  out_field(msg);
+  g_out.field(msg);
   return out_record(pr.record);
 }
 
 // Output: plaintext (field), record.
 int decrypt(uintptr_t rec, size_t len, uintptr_t msg, size_t msg_len) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   std::vector<uint8_t> pt;
   const Error e = sig::group_decrypt(pr.record, bytes(msg, msg_len), pt);
   if (e != Error::ok) return rc(e);
-  out_field(pt);
+  g_out.field(pt);
   sodium_memzero(pt.data(), pt.size());
   return out_record(pr.record);
 }
 
 // Output: key id u32, iteration u32, chain key 32, signing key 33.
 int distribution_info(uintptr_t msg, size_t len) {
-  out_reset();
+  g_out.reset();
   sig::SenderKeyDistribution d;
   if (Error e = sig::parse_distribution(bytes(msg, len), d); e != Error::ok) return rc(e);
-  out_u32(d.key_id);
-  out_u32(d.iteration);
-  out_bytes(d.chain_key);
-  out_bytes(d.signing_key);
+  g_out.u32(d.key_id);
+  g_out.u32(d.iteration);
+  g_out.bytes(d.chain_key);
+  g_out.bytes(d.signing_key);
   sodium_memzero(d.chain_key.data(), d.chain_key.size());
-  return out_done();
+  return g_out.done();
 }
 
 // Input: key id u32, iteration u32, chain key 32, signing key 33. Output: the message.
 int distribution_encode(uintptr_t in) {
-  out_reset();
+  g_out.reset();
   sig::SenderKeyDistribution d;
   std::memcpy(&d.key_id, at(in), 4);
   std::memcpy(&d.iteration, at(in + 4), 4);
@@ -187,23 +161,23 @@ int distribution_encode(uintptr_t in) {
   if (d.signing_key[0] != 0x05) return rc(Error::key_type);
   std::vector<uint8_t> wire;
   sig::encode_distribution(d, wire);
-  out_bytes(wire);
+  g_out.bytes(wire);
   sodium_memzero(wire.data(), wire.size());
   sodium_memzero(d.chain_key.data(), d.chain_key.size());
-  return out_done();
+  return g_out.done();
 }
 
 // --- app-state patches --------------------------------------------------------------------------------
 
 void out_record_fields(const as::SyncdRecord& r) {
-  out_field(r.index);
-  out_field(r.value);
-  out_field(r.key_id);
+  g_out.field(r.index);
+  g_out.field(r.value);
+  g_out.field(r.key_id);
 }
 void out_mutations(const std::vector<as::SyncdMutation>& ms) {
-  out_u32(static_cast<uint32_t>(ms.size()));
+  g_out.u32(static_cast<uint32_t>(ms.size()));
   for (const as::SyncdMutation& m : ms) {
-    out_u8(static_cast<uint8_t>(m.operation));
+    g_out.u8(static_cast<uint8_t>(m.operation));
     out_record_fields(m.record);
   }
 }
@@ -211,43 +185,43 @@ void out_mutations(const std::vector<as::SyncdMutation>& ms) {
 // Output: has version u8, version u64 (hi, lo), snapshot MAC, patch MAC, key id (fields), has
 // external u8, external (field), has device index u8, device index u32, mutations.
 int decode_patch(uintptr_t in, size_t len) {
-  out_reset();
+  g_out.reset();
   as::SyncdPatch p;
   if (Error e = as::decode_patch(bytes(in, len), p); e != Error::ok) return rc(e);
-  out_u8(p.has_version);
-  out_u64(p.version);
-  out_field(p.snapshot_mac);
-  out_field(p.patch_mac);
-  out_field(p.key_id);
-  out_u8(p.has_external);
-  out_field(p.external_mutations);
-  out_u8(p.has_device_index);
-  out_u32(p.device_index);
+  g_out.u8(p.has_version);
+  g_out.u64(p.version);
+  g_out.field(p.snapshot_mac);
+  g_out.field(p.patch_mac);
+  g_out.field(p.key_id);
+  g_out.u8(p.has_external);
+  g_out.field(p.external_mutations);
+  g_out.u8(p.has_device_index);
+  g_out.u32(p.device_index);
   out_mutations(p.mutations);
-  return out_done();
+  return g_out.done();
 }
 
 // Output: has version u8, version u64, MAC, key id (fields), records (count, then index, value, key id).
 int decode_snapshot(uintptr_t in, size_t len) {
-  out_reset();
+  g_out.reset();
   as::SyncdSnapshot s;
   if (Error e = as::decode_snapshot(bytes(in, len), s); e != Error::ok) return rc(e);
-  out_u8(s.has_version);
-  out_u64(s.version);
-  out_field(s.mac);
-  out_field(s.key_id);
-  out_u32(static_cast<uint32_t>(s.records.size()));
+  g_out.u8(s.has_version);
+  g_out.u64(s.version);
+  g_out.field(s.mac);
+  g_out.field(s.key_id);
+  g_out.u32(static_cast<uint32_t>(s.records.size()));
   for (const as::SyncdRecord& r : s.records) out_record_fields(r);
-  return out_done();
+  return g_out.done();
 }
 
 // SyncdMutations (a downloaded externalMutations blob). Output: mutations.
 int decode_mutations(uintptr_t in, size_t len) {
-  out_reset();
+  g_out.reset();
   std::vector<as::SyncdMutation> ms;
   if (Error e = as::decode_mutations(bytes(in, len), ms); e != Error::ok) return rc(e);
   out_mutations(ms);
-  return out_done();
+  return g_out.done();
 }
 
 // Reads the verify input laid out by npm/lib/appstate.mjs.
@@ -296,7 +270,7 @@ as::SyncdRecord read_record(Cursor& c) {
 // Output: the new state as above, removes without set u32, mutations (count, then op u8,
 // SyncActionData field, index field, has value u8, value field, has version u8, version u32).
 int verify(uintptr_t in, size_t len) {
-  out_reset();
+  g_out.reset();
   Cursor c{at(in), at(in) + len};
   const uint8_t kind = c.u8();
   as::VerifyOptions options;
@@ -352,31 +326,31 @@ int verify(uintptr_t in, size_t len) {
   }
   for (as::KeyEntry& k : keys) sodium_memzero(&k.keys, sizeof k.keys);
   if (e != Error::ok) return rc(e);
-  out_u64(state.version);
-  out_bytes(state.hash);
-  out_u32(static_cast<uint32_t>(state.values.size()));
+  g_out.u64(state.version);
+  g_out.bytes(state.hash);
+  g_out.u32(static_cast<uint32_t>(state.values.size()));
   for (const as::IndexValue& v : state.values) {
-    out_bytes(v.index_mac);
-    out_bytes(v.value_mac);
+    g_out.bytes(v.index_mac);
+    g_out.bytes(v.value_mac);
   }
-  out_u32(static_cast<uint32_t>(result.removes_without_set));
-  out_u32(static_cast<uint32_t>(result.mutations.size()));
+  g_out.u32(static_cast<uint32_t>(result.removes_without_set));
+  g_out.u32(static_cast<uint32_t>(result.mutations.size()));
   for (as::VerifiedMutation& m : result.mutations) {
-    out_u8(static_cast<uint8_t>(m.operation));
-    out_field(m.data);
+    g_out.u8(static_cast<uint8_t>(m.operation));
+    g_out.field(m.data);
     as::SyncActionData a;
     (void)as::decode_sync_action_data(m.data, a);  // decoded once already during verification
-    out_field(a.index);
-    out_u8(a.has_value);
-    out_field(a.value);
-    out_u8(a.has_version);
-    out_u32(static_cast<uint32_t>(a.version));
+    g_out.field(a.index);
+    g_out.u8(a.has_value);
+    g_out.field(a.value);
+    g_out.u8(a.has_version);
+    g_out.u32(static_cast<uint32_t>(a.version));
     sodium_memzero(m.data.data(), m.data.size());
   }
-  return out_done();
+  return g_out.done();
 }
 
-uintptr_t groups_out() { return reinterpret_cast<uintptr_t>(&g_view); }
+uintptr_t groups_out() { return g_out.view(); }
 
 }  // namespace
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "output.h"
 #include "common/error.h"
 #include "signal/session.h"
 
@@ -30,32 +31,8 @@ T* at(uintptr_t p) {
 std::span<const uint8_t> bytes(uintptr_t p, size_t n) { return {at(p), n}; }
 int rc(Error e) { return static_cast<int>(e); }
 
-// The output of the last successful call: `view` is what JS reads (address, length).
-std::vector<uint8_t> g_out;
-struct {
-  uint32_t ptr;
-  uint32_t len;
-} g_view;
-
-void out_reset() {
-  if (!g_out.empty()) sodium_memzero(g_out.data(), g_out.size());
-  g_out.clear();
-}
-void out_u8(uint8_t v) { g_out.push_back(v); }
-void out_u32(uint32_t v) {
-  for (int i = 0; i < 4; i++) g_out.push_back(static_cast<uint8_t>(v >> (8 * i)));  // little-endian
-}
-void out_bytes(std::span<const uint8_t> b) { g_out.insert(g_out.end(), b.begin(), b.end()); }
-// A length-prefixed field.
-void out_field(std::span<const uint8_t> b) {
-  out_u32(static_cast<uint32_t>(b.size()));
-  out_bytes(b);
-}
-int out_done() {
-  g_view.ptr = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(g_out.data()));
-  g_view.len = static_cast<uint32_t>(g_out.size());
-  return 0;
-}
+// Where every call of this file puts its results (output.h).
+wacore::bindings::Output g_out;
 
 // Reads the record and wipes the parsed copy when the call ends.
 struct ParsedRecord {
@@ -69,9 +46,9 @@ struct ParsedRecord {
 int out_record(const sig::Record& r) {
   std::string bin;
   if (Error e = sig::serialize_record(r, bin); e != Error::ok) return rc(e);
-  out_field({reinterpret_cast<const uint8_t*>(bin.data()), bin.size()});
+  g_out.field({reinterpret_cast<const uint8_t*>(bin.data()), bin.size()});
   sodium_memzero(bin.data(), bin.size());
-  return out_done();
+  return g_out.done();
 }
 
 // Key pairs travel as pub (33) then priv (32).
@@ -94,7 +71,7 @@ uint32_t u32(uintptr_t p) {
 int64_t ms(double now) { return static_cast<int64_t>(now); }
 
 int record_from_json(uintptr_t json, size_t len) {
-  out_reset();
+  g_out.reset();
   sig::Record r;
   Error e = sig::record_from_json({at<const char>(json), len}, r);
   if (e != Error::ok) return rc(e);
@@ -102,35 +79,35 @@ int record_from_json(uintptr_t json, size_t len) {
 }
 
 int record_to_json(uintptr_t rec, size_t len) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   std::string json;
   if (Error e = sig::record_to_json(pr.record, json); e != Error::ok) return rc(e);
-  out_bytes({reinterpret_cast<const uint8_t*>(json.data()), json.size()});
+  g_out.bytes({reinterpret_cast<const uint8_t*>(json.data()), json.size()});
   sodium_memzero(json.data(), json.size());
-  return out_done();
+  return g_out.done();
 }
 
 // Output: has_open u8, has_registration u8, registration u32, remote identity 33, session count u32,
 // then the base keys (33 each) of the sessions, in record order.
 int record_info(uintptr_t rec, size_t len) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   const sig::Session* open = sig::open_session(pr.record);
-  out_u8(open != nullptr);
-  out_u8(open != nullptr && open->has_registration_id);
-  out_u32(open != nullptr ? open->registration_id : 0);
+  g_out.u8(open != nullptr);
+  g_out.u8(open != nullptr && open->has_registration_id);
+  g_out.u32(open != nullptr ? open->registration_id : 0);
   sig::PublicKey none{};
-  out_bytes(open != nullptr ? open->remote_identity : none);
-  out_u32(static_cast<uint32_t>(pr.record.sessions.size()));
-  for (const sig::Session& s : pr.record.sessions) out_bytes(s.base_key);
-  return out_done();
+  g_out.bytes(open != nullptr ? open->remote_identity : none);
+  g_out.u32(static_cast<uint32_t>(pr.record.sessions.size()));
+  for (const sig::Session& s : pr.record.sessions) g_out.bytes(s.base_key);
+  return g_out.done();
 }
 
 int close_open_session(uintptr_t rec, size_t len, double now) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   sig::close_open_session(pr.record, ms(now));
@@ -140,7 +117,7 @@ int close_open_session(uintptr_t rec, size_t len, double now) {
 // bundle: registration u32, identity 33, signed id u32, signed key 33, signature 64, has prekey u8,
 // prekey id u32, prekey 33 (175 bytes). Output: the record.
 int init_outgoing(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t bundle, double now) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   sig::PreKeyBundle b;
@@ -162,7 +139,7 @@ int init_outgoing(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t bundl
 // Output: type u8, has registration u8, registration u32, remote identity 33, body (field), record.
 int encrypt(uintptr_t rec, size_t len, uintptr_t identity_pub, uint32_t our_registration, uintptr_t pt,
             size_t pt_len) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   sig::EncryptResult r;
@@ -170,24 +147,24 @@ int encrypt(uintptr_t rec, size_t len, uintptr_t identity_pub, uint32_t our_regi
       e != Error::ok) {
     return rc(e);
   }
-  out_u8(static_cast<uint8_t>(r.type));
-  out_u8(r.has_registration_id);
-  out_u32(r.registration_id);
-  out_bytes(r.remote_identity);
-  out_field(r.body);
+  g_out.u8(static_cast<uint8_t>(r.type));
+  g_out.u8(r.has_registration_id);
+  g_out.u32(r.registration_id);
+  g_out.bytes(r.remote_identity);
+  g_out.field(r.body);
   return out_record(pr.record);
 }
 
 // Output: remote identity 33, prekey used u8, plaintext (field), record.
 int finish_decrypt(const sig::DecryptResult& r, const sig::Record& record) {
-  out_bytes(r.remote_identity);
-  out_u8(r.prekey_used);
-  out_field(r.plaintext);
+  g_out.bytes(r.remote_identity);
+  g_out.u8(r.prekey_used);
+  g_out.field(r.plaintext);
   return out_record(record);
 }
 
 int decrypt_whisper(uintptr_t rec, size_t len, uintptr_t identity_pub, uintptr_t msg, size_t msg_len, double now) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   sig::DecryptResult r;
@@ -200,7 +177,7 @@ int decrypt_whisper(uintptr_t rec, size_t len, uintptr_t identity_pub, uintptr_t
 // Key pairs for the pre-keys: nullptr when the flag is 0.
 int decrypt_prekey(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t msg, size_t msg_len, uintptr_t spk,
                    int has_spk, uintptr_t opk, int has_opk, double now) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   sig::KeyPair id = key_pair(identity);
@@ -221,7 +198,7 @@ int decrypt_prekey(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t msg,
 // registration u32, base key 33, identity key 33 (80 bytes).
 int init_incoming(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t msg, size_t msg_len, uintptr_t spk,
                   int has_spk, uintptr_t opk, int has_opk, double now) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   sig::PreKeyMessage pm;
@@ -245,7 +222,7 @@ int init_incoming(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t msg, 
                                      created);
   for (auto* kp : {&id, &s, &o}) sodium_memzero(kp->priv.data(), 32);
   if (e != Error::ok) return rc(e);
-  out_u8(created);
+  g_out.u8(created);
   return out_record(pr.record);
 }
 
@@ -253,24 +230,24 @@ int init_incoming(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t msg, 
 // has registration u8, registration u32, base key 33, identity 33, has session u8 (the record
 // already holds the session this message starts), inner message (field).
 int prekey_info(uintptr_t rec, size_t len, uintptr_t msg, size_t msg_len) {
-  out_reset();
+  g_out.reset();
   ParsedRecord pr(rec, len);
   if (pr.error != Error::ok) return rc(pr.error);
   sig::PreKeyMessage pm;
   if (Error e = sig::parse_prekey_message(bytes(msg, msg_len), pm); e != Error::ok) return rc(e);
-  out_u8(pm.has_prekey_id);
-  out_u32(pm.prekey_id);
-  out_u32(pm.signed_prekey_id);
-  out_u8(pm.has_registration_id);
-  out_u32(pm.registration_id);
-  out_bytes(pm.base_key);
-  out_bytes(pm.identity_key);
-  out_u8(sig::has_incoming_session(pr.record, pm.base_key));
-  out_field(pm.message);
-  return out_done();
+  g_out.u8(pm.has_prekey_id);
+  g_out.u32(pm.prekey_id);
+  g_out.u32(pm.signed_prekey_id);
+  g_out.u8(pm.has_registration_id);
+  g_out.u32(pm.registration_id);
+  g_out.bytes(pm.base_key);
+  g_out.bytes(pm.identity_key);
+  g_out.u8(sig::has_incoming_session(pr.record, pm.base_key));
+  g_out.field(pm.message);
+  return g_out.done();
 }
 
-uintptr_t signal_out() { return reinterpret_cast<uintptr_t>(&g_view); }
+uintptr_t signal_out() { return g_out.view(); }
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 // snapshot/patch MACs, and mutation value encryption. Synchronous (Baileys' are async: `await`
 // works on both).
 import { asBytes, WacoreError } from './core.mjs';
+import { makeOutputCalls, output as out, Reader as OutputReader } from './output.mjs';
 
 const KEY = 32;
 const MAC = 32;
@@ -182,57 +183,18 @@ export function makeAppState({ M, fail, io, wipe }) {
   }
 
   // --- patches and snapshots (bindings/group_bindings.cpp) --------------------------------------------
-  const outView = M.groupsOut() >> 2;
-  // One core call over the given parts laid end to end; returns a copy of the output, wipes both.
-  function callParts(parts, invoke) {
+  const outputs = makeOutputCalls({ M, io, wipe }, M.groupsOut());
+  // The parts end to end; invoke(address, total length).
+  const callParts = (parts, invoke) => {
     let size = 0;
-    for (const p of parts) size += p.length;
-    const p = io(size);
-    try {
-      let off = p;
-      const heap = M.HEAPU8;
-      for (const part of parts) {
-        heap.set(part, off);
-        off += part.length;
-      }
-      const rc = invoke(p, size);
-      if (rc !== 0) fail(rc);
-      const ptr = M.HEAPU32[outView] >>> 0;
-      const len = M.HEAPU32[outView + 1] >>> 0;
-      const out = M.HEAPU8.slice(ptr, ptr + len);
-      M.HEAPU8.fill(0, ptr, ptr + len);
-      return out;
-    } finally {
-      wipe(p, size);
-    }
-  }
+    for (const part of parts) size += part.length;
+    return outputs.callParts(parts, (first) => invoke(first, size), fail);
+  };
   const HAS_BUFFER = typeof Buffer === 'function';
-  const out = (u8) => (HAS_BUFFER ? Buffer.from(u8.buffer, u8.byteOffset, u8.length) : u8);
-  class Reader {
-    constructor(b) {
-      this.b = b;
-      this.d = new DataView(b.buffer, b.byteOffset, b.byteLength);
-      this.o = 0;
-    }
-    u8() {
-      return this.b[this.o++];
-    }
-    u32() {
-      const v = this.d.getUint32(this.o, true);
-      this.o += 4;
-      return v;
-    }
-    u64() {
-      const hi = this.u32();
-      return hi * 2 ** 32 + this.u32();
-    }
+  // Results outlive the output (which is wiped after reading): byte fields are copied out.
+  class Reader extends OutputReader {
     bytes(n) {
-      const v = this.b.subarray(this.o, this.o + n);
-      this.o += n;
-      return out(v.slice());
-    }
-    field() {
-      return this.bytes(this.u32());
+      return out(super.bytes(n).slice());
     }
   }
   // A writer for the verify input layout.

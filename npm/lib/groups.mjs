@@ -12,9 +12,9 @@
 //
 // A SenderKeyRecord is plain JS holding record bytes: nothing to free.
 import { asBytes, WacoreError } from './core.mjs';
+import { makeOutputCalls, output, Reader } from './output.mjs';
 
 const HAS_BUFFER = typeof Buffer === 'function';
-const output = (u8) => (HAS_BUFFER ? Buffer.from(u8.buffer, u8.byteOffset, u8.length) : u8);
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
 const EMPTY = new Uint8Array(0);
@@ -124,7 +124,6 @@ export class SenderKeyName {
 }
 
 export function makeGroups({ M, fail, io, wipe }) {
-  const view = M.groupsOut() >> 2;
   const raise = (rc) => {
     try {
       fail(rc);
@@ -133,56 +132,8 @@ export function makeGroups({ M, fail, io, wipe }) {
     }
   };
 
-  // One core call with the inputs laid out in the I/O buffer; returns a copy of the output and
-  // wipes inputs and output.
-  function call(parts, invoke) {
-    let size = 0;
-    for (const p of parts) size += p.length;
-    const p = io(size);
-    try {
-      const heap = M.HEAPU8;
-      const at = [];
-      let off = p;
-      for (const part of parts) {
-        heap.set(part, off);
-        at.push(off);
-        off += part.length;
-      }
-      const rc = invoke(...at);
-      if (rc !== 0) raise(rc);
-      const ptr = M.HEAPU32[view] >>> 0;
-      const len = M.HEAPU32[view + 1] >>> 0;
-      const out = M.HEAPU8.slice(ptr, ptr + len);
-      M.HEAPU8.fill(0, ptr, ptr + len);
-      return out;
-    } finally {
-      wipe(p, size);
-    }
-  }
-
-  class Reader {
-    constructor(bytes) {
-      this.b = bytes;
-      this.d = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      this.o = 0;
-    }
-    u8() {
-      return this.b[this.o++];
-    }
-    u32() {
-      const v = this.d.getUint32(this.o, true);
-      this.o += 4;
-      return v;
-    }
-    bytes(n) {
-      const v = this.b.subarray(this.o, this.o + n);
-      this.o += n;
-      return v;
-    }
-    field() {
-      return this.bytes(this.u32());
-    }
-  }
+  const outputs = makeOutputCalls({ M, io, wipe }, M.groupsOut());
+  const call = (parts, invoke) => outputs.callParts(parts, invoke, raise);
 
   const recordBytes = (r) => (r == null ? EMPTY : asBytes(r, 'record'));
 

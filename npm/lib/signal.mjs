@@ -11,6 +11,7 @@
 //
 // A SessionRecord is plain JS (it holds record bytes, not wasm memory): nothing to free.
 import { asBytes, WacoreError } from './core.mjs';
+import { makeOutputCalls, output, Reader } from './output.mjs';
 
 const PUB = 33;
 const PRIV = 32;
@@ -108,15 +109,11 @@ function queueJob(key, job) {
   return run;
 }
 
-const HAS_BUFFER = typeof Buffer === 'function';
-/** Outputs are Buffers in Node (as libsignal-node returns), Uint8Arrays elsewhere. */
-const output = (u8) => (HAS_BUFFER ? Buffer.from(u8.buffer, u8.byteOffset, u8.length) : u8);
 
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
 
 export function makeSignal({ M, fail, io, wipe }, curve) {
-  const view = M.signalOut() >> 2;
   const raise = (rc) => {
     try {
       fail(rc);
@@ -149,48 +146,8 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
   };
   const now = (t) => (t === undefined ? Date.now() : t);
 
-  // Runs one core call with inputs laid out in the I/O buffer; returns the output bytes (a copy),
-  // then wipes both the inputs and the output buffer.
-  function call(size, write, invoke) {
-    const p = io(size);
-    try {
-      write(M.HEAPU8, p);
-      const rc = invoke(p);
-      if (rc !== 0) raise(rc);
-      const ptr = M.HEAPU32[view] >>> 0;
-      const len = M.HEAPU32[view + 1] >>> 0;
-      const out = M.HEAPU8.slice(ptr, ptr + len);
-      M.HEAPU8.fill(0, ptr, ptr + len);
-      return out;
-    } finally {
-      wipe(p, size);
-    }
-  }
-
-  // Reads the output layouts of bindings/signal_bindings.cpp.
-  class Reader {
-    constructor(bytes) {
-      this.b = bytes;
-      this.d = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      this.o = 0;
-    }
-    u8() {
-      return this.b[this.o++];
-    }
-    u32() {
-      const v = this.d.getUint32(this.o, true);
-      this.o += 4;
-      return v;
-    }
-    bytes(n) {
-      const v = this.b.subarray(this.o, this.o + n);
-      this.o += n;
-      return v;
-    }
-    field() {
-      return this.bytes(this.u32());
-    }
-  }
+  const outputs = makeOutputCalls({ M, io, wipe }, M.signalOut());
+  const call = (size, write, invoke) => outputs.call(size, write, invoke, raise);
 
   const EMPTY = new Uint8Array(0);
   const recordBytes = (r) => (r == null ? EMPTY : asBytes(r, 'record'));

@@ -57,6 +57,7 @@ describe(`npm package (${VARIANT})`, () => {
         'lib/jid.mjs',
         'lib/media.mjs',
         'lib/noise.mjs',
+        'lib/output.mjs',
         'lib/signal.mjs',
         'lib/stream.mjs',
         'package.json',

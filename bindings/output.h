@@ -1,0 +1,53 @@
+// The output buffer of a family of glue calls (bindings/signal_bindings.cpp, group_bindings.cpp):
+// a call appends its results in a little-endian layout and publishes their address and length in a
+// small view that the JS side (npm/lib/output.mjs) reads, copies and then wipes. The buffer is
+// reused, so steady-state calls do not grow memory; reset() wipes what the last call left.
+#pragma once
+
+#include <sodium.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace wacore::bindings {
+
+class Output {
+ public:
+  void reset() {
+    if (!buf_.empty()) sodium_memzero(buf_.data(), buf_.size());
+    buf_.clear();
+  }
+  void u8(uint8_t v) { buf_.push_back(v); }
+  void u32(uint32_t v) {
+    for (int i = 0; i < 4; i++) buf_.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  // High word first.
+  void u64(uint64_t v) {
+    u32(static_cast<uint32_t>(v >> 32));
+    u32(static_cast<uint32_t>(v));
+  }
+  void bytes(std::span<const uint8_t> b) { buf_.insert(buf_.end(), b.begin(), b.end()); }
+  // A u32 length, then the bytes.
+  void field(std::span<const uint8_t> b) {
+    u32(static_cast<uint32_t>(b.size()));
+    bytes(b);
+  }
+  // Publishes the results; returns 0 (success) for the glue function to return.
+  int done() {
+    view_.ptr = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(buf_.data()));
+    view_.len = static_cast<uint32_t>(buf_.size());
+    return 0;
+  }
+  // The address of { uint32 ptr, uint32 len } for the JS side.
+  uintptr_t view() const { return reinterpret_cast<uintptr_t>(&view_); }
+
+ private:
+  std::vector<uint8_t> buf_;
+  struct {
+    uint32_t ptr = 0;
+    uint32_t len = 0;
+  } view_;
+};
+
+}  // namespace wacore::bindings
