@@ -26,30 +26,21 @@ using wacore::Error;
 namespace sig = wacore::signal;
 namespace as = wacore::appstate;
 
-template <typename T = uint8_t>
-T* at(uintptr_t p) {
-  return reinterpret_cast<T*>(p);
-}
-std::span<const uint8_t> bytes(uintptr_t p, size_t n) { return {at(p), n}; }
-int rc(Error e) { return static_cast<int>(e); }
+using wacore::bindings::at;
+using wacore::bindings::bytes;
+using wacore::bindings::rc;
 
 wacore::bindings::Output g_out;
 
 // --- sender keys ----------------------------------------------------------------------------------
 
-struct ParsedRecord {
-  sig::SenderKeyRecord record;
-  Error error;
-  ParsedRecord(uintptr_t p, size_t n) : error(sig::parse_sender_key_record(bytes(p, n), record)) {}
-  ~ParsedRecord() { sig::wipe_sender_key_record(record); }
-};
+using ParsedRecord =
+    wacore::bindings::Parsed<sig::SenderKeyRecord, sig::parse_sender_key_record, sig::wipe_sender_key_record>;
 
 int out_record(const sig::SenderKeyRecord& r) {
   std::string bin;
   sig::serialize_sender_key_record(r, bin);
-  g_out.field({reinterpret_cast<const uint8_t*>(bin.data()), bin.size()});
-  sodium_memzero(bin.data(), bin.size());
-  return g_out.done();
+  return g_out.record(bin);
 }
 
 int record_from_json(uintptr_t json, size_t len) {

@@ -1,4 +1,7 @@
-// The output buffer of a family of glue calls (bindings/signal_bindings.cpp, group_bindings.cpp):
+// Shared by the glue files that return structured results (bindings/signal_bindings.cpp,
+// group_bindings.cpp): access to inputs in the I/O buffer, records parsed from it, and the output.
+//
+// The output buffer of a family of glue calls:
 // a call appends its results in a little-endian layout and publishes their address and length in a
 // small view that the JS side (npm/lib/output.mjs) reads, copies and then wipes. The buffer is
 // reused, so steady-state calls do not grow memory; reset() wipes what the last call left.
@@ -8,9 +11,30 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "common/error.h"
+
 namespace wacore::bindings {
+
+template <typename T = uint8_t>
+T* at(uintptr_t p) {
+  return reinterpret_cast<T*>(p);
+}
+inline std::span<const uint8_t> bytes(uintptr_t p, size_t n) { return {at(p), n}; }
+inline int rc(Error e) { return static_cast<int>(e); }
+
+// A record parsed from the I/O buffer; its secrets are wiped when the call ends.
+template <typename Record, Error (*Parse)(std::span<const uint8_t>, Record&) noexcept, void (*Wipe)(Record&) noexcept>
+struct Parsed {
+  Record record;
+  Error error;
+  Parsed(uintptr_t p, size_t n) : error(Parse(bytes(p, n), record)) {}
+  ~Parsed() { Wipe(record); }
+  Parsed(const Parsed&) = delete;
+  Parsed& operator=(const Parsed&) = delete;
+};
 
 class Output {
  public:
@@ -32,6 +56,12 @@ class Output {
   void field(std::span<const uint8_t> b) {
     u32(static_cast<uint32_t>(b.size()));
     bytes(b);
+  }
+  // A serialized record as the last field; the serialization is wiped. Returns done().
+  int record(std::string& serialized) {
+    field({reinterpret_cast<const uint8_t*>(serialized.data()), serialized.size()});
+    sodium_memzero(serialized.data(), serialized.size());
+    return done();
   }
   // Publishes the results; returns 0 (success) for the glue function to return.
   int done() {

@@ -24,31 +24,20 @@ namespace {
 using wacore::Error;
 namespace sig = wacore::signal;
 
-template <typename T = uint8_t>
-T* at(uintptr_t p) {
-  return reinterpret_cast<T*>(p);
-}
-std::span<const uint8_t> bytes(uintptr_t p, size_t n) { return {at(p), n}; }
-int rc(Error e) { return static_cast<int>(e); }
+using wacore::bindings::at;
+using wacore::bindings::bytes;
+using wacore::bindings::rc;
 
 // Where every call of this file puts its results (output.h).
 wacore::bindings::Output g_out;
 
-// Reads the record and wipes the parsed copy when the call ends.
-struct ParsedRecord {
-  sig::Record record;
-  Error error;
-  ParsedRecord(uintptr_t p, size_t n) : error(sig::parse_record(bytes(p, n), record)) {}
-  ~ParsedRecord() { sig::wipe_record(record); }
-};
+using ParsedRecord = wacore::bindings::Parsed<sig::Record, sig::parse_record, sig::wipe_record>;
 
 // Appends the serialized record as the last field.
 int out_record(const sig::Record& r) {
   std::string bin;
   if (Error e = sig::serialize_record(r, bin); e != Error::ok) return rc(e);
-  g_out.field({reinterpret_cast<const uint8_t*>(bin.data()), bin.size()});
-  sodium_memzero(bin.data(), bin.size());
-  return g_out.done();
+  return g_out.record(bin);
 }
 
 // Key pairs travel as pub (33) then priv (32).
