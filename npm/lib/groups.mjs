@@ -13,6 +13,7 @@
 // A SenderKeyRecord is plain JS holding record bytes: nothing to free.
 import { asBytes, WacoreError } from './core.mjs';
 import { makeOutputCalls, output, Reader } from './output.mjs';
+import { queueJob } from './signal.mjs';
 
 const HAS_BUFFER = typeof Buffer === 'function';
 const utf8 = new TextDecoder();
@@ -85,20 +86,6 @@ const GROUP_MESSAGES = {
   ERR_INVALID_RECORD: 'Invalid sender key record',
 };
 
-// One queue per sender-key name (Baileys' queue_job).
-const queues = new Map();
-function queueJob(key, job) {
-  const run = (queues.get(key) ?? Promise.resolve()).then(job);
-  const tail = run.then(
-    () => {},
-    () => {},
-  );
-  queues.set(key, tail);
-  tail.then(() => {
-    if (queues.get(key) === tail) queues.delete(key);
-  });
-  return run;
-}
 
 /** Baileys' SenderKeyName: `${groupId}::${sender.id}::${sender.deviceId}`. */
 export class SenderKeyName {

@@ -93,10 +93,10 @@ export class ProtocolAddress {
   }
 }
 
-// One queue per address, shared by every builder and cipher: operations on one address run one at
-// a time, in call order (libsignal-node's queue_job).
+// One queue per key (an address; a sender-key name in lib/groups.mjs), shared by every builder and
+// cipher: operations on one key run one at a time, in call order (libsignal-node's queue_job).
 const queues = new Map();
-function queueJob(key, job) {
+export function queueJob(key, job) {
   const run = (queues.get(key) ?? Promise.resolve()).then(job);
   const tail = run.then(
     () => {},

@@ -2,7 +2,7 @@
 // record (proto_write.cpp writes them).
 //
 // protozero throws on malformed input (truncated field, overlong varint, bad wire type); so does
-// `malformed()` below on a field of the wrong type or size. Every public function here catches and
+// `malformed()` (proto_read.h) on a field of the wrong type or size. Every public function here catches and
 // returns an Error, and this file is the only one in src/signal built with exceptions.
 #include <protozero/pbf_reader.hpp>
 
@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "signal/proto_fields.h"
+#include "signal/proto_read.h"
 #include "signal/session.h"
 
 namespace wacore::signal {
@@ -21,42 +22,7 @@ namespace {
 
 using namespace fields;
 
-using protozero::pbf_reader;
-using protozero::pbf_wire_type;
-
-struct Malformed {};
-
-[[noreturn]] void malformed() { throw Malformed{}; }
-
-void expect(const pbf_reader& r, pbf_wire_type t) {
-  if (r.wire_type() != t) malformed();
-}
-
-uint32_t read_u32(pbf_reader& r) {
-  expect(r, pbf_wire_type::varint);
-  const uint64_t v = r.get_uint64();
-  if (v > UINT32_MAX) malformed();
-  return static_cast<uint32_t>(v);
-}
-
-std::span<const uint8_t> read_bytes(pbf_reader& r) {
-  expect(r, pbf_wire_type::length_delimited);
-  const protozero::data_view v = r.get_view();
-  return {reinterpret_cast<const uint8_t*>(v.data()), v.size()};
-}
-
-template <size_t N>
-void read_fixed(pbf_reader& r, std::array<uint8_t, N>& out) {
-  const auto v = read_bytes(r);
-  if (v.size() != N) malformed();
-  std::memcpy(out.data(), v.data(), N);
-}
-
-// A public key on the wire: 33 bytes with the 0x05 type byte.
-void read_public_key(pbf_reader& r, PublicKey& out) {
-  read_fixed(r, out);
-  if (out[0] != 0x05) malformed();
-}
+using namespace proto_read;
 
 // --- messages ----------------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 // Parsing the sender-key protobufs through protozero: SenderKeyDistributionMessage, SenderKeyMessage
 // and libsignal's SenderKeyRecordStructure (sender_keys_write.cpp writes them).
 //
-// protozero throws on malformed input, and so does malformed() below on a field of the wrong type or
+// protozero throws on malformed input, and so does malformed() (proto_read.h) on a field of the wrong type or
 // size; every public function here catches and returns an Error (this file is in WACORE_EH_SOURCES).
 #include <protozero/pbf_reader.hpp>
 
@@ -13,47 +13,13 @@
 #include <algorithm>
 #include <new>
 
+#include "signal/proto_read.h"
 #include "signal/sender_keys.h"
 
 namespace wacore::signal {
 namespace {
 
-using protozero::pbf_reader;
-using protozero::pbf_wire_type;
-
-struct Malformed {};
-
-[[noreturn]] void malformed() { throw Malformed{}; }
-
-uint32_t read_u32(pbf_reader& r) {
-  if (r.wire_type() != pbf_wire_type::varint) malformed();
-  const uint64_t v = r.get_uint64();
-  if (v > UINT32_MAX) malformed();
-  return static_cast<uint32_t>(v);
-}
-
-std::span<const uint8_t> read_bytes(pbf_reader& r) {
-  if (r.wire_type() != pbf_wire_type::length_delimited) malformed();
-  const protozero::data_view v = r.get_view();
-  return {reinterpret_cast<const uint8_t*>(v.data()), v.size()};
-}
-
-pbf_reader read_message(pbf_reader& r) {
-  if (r.wire_type() != pbf_wire_type::length_delimited) malformed();
-  return r.get_message();
-}
-
-template <size_t N>
-void read_fixed(pbf_reader& r, std::array<uint8_t, N>& out) {
-  const auto v = read_bytes(r);
-  if (v.size() != N) malformed();
-  std::memcpy(out.data(), v.data(), N);
-}
-
-void read_public_key(pbf_reader& r, PublicKey& out) {
-  read_fixed(r, out);
-  if (out[0] != 0x05) malformed();
-}
+using namespace proto_read;
 
 pbf_reader reader(std::span<const uint8_t> in) { return {reinterpret_cast<const char*>(in.data()), in.size()}; }
 
