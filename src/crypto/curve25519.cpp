@@ -149,31 +149,64 @@ Error sign(const uint8_t private_key[kPrivateKeyBytes], std::span<const uint8_t>
   return Error::ok;
 }
 
+namespace {
+
+// -A in extended coordinates and the compressed Edwards key that the challenge hashes, for a
+// Montgomery key u and the sign bit a signature carries. The result for the last key verified is
+// kept (all of it public): a group's messages all come from one sender key, and decoding costs a
+// field inversion and a square root per signature.
+struct VerifyingKey {
+  bool valid = false;
+  bool ok = false;
+  uint8_t u[kKeyBytes];
+  uint8_t sign_bit = 0;
+  uint8_t edwards_public[32];
+  ge25519_p3 minus_a;
+} g_last_verifier;
+
+bool decode_verifying_key(const uint8_t public_key[kKeyBytes], uint8_t sign_bit, uint8_t edwards_public[32],
+                          ge25519_p3& minus_a) noexcept {
+  VerifyingKey& k = g_last_verifier;
+  if (!k.valid || k.sign_bit != sign_bit || std::memcmp(k.u, public_key, kKeyBytes) != 0) {
+    k.valid = true;
+    k.sign_bit = sign_bit;
+    std::memcpy(k.u, public_key, kKeyBytes);
+    k.ok = false;
+    // Birational map from Montgomery u to Edwards y = (u - 1) / (u + 1). u = -1 has no image.
+    // fe25519_frombytes ignores bit 255 of u, as RFC 7748 and libsignal do.
+    fe25519 u, one, num, den;
+    fe25519_frombytes(u, public_key);
+    fe25519_1(one);
+    fe25519_add(den, u, one);
+    if (fe25519_iszero(den)) return false;
+    fe25519_sub(num, u, one);
+    fe25519_invert(den, den);
+    fe25519_mul(num, num, den);
+    fe25519_tobytes(k.edwards_public, num);
+    k.edwards_public[31] |= sign_bit;
+    if (ge25519_frombytes_negate_vartime(&k.minus_a, k.edwards_public) != 0) return false;
+    // libsignal hashes the compressed form of the decoded point. It differs from the bytes above
+    // only when x = 0 (u = 0, y = -1), where the sign bit cannot survive decoding.
+    if (fe25519_iszero(k.minus_a.X)) k.edwards_public[31] &= 0x7F;
+    k.ok = true;
+  }
+  if (!k.ok) return false;
+  std::memcpy(edwards_public, k.edwards_public, 32);
+  minus_a = k.minus_a;
+  return true;
+}
+
+}  // namespace
+
 bool verify(const uint8_t public_key[kKeyBytes], std::span<const uint8_t> message,
             const uint8_t signature[kSignatureBytes]) noexcept {
   // S must be below 2^253 once the sign bit is removed (libsignal's check; S is not required to be
   // fully reduced below L, which libsignal-node's signatures would not always satisfy either).
   if ((signature[63] & 0x60) != 0) return false;
 
-  // Birational map from Montgomery u to Edwards y = (u - 1) / (u + 1). u = -1 has no image.
-  // fe25519_frombytes ignores bit 255 of u, as RFC 7748 and libsignal do.
-  fe25519 u, one, num, den;
-  fe25519_frombytes(u, public_key);
-  fe25519_1(one);
-  fe25519_add(den, u, one);
-  if (fe25519_iszero(den)) return false;
-  fe25519_sub(num, u, one);
-  fe25519_invert(den, den);
-  fe25519_mul(num, num, den);
   uint8_t edwards_public[32];
-  fe25519_tobytes(edwards_public, num);
-  edwards_public[31] |= signature[63] & 0x80;
-
   ge25519_p3 minus_a;
-  if (ge25519_frombytes_negate_vartime(&minus_a, edwards_public) != 0) return false;
-  // libsignal hashes the compressed form of the decoded point. It differs from the bytes above only
-  // when x = 0 (u = 0, y = -1), where the sign bit cannot survive decoding.
-  if (fe25519_iszero(minus_a.X)) edwards_public[31] &= 0x7F;
+  if (!decode_verifying_key(public_key, signature[63] & 0x80, edwards_public, minus_a)) return false;
 
   uint8_t s[32];
   std::memcpy(s, signature + 32, sizeof s);

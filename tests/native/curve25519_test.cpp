@@ -279,3 +279,39 @@ TEST(XEdDSA, SignaturesDoNotDependOnTheKeyThatSignedBefore) {
 
 }  // namespace
 }  // namespace wacore::curve
+
+namespace wacore::curve {
+namespace {
+
+// Verification keeps the decoded key of the last verification: alternating keys and sign bits, and a
+// key with no Edwards image, must give the same answers as fresh decoding.
+TEST(XEdDSA, VerificationDoesNotDependOnTheKeyVerifiedBefore) {
+  uint8_t ka[32], kb[32], pa[32], pb[32];
+  ASSERT_EQ(generate_key_pair(ka, pa), Error::ok);
+  ASSERT_EQ(generate_key_pair(kb, pb), Error::ok);
+  const uint8_t msg[3] = {7, 8, 9};
+  uint8_t sa[64], sb[64];
+  ASSERT_EQ(sign(ka, msg, sa), Error::ok);
+  ASSERT_EQ(sign(kb, msg, sb), Error::ok);
+  uint8_t minus_one[32];  // u = p - 1 = -1: no Edwards image
+  std::memset(minus_one, 0xFF, 32);
+  minus_one[0] = 0xEC;
+  minus_one[31] = 0x7F;
+  uint8_t flipped_sign[64];
+  std::memcpy(flipped_sign, sa, 64);
+  flipped_sign[63] ^= 0x80;
+  for (int round = 0; round < 3; round++) {
+    EXPECT_TRUE(verify(pa, msg, sa));
+    EXPECT_TRUE(verify(pa, msg, sa));
+    EXPECT_FALSE(verify(pa, msg, flipped_sign));
+    EXPECT_TRUE(verify(pa, msg, sa));
+    EXPECT_FALSE(verify(minus_one, msg, sa));
+    EXPECT_FALSE(verify(minus_one, msg, sa));
+    EXPECT_TRUE(verify(pb, msg, sb));
+    EXPECT_FALSE(verify(pb, msg, sa));
+    EXPECT_FALSE(verify(pa, msg, sb));
+  }
+}
+
+}  // namespace
+}  // namespace wacore::curve
