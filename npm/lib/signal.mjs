@@ -95,17 +95,17 @@ export class ProtocolAddress {
 
 // One queue per key (an address; a sender-key name in lib/groups.mjs), shared by every builder and
 // cipher: operations on one key run one at a time, in call order (libsignal-node's queue_job).
+// A job on an idle key starts at once, as in libsignal-node.
 const queues = new Map();
+const start = async (job) => job();
 export function queueJob(key, job) {
-  const run = (queues.get(key) ?? Promise.resolve()).then(job);
-  const tail = run.then(
-    () => {},
-    () => {},
-  );
-  queues.set(key, tail);
-  tail.then(() => {
+  const prev = queues.get(key);
+  const run = prev === undefined ? start(job) : prev.then(() => job());
+  const settled = () => {
     if (queues.get(key) === tail) queues.delete(key);
-  });
+  };
+  const tail = run.then(settled, settled);
+  queues.set(key, tail);
   return run;
 }
 
@@ -434,8 +434,9 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
       return recordInfo(this._bytes).haveOpenSession;
     }
 
+    // bytes: a fresh copy nobody else holds (call() outputs are).
     _set(bytes) {
-      this._bytes = bytes.slice();
+      this._bytes = bytes;
       this._json = undefined;
     }
   }
