@@ -173,7 +173,7 @@ Error decrypt_with(Session& s, const PublicKey& our_identity, const WhisperMessa
     auto it = std::find_if(c->skipped.begin(), c->skipped.end(),
                            [&](const MessageKey& mk) { return mk.index == m.counter; });
     if (it == c->skipped.end()) return Error::duplicate_message;
-    if (!it->has_seed) return Error::invalid_record;  // derived-only keys: handled below
+    if (!it->has_seed) return Error::invalid_record;  // derived-only keys are taken before (take_derived_key)
     seed = it->seed;
     sodium_memzero(&*it, sizeof(MessageKey));
     c->skipped.erase(it);
