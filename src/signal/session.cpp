@@ -162,6 +162,26 @@ void whisper_mac(const Key32& mac_key, const PublicKey& sender, const PublicKey&
   sodium_memzero(&st, sizeof st);
 }
 
+// Checks the message's MAC and decrypts it with a message key's derived keys; on success the
+// session's pending pre-key is settled and it counts as used.
+Error open_message(Session& s, const PublicKey& our_identity, const WhisperMessage& m, const MessageKey& keys,
+                   int64_t now_ms, std::vector<uint8_t>& plaintext) noexcept {
+  uint8_t mac[32];
+  whisper_mac(keys.mac_key, s.remote_identity, our_identity, m.signed_part, mac);
+  if (!hash::equal(mac, m.mac.data(), kMacBytes)) return Error::bad_mac;
+  plaintext.resize(m.ciphertext.size());
+  size_t n = 0;
+  if (aes::cbc_decrypt(keys.cipher_key.data(), keys.iv.data(), nonnull(m.ciphertext), m.ciphertext.size(),
+                       plaintext.data(), &n) != Error::ok) {
+    plaintext.clear();
+    return Error::invalid_message;
+  }
+  plaintext.resize(n);
+  s.has_pending = false;
+  s.used = now_ms;
+  return Error::ok;
+}
+
 // libsignal-node's doDecryptWhisperMessage on one session (a working copy).
 Error decrypt_with(Session& s, const PublicKey& our_identity, const WhisperMessage& m, int64_t now_ms,
                    std::vector<uint8_t>& plaintext) noexcept {
@@ -185,31 +205,12 @@ Error decrypt_with(Session& s, const PublicKey& our_identity, const WhisperMessa
     c->skipped.pop_back();
     trim(*c);
   }
-  Key32 cipher_key, mac_key;
-  std::array<uint8_t, 16> iv;
-  message_keys(seed, cipher_key, mac_key, iv);
+  MessageKey keys;
+  message_keys(seed, keys.cipher_key, keys.mac_key, keys.iv);
   wipe_bytes(seed);
-  uint8_t mac[32];
-  whisper_mac(mac_key, s.remote_identity, our_identity, m.signed_part, mac);
-  const bool mac_ok = hash::equal(mac, m.mac.data(), kMacBytes);
-  wipe_bytes(mac_key);
-  if (!mac_ok) {
-    wipe_bytes(cipher_key);
-    return Error::bad_mac;
-  }
-  plaintext.resize(m.ciphertext.size());
-  size_t n = 0;
-  const Error e = aes::cbc_decrypt(cipher_key.data(), iv.data(), nonnull(m.ciphertext), m.ciphertext.size(),
-                                   plaintext.data(), &n);
-  wipe_bytes(cipher_key);
-  if (e != Error::ok) {
-    plaintext.clear();
-    return Error::invalid_message;
-  }
-  plaintext.resize(n);
-  s.has_pending = false;
-  s.used = now_ms;
-  return Error::ok;
+  const Error e = open_message(s, our_identity, m, keys, now_ms, plaintext);
+  sodium_memzero(&keys, sizeof keys);
+  return e;
 }
 
 // Skipped keys from libsignal records hold derived keys rather than seeds; such a key is used as is.
@@ -225,30 +226,13 @@ bool take_derived_key(Session& s, const WhisperMessage& m, MessageKey& out) noex
   return true;
 }
 
-Error decrypt_derived(Session& s, const PublicKey& our_identity, const WhisperMessage& m, const MessageKey& mk,
-                      int64_t now_ms, std::vector<uint8_t>& plaintext) noexcept {
-  uint8_t mac[32];
-  whisper_mac(mk.mac_key, s.remote_identity, our_identity, m.signed_part, mac);
-  if (!hash::equal(mac, m.mac.data(), kMacBytes)) return Error::bad_mac;
-  plaintext.resize(m.ciphertext.size());
-  size_t n = 0;
-  if (aes::cbc_decrypt(mk.cipher_key.data(), mk.iv.data(), nonnull(m.ciphertext), m.ciphertext.size(),
-                       plaintext.data(), &n) != Error::ok) {
-    plaintext.clear();
-    return Error::invalid_message;
-  }
-  plaintext.resize(n);
-  s.has_pending = false;
-  s.used = now_ms;
-  return Error::ok;
-}
 
 Error decrypt_session_copy(const Session& original, const PublicKey& our_identity, const WhisperMessage& m,
                            int64_t now_ms, Scratch& work, std::vector<uint8_t>& plaintext) noexcept {
   work.s = original;
   MessageKey mk;
   if (take_derived_key(work.s, m, mk)) {
-    const Error e = decrypt_derived(work.s, our_identity, m, mk, now_ms, plaintext);
+    const Error e = open_message(work.s, our_identity, m, mk, now_ms, plaintext);
     sodium_memzero(&mk, sizeof mk);
     return e;
   }
