@@ -41,7 +41,7 @@ void lthash_subtract_then_add(uint8_t hash[kLtHashBytes], std::span<const uint8_
                               std::span<const uint8_t> sub_macs) noexcept;
 
 // Both ways of computing the LTHash, in every build (for tests): four MACs at a time through the
-// 4-lane SHA-256 (the SIMD build's choice), and one at a time through libsodium (the others').
+// 4-lane SHA-256 (the SIMD build's choice), and one at a time on plain words (the others').
 namespace detail {
 void lthash_lockstep(uint8_t hash[kLtHashBytes], std::span<const uint8_t> add_macs,
                      std::span<const uint8_t> sub_macs) noexcept;

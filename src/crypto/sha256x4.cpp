@@ -34,32 +34,25 @@ const RoundConstants kRounds;
 
 template <int N, typename T>
 T rotr(T x) {
-  if constexpr (sizeof(T) == sizeof(uint32_t)) {
-    return (x >> N) | (x << (32 - N));
+  if constexpr (std::is_same_v<T, uint32_t>) {
+    return (x >> N) | (x << (32 - N));  // one rotate instruction
   } else {
     return bor(shr<N>(x), shl<32 - N>(x));
   }
 }
 
-}  // namespace
-
-void compress(Lanes state[8], const Lanes block[16]) noexcept {
-  Lanes w[64];
-  for (int t = 0; t < 16; t++) w[t] = block[t];
-  for (int t = 16; t < 64; t++) {
-    const Lanes s0 = bxor(bxor(rotr<7>(w[t - 15]), rotr<18>(w[t - 15])), shr<3>(w[t - 15]));
-    const Lanes s1 = bxor(bxor(rotr<17>(w[t - 2]), rotr<19>(w[t - 2])), shr<10>(w[t - 2]));
-    w[t] = add(add(w[t - 16], s0), add(w[t - 7], s1));
-  }
-  Lanes a = state[0], b = state[1], c = state[2], d = state[3], e = state[4], f = state[5], g = state[6],
-        h = state[7];
+// The 64 rounds over the state, wk(t) giving word t of the schedule with K[t] already added.
+// Ch(e, f, g) picks f where e is set and g elsewhere; Maj(a, b, c) is b where a and b agree and c
+// elsewhere: one bitselect each on v128.
+template <typename L, typename WK>
+inline void rounds(L state[8], WK wk) {
+  L a = state[0], b = state[1], c = state[2], d = state[3], e = state[4], f = state[5], g = state[6],
+    h = state[7];
   for (int t = 0; t < 64; t++) {
-    const Lanes big_s1 = bxor(bxor(rotr<6>(e), rotr<11>(e)), rotr<25>(e));
-    const Lanes ch = bxor(band(e, f), bandnot(e, g));
-    const Lanes t1 = add(add(add(h, big_s1), add(ch, splat(kRounds.k[t]))), w[t]);
-    const Lanes big_s0 = bxor(bxor(rotr<2>(a), rotr<13>(a)), rotr<22>(a));
-    const Lanes maj = bxor(bxor(band(a, b), band(a, c)), band(b, c));
-    const Lanes t2 = add(big_s0, maj);
+    const L big_s1 = bxor(bxor(rotr<6>(e), rotr<11>(e)), rotr<25>(e));
+    const L t1 = add(add(h, wk(t)), add(bitselect(f, g, e), big_s1));
+    const L big_s0 = bxor(bxor(rotr<2>(a), rotr<13>(a)), rotr<22>(a));
+    const L t2 = add(big_s0, bitselect(c, b, bxor(a, b)));
     h = g;
     g = f;
     f = e;
@@ -79,36 +72,41 @@ void compress(Lanes state[8], const Lanes block[16]) noexcept {
   state[7] = add(state[7], h);
 }
 
-void compress1(uint32_t state[8], const uint32_t block[16]) noexcept {
-  uint32_t w[64];
-  for (int t = 0; t < 16; t++) w[t] = block[t];
+// The message schedule of a block, with the round constants added.
+template <typename L>
+inline void expand(const L block[16], L wk[64]) {
+  L w[64];
+  for (int t = 0; t < 16; t++) {
+    w[t] = block[t];
+    wk[t] = add(w[t], broadcast<L>(kRounds.k[t]));
+  }
   for (int t = 16; t < 64; t++) {
-    const uint32_t s0 = rotr<7>(w[t - 15]) ^ rotr<18>(w[t - 15]) ^ (w[t - 15] >> 3);
-    const uint32_t s1 = rotr<17>(w[t - 2]) ^ rotr<19>(w[t - 2]) ^ (w[t - 2] >> 10);
-    w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+    const L s0 = bxor(bxor(rotr<7>(w[t - 15]), rotr<18>(w[t - 15])), shr<3>(w[t - 15]));
+    const L s1 = bxor(bxor(rotr<17>(w[t - 2]), rotr<19>(w[t - 2])), shr<10>(w[t - 2]));
+    w[t] = add(add(w[t - 16], s0), add(w[t - 7], s1));
+    wk[t] = add(w[t], broadcast<L>(kRounds.k[t]));
   }
-  uint32_t a = state[0], b = state[1], c = state[2], d = state[3], e = state[4], f = state[5], g = state[6],
-           h = state[7];
-  for (int t = 0; t < 64; t++) {
-    const uint32_t t1 = h + (rotr<6>(e) ^ rotr<11>(e) ^ rotr<25>(e)) + ((e & f) ^ (~e & g)) + kRounds.k[t] + w[t];
-    const uint32_t t2 = (rotr<2>(a) ^ rotr<13>(a) ^ rotr<22>(a)) + ((a & b) ^ (a & c) ^ (b & c));
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
-  }
-  state[0] += a;
-  state[1] += b;
-  state[2] += c;
-  state[3] += d;
-  state[4] += e;
-  state[5] += f;
-  state[6] += g;
-  state[7] += h;
+}
+
+template <typename L>
+inline void compress_block(L state[8], const L block[16]) {
+  L wk[64];
+  expand(block, wk);
+  rounds(state, [&](int t) { return wk[t]; });
+}
+
+}  // namespace
+
+void compress(Lanes state[8], const Lanes block[16]) noexcept { compress_block(state, block); }
+void compress(uint32_t state[8], const uint32_t block[16]) noexcept { compress_block(state, block); }
+
+void schedule(const uint32_t block[16], uint32_t wk[64]) noexcept { expand(block, wk); }
+
+void compress_scheduled(Lanes state[8], const uint32_t wk[64]) noexcept {
+  rounds(state, [&](int t) { return splat(wk[t]); });
+}
+void compress_scheduled(uint32_t state[8], const uint32_t wk[64]) noexcept {
+  rounds(state, [&](int t) { return wk[t]; });
 }
 
 }  // namespace wacore::sha256x4
