@@ -44,20 +44,6 @@ EM_JS(int, wacore_js_fill_random, (uint8_t * p, size_t n), {
 
 int js_random(uint8_t* buf, size_t n) { return wacore_js_fill_random(buf, n); }
 
-// libsodium's own randombytes must never be reached through its Emscripten default (one JS call
-// per byte, and none at all in Node ES modules): it is pointed at the same batched source.
-void sodium_random_buf(void* const buf, const size_t n) {
-  if (js_random(static_cast<uint8_t*>(buf), n) != 0) sodium_memzero(buf, n);
-}
-uint32_t sodium_random_u32() {
-  uint32_t v = 0;
-  sodium_random_buf(&v, sizeof v);
-  return v;
-}
-const char* sodium_random_name() { return "wacore-js"; }
-randombytes_implementation g_sodium_random = {
-    &sodium_random_name, &sodium_random_u32, nullptr, nullptr, &sodium_random_buf, nullptr};
-
 // The I/O buffer: grows to the largest request seen and is then reused, so steady-state calls never
 // allocate. The JS side wipes the part that held secrets after each call.
 uint8_t* g_io = nullptr;
@@ -86,10 +72,15 @@ T* at(uintptr_t p) {
 std::span<const uint8_t> bytes(uintptr_t p, size_t n) { return {at(p), n}; }
 int rc(Error e) { return static_cast<int>(e); }
 
+// No sodium_init(): in this build it would only detect CPU features and pick implementations (wasm
+// has one of each, already the static defaults), and draw the canary of libsodium's guarded
+// allocator, which nothing here uses. That draw would load the host's crypto module at start-up
+// (~13 M instructions in Node); randomness is first drawn, and paid for, when a key is made. The
+// core draws only through js_random; libsodium's own randombytes (one Module.getRandomValue call
+// per byte under Emscripten) is never reached.
 int init() {
   wacore::set_random_source(&js_random, /*pooled=*/true);
-  randombytes_set_implementation(&g_sodium_random);
-  return sodium_init() < 0 ? rc(Error::entropy) : 0;
+  return 0;
 }
 
 // Every error's code and message, "code\tmessage\n" in enum order: one call at load instead of two

@@ -11,8 +11,9 @@ set(WACORE_LINK_SHAPE
   # The loader reads the file itself in Node and passes the bytes through instantiateWasm.
   -sENVIRONMENT=web,worker
   # Only the options our loader passes; everything else is stripped from the glue. getRandomValue
-  # is read by libsodium's start-up probe (randombytes_stir), which under Emscripten runs whatever
-  # implementation is installed; the bytes wacore uses come from the batched source in bindings/.
+  # backs libsodium's Emscripten randombytes, which nothing calls (no sodium_init, and the core
+  # draws from the batched source in bindings/); it is passed so that such a call would still get
+  # secure bytes.
   "-sINCOMING_MODULE_JS_API=[instantiateWasm,onAbort,print,printErr,getRandomValue]"
   --bind)
 set(WACORE_LINK_MEMORY

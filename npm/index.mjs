@@ -76,8 +76,15 @@ export function load(options = {}) {
   return promise;
 }
 
+// In Node, globalThis.crypto is a getter that loads the whole Web Crypto module on first use (a few
+// ms): seeing that the getter is there is enough, and the first random draw pays for it.
+function hasRandomSource() {
+  if (IS_NODE && Object.getOwnPropertyDescriptor(globalThis, 'crypto')?.get) return true;
+  return typeof globalThis.crypto?.getRandomValues === 'function';
+}
+
 async function loadVariant(requested, options) {
-  if (typeof globalThis.crypto?.getRandomValues !== 'function') {
+  if (!hasRandomSource()) {
     throw new WacoreError('ERR_ENTROPY', 'crypto.getRandomValues is not available in this environment');
   }
   if (requested !== 'auto') return instantiate(requested, options);
@@ -96,6 +103,12 @@ async function loadVariant(requested, options) {
 
 async function instantiate(variant, options) {
   const file = `wacore.${variant}.wasm`;
+  const source = options.wasm?.[variant];
+  const url = source === undefined ? (options.locateWasm?.(file, variant) ?? new URL(`./dist/${file}`, import.meta.url)) : undefined;
+  // The wasm is read and compiled while the glue is imported; instantiation needs both.
+  const compiled = compileFrom(source, url);
+  compiled.catch(() => {}); // awaited below; a rejection must not count as unhandled meanwhile
+
   let factory;
   try {
     // Only the chosen variant's glue and wasm are ever fetched.
@@ -104,19 +117,18 @@ async function instantiate(variant, options) {
     throw new WacoreError('ERR_LOAD', `cannot import the ${variant} glue: ${e?.message ?? e}`, { cause: e });
   }
 
-  const source = options.wasm?.[variant];
-  const url = source === undefined ? (options.locateWasm?.(file, variant) ?? new URL(`./dist/${file}`, import.meta.url)) : undefined;
-
   let M;
   try {
     M = await new Promise((resolve, reject) => {
       factory({
         instantiateWasm(imports, done) {
-          instantiateFrom(source, url, imports).then(({ instance, module }) => done(instance, module), reject);
+          compiled
+            .then((module) => WebAssembly.instantiate(module, imports).then((instance) => done(instance, module)))
+            .catch(reject);
           return {};
         },
         onAbort: (what) => reject(new Error(`wasm aborted during start-up: ${what}`)),
-        // Only for libsodium's start-up probe (see cmake/Wasm.cmake); keys never come from it.
+        // libsodium's Emscripten randombytes, never reached (see cmake/Wasm.cmake); keys never come from it.
         getRandomValue: () => globalThis.crypto.getRandomValues(new Uint32Array(1))[0],
         print: () => {},
         printErr: () => {},
@@ -129,34 +141,43 @@ async function instantiate(variant, options) {
   if (M.variant !== variant) throw new WacoreError('ERR_LOAD', `expected the ${variant} build, got ${M.variant}`);
   const rc = M.init();
   if (rc !== 0) throw new WacoreError('ERR_ENTROPY', 'the random source failed during start-up');
-  // node:crypto backs the optional { native: true } media path (lib/media.mjs); only in Node.
-  const nodeCrypto = IS_NODE ? await import(/* @vite-ignore */ 'node:crypto').catch(() => undefined) : undefined;
-  return makeApi(M, nodeCrypto?.default ?? nodeCrypto);
+  return makeApi(M, await nodeCryptoGetter());
 }
 
-// Returns { instance, module } from caller-supplied bytes or module, a file (Node), or a URL.
-async function instantiateFrom(source, url, imports) {
-  if (source !== undefined) {
-    if (source instanceof WebAssembly.Module) return { instance: await WebAssembly.instantiate(source, imports), module: source };
-    return WebAssembly.instantiate(source, imports);
-  }
+// node:crypto backs the optional { native: true } media path (lib/media.mjs), only in Node. Where
+// process.getBuiltinModule exists (Node >= 20.16) it is taken on first use, so a load that never
+// needs it never pays for it; older Node imports it here.
+async function nodeCryptoGetter() {
+  if (!IS_NODE) return () => undefined;
+  if (typeof process.getBuiltinModule === 'function') return () => process.getBuiltinModule('node:crypto');
+  const m = await import(/* @vite-ignore */ 'node:crypto').catch(() => undefined);
+  const c = m?.default ?? m;
+  return () => c;
+}
+
+// Resolves to the compiled module from caller-supplied bytes or module, a file (Node), or a URL.
+async function compileFrom(source, url) {
+  if (source !== undefined) return source instanceof WebAssembly.Module ? source : WebAssembly.compile(source);
   const href = String(url);
   if (IS_NODE && href.startsWith('file:')) {
-    const { readFile } = await import(/* @vite-ignore */ 'node:fs/promises');
-    return WebAssembly.instantiate(await readFile(new URL(href)), imports);
+    // process.getBuiltinModule (Node >= 20.16) is synchronous: the read starts now, not after the
+    // glue's import, which a dynamic import() here would queue behind.
+    const { readFile } =
+      process.getBuiltinModule?.('node:fs/promises') ?? (await import(/* @vite-ignore */ 'node:fs/promises'));
+    return WebAssembly.compile(await readFile(new URL(href)));
   }
   const response = await fetch(href, { credentials: 'same-origin' });
   if (!response.ok) throw new Error(`fetching ${href} failed: HTTP ${response.status}`);
-  if (typeof WebAssembly.instantiateStreaming === 'function') {
+  if (typeof WebAssembly.compileStreaming === 'function') {
     try {
-      return await WebAssembly.instantiateStreaming(response.clone(), imports);
+      return await WebAssembly.compileStreaming(response.clone());
     } catch (e) {
       // A server sending the wrong MIME type makes streaming fail with a TypeError; compile errors
       // are real and must reach the caller (they trigger the scalar fallback).
-      if (e instanceof WebAssembly.CompileError || e instanceof WebAssembly.LinkError) throw e;
+      if (e instanceof WebAssembly.CompileError) throw e;
     }
   }
-  return WebAssembly.instantiate(await response.arrayBuffer(), imports);
+  return WebAssembly.compile(await response.arrayBuffer());
 }
 
 function makeApi(M, nodeCrypto) {

@@ -75,9 +75,9 @@ export function makeMedia(core, crypto) {
   // The optional native path: in Node, with { native: true }, the bulk AES-CBC, HMAC and SHA-256 of
   // whole files run in node:crypto (AES-NI) instead of wasm. Same protocol steps, same bytes (the
   // tests compare); keys are still derived here. Unavailable elsewhere (ERR_TYPE).
-  const nodeCrypto = core.nodeCrypto;
   const native = (options) => {
     if (options.native !== true) return undefined;
+    const nodeCrypto = core.nodeCrypto();
     if (!nodeCrypto) throw new WacoreError('ERR_TYPE', '{ native: true } needs Node (node:crypto)');
     return nodeCrypto;
   };

@@ -111,6 +111,20 @@ describe(`loader (${VARIANT})`, () => {
     expect(out).toBe('ERR_ENTROPY');
   });
 
+  it('draws no randomness until it is needed (Node loads Web Crypto only then)', () => {
+    const out = runFresh(`
+      const real = globalThis.crypto;
+      let reads = 0;
+      Object.defineProperty(globalThis, 'crypto', { get: () => (reads++, real), configurable: true });
+      const api = await m.load({ variant: '${VARIANT}' });
+      const before = reads;
+      api.decodeBinaryNode(api.encodeBinaryNode({ tag: 'iq', attrs: {} }));
+      const afterCodec = reads;
+      api.generateKeyPair();
+      console.log(before, afterCodec, reads > 0);`);
+    expect(out).toBe('0 0 true');
+  });
+
   it('works from CommonJS: require().load() caches per variant', () => {
     const out = runFresh(
       `const p = m.load({ variant: '${VARIANT}' }); const api = await p; console.log(p === m.load({ variant: '${VARIANT}' }), api.variant, api.calculateSignature(api.generateKeyPair().privKey, new Uint8Array(3)).length);`,
