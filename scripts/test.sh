@@ -2,7 +2,7 @@
 # Runs every test: native (plain, constant-time under valgrind, and ASan+UBSan), libFuzzer on the
 # binary codec, the Noise frame decoder and handshake parsers, Signal sessions and the
 # sender-key/app-state parsers, the wasm build checks, the Node suites against both wasm variants,
-# Chromium, and the benchmarks in quick mode. Installs what is missing first (scripts/setup.sh).
+# Chromium, and the benchmarks in quick mode (Node and Chromium). Installs what is missing first (scripts/setup.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
@@ -45,5 +45,6 @@ node tests/browser/run.mjs
 
 step "benchmarks, quick mode (keeps bench/ working; no timing assertions)"
 node bench/all.mjs --quick >/dev/null
+node bench/browser.mjs --quick >/dev/null
 
 step "all suites passed"
