@@ -26,9 +26,10 @@ const asyncBatch = (now) => async (fn, n) => {
   return now() - t;
 };
 
-/** The most calls run() makes of one implementation's operation: warm-up, calibration (1 + 2 + 4 …
- * up to maxBatch), then rounds of at most maxBatch. For operations that consume inputs made in advance. */
-export const mostCalls = ({ rounds, maxBatch }) => 1 + 2 * maxBatch + rounds * maxBatch;
+/** The most calls run() makes of one implementation's operation: warm-up, calibration (twice
+ * 1 + 2 + 4 … up to maxBatch), then rounds of at most maxBatch. For operations that consume inputs
+ * made in advance. */
+export const mostCalls = ({ rounds, maxBatch }) => 1 + 4 * maxBatch + rounds * maxBatch;
 
 /** impls: { name: { operation: fn } }, fn synchronous or returning a Promise. Resolves to rows
  * { op, impl, median, min, max, ratio } in ns. onOp(op, index, count) is told before each operation. */
@@ -42,13 +43,16 @@ export async function run(impls, { rounds, sampleNs, maxBatch, now, onOp = () =>
       .map(([name, o]) => ({ name, fn: o[op], samples: [] }));
     for (const r of runners) {
       // Warm-up, then calibration: double the batch until it takes an eighth of sampleNs (a coarse
-      // browser clock reads 0 for one fast call), and scale that to about sampleNs.
+      // browser clock reads 0 for one fast call), and scale that to about sampleNs. Each size is
+      // timed twice and the faster counts: one slow call (compilation, GC) must not stop the
+      // doubling early and leave batches so short that the clock's resolution dominates them.
       const first = r.fn();
       r.time = typeof first?.then === 'function' ? asyncBatch(now) : syncBatch(now);
       await first;
+      const calibrate = async (n) => Math.min(await r.time(r.fn, n), await r.time(r.fn, n));
       let n = 1;
-      let t = await r.time(r.fn, n);
-      while (t < sampleNs / 8 && n < maxBatch) t = await r.time(r.fn, (n = Math.min(2 * n, maxBatch)));
+      let t = await calibrate(n);
+      while (t < sampleNs / 8 && n < maxBatch) t = await calibrate((n = Math.min(2 * n, maxBatch)));
       r.batch = Math.max(1, Math.min(maxBatch, Math.round((n * sampleNs) / Math.max(t, 1))));
     }
     for (let round = 0; round < rounds; round++) {
