@@ -4,40 +4,25 @@
 // by bench/harness.mjs); and app-state patch verification (a 10-mutation patch, wacore only).
 //   node bench/groups.mjs [--quick] [--rounds N] [--json]        (needs scripts/setup.sh's third_party/)
 //
-// Each decrypt starts from the same record (the message at iteration 0 of a fresh chain), each
-// encrypt from the same sender record: the cost of one message, not of a growing chain.
+// Each call starts from the same record: the cost of one message, not of a growing chain
+// (bench/ops.mjs).
 import nodeCrypto from 'node:crypto';
 import * as bridge from 'whatsapp-rust-bridge';
 import { load } from '../npm/index.mjs';
 import { baileys6Groups } from '../tests/peers/baileys.mjs';
 import { report, run } from './harness.mjs';
+import { GROUPS, NAMES, bridgeGroups, wacoreGroups } from './ops.mjs';
 
 const B = baileys6Groups();
 const pt = nodeCrypto.randomBytes(100);
-const enc = 'group encrypt 100 B';
-const dec = 'group decrypt 100 B';
+const { encrypt: enc, decrypt: dec } = GROUPS;
 const ver = 'verify a 10-mutation patch';
-const sign = '  of which: XEdDSA sign of the message';
-const verify = '  of which: XEdDSA verify of the message';
 
 const impls = {};
 let api;
 for (const variant of ['scalar', 'simd']) {
   api = await load({ variant });
-  const { record: sender, distributionMessage } = api.senderKeys.create(undefined);
-  const receiver = api.senderKeys.process(undefined, distributionMessage);
-  const { ciphertext } = api.senderKeys.encrypt(sender, pt);
-  // Where the time goes: the XEdDSA sign (encrypt) and verify (decrypt) of the signed part of this
-  // message (version byte + protobuf, 64 bytes shorter than the message), alone.
-  const kp = api.generateKeyPair();
-  const signed = ciphertext.subarray(0, ciphertext.length - 64);
-  const signature = api.calculateSignature(kp.privKey, signed);
-  impls[`wacore ${variant}`] = {
-    [enc]: () => api.senderKeys.encrypt(sender, pt),
-    [dec]: () => api.senderKeys.decrypt(receiver, ciphertext),
-    [sign]: () => api.calculateSignature(kp.privKey, signed),
-    [verify]: () => api.verifySignature(kp.pubKey, signed, signature),
-  };
+  impls[NAMES.wacore(variant)] = wacoreGroups(api, pt);
 }
 
 // A patch of 10 SETs on an empty state, made with wacore's own MAC functions (the tests build
@@ -61,7 +46,7 @@ for (const variant of ['scalar', 'simd']) {
   const map = new Map([[keyId.toString('base64'), keyData]]);
   for (const variant of ['scalar', 'simd']) {
     const v = await load({ variant });
-    impls[`wacore ${variant}`][ver] = () => v.verifySyncdPatch(patch, 'regular', state, map);
+    impls[NAMES.wacore(variant)][ver] = () => v.verifySyncdPatch(patch, 'regular', state, map);
   }
 }
 
@@ -86,35 +71,7 @@ for (const variant of ['scalar', 'simd']) {
     [dec]: () => new B.GroupCipher(resetRecv, name).decrypt(ct),
   };
 }
-{
-  const addr = new bridge.ProtocolAddress('s', 1);
-  const bname = new bridge.SenderKeyName('g', addr);
-  const m = new Map();
-  const st = { loadSenderKey: (id) => m.get(id), storeSenderKey: (id, r) => m.set(id, r) };
-  const skdm = await new bridge.GroupSessionBuilder(st).create(bname);
-  const fixedSender = m.get(bname.toString());
-  const rm = new Map();
-  const rst = { loadSenderKey: (id) => rm.get(id), storeSenderKey: (id, r) => rm.set(id, r) };
-  await new bridge.GroupSessionBuilder(rst).process(bname, skdm);
-  const fixedRecv = rm.get(bname.toString());
-  const ct = await new bridge.GroupCipher(st, 'g', addr).encrypt(pt);
-  // A GroupCipher of the bridge keeps the record it first loaded (tests/js/groups.test.mjs), so each
-  // call gets a new one (as Baileys makes one per message) to start from the fixed record.
-  const sStore = { loadSenderKey: () => fixedSender, storeSenderKey: () => {} };
-  const rStore = { loadSenderKey: () => fixedRecv, storeSenderKey: () => {} };
-  const once = async (store, op, input) => {
-    const c = new bridge.GroupCipher(store, 'g', addr);
-    try {
-      return await c[op](input);
-    } finally {
-      c.free();
-    }
-  };
-  impls['whatsapp-rust-bridge 0.5.5 (async)'] = {
-    [enc]: () => once(sStore, 'encrypt', pt),
-    [dec]: () => once(rStore, 'decrypt', ct),
-  };
-}
+impls[`${NAMES.bridge} (async)`] = await bridgeGroups(bridge, pt);
 
 // All interleaved: the harness awaits each call of the Promise-returning peers.
 const rows = await run(impls);

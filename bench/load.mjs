@@ -1,14 +1,17 @@
 // Size and load time: each build's .wasm and JS glue raw, gzip and brotli; time from load() to ready
 // in fresh Node processes (median of N, each process loading once); wasm memory after load.
 //
-//   node bench/load.mjs [--runs N]
+//   node bench/load.mjs [--runs N] [--quick] [--json]      (--quick: 2 processes per variant)
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { QUICK, emitJson } from './harness.mjs';
 
 const args = process.argv.slice(2);
-const runs = Number(args[args.indexOf('--runs') + 1]) || 15;
+const runs = (args.includes('--runs') && Number(args[args.indexOf('--runs') + 1])) || (QUICK ? 2 : 15);
+const sizes = [];
+const loads = [];
 const dist = new URL('../npm/dist/', import.meta.url);
 const index = fileURLToPath(new URL('../npm/index.mjs', import.meta.url));
 
@@ -19,6 +22,7 @@ for (const v of ['scalar', 'simd']) {
     const b = readFileSync(new URL(`wacore.${v}.${ext}`, dist));
     const gz = gzipSync(b, { level: 9 }).length;
     const br = brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
+    sizes.push({ file: `wacore.${v}.${ext}`, raw: b.length, gzip: gz, brotli: br });
     console.log(`| wacore.${v}.${ext} | ${b.length.toLocaleString('en')} | ${gz.toLocaleString('en')} | ${br.toLocaleString('en')} |`);
   }
 }
@@ -41,7 +45,10 @@ for (const v of ['scalar', 'simd', 'auto']) {
     samples.push(info.ms);
   }
   samples.sort((a, b) => a - b);
+  loads.push({ variant: v, ran: info.variant, runs, medianMs: samples[runs >> 1], minMs: samples[0], maxMs: samples[runs - 1], wasmMemoryBytes: info.mem });
   console.log(
     `| ${v === 'auto' ? `auto (→ ${info.variant})` : v} | ${samples[runs >> 1].toFixed(1)} | ${samples[0].toFixed(1)}–${samples[runs - 1].toFixed(1)} | ${(info.mem / 1024).toFixed(0)} KiB |`,
   );
 }
+console.log('');
+emitJson('Size and load time', { sizes, loads });

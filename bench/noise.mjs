@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import * as bridge from 'whatsapp-rust-bridge';
 import { load } from '../npm/index.mjs';
 import { baileys6Noise } from '../tests/peers/baileys.mjs';
-import { QUICK, report, run } from './harness.mjs';
+import { MOST_CALLS, report, run } from './harness.mjs';
 
 const NOW = 1_700_000_000;
 const node = {
@@ -47,10 +47,9 @@ async function wacorePair(api, dictionary) {
 }
 
 const args = process.argv.slice(2);
-// Frames for the decode samples are made before timing, as many as the harness can ask for (at most
-// 2000 per batch per round, plus calibration): refilling inside a sample would time an encode too.
-const rounds = Number(args[args.indexOf('--rounds') + 1]) || (QUICK ? 2 : 21);
-const POOL = QUICK ? 64 : 2000 * rounds + 100;
+// Frames for the decode samples are made before timing, as many as the harness can ask for:
+// refilling inside a sample would time an encode too.
+const POOL = MOST_CALLS;
 const framePool = (make) => {
   const pool = Array.from({ length: POOL }, make).reverse(); // pop() in sending order
   return () => {

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import * as bridge from 'whatsapp-rust-bridge';
 import { load } from '../npm/index.mjs';
 import { report, run } from './harness.mjs';
+import { NAMES, SIGNAL, functionalSignal } from './ops.mjs';
 
 const require = createRequire(import.meta.url);
 const libsignal = require('libsignal');
@@ -73,55 +74,27 @@ function classic(lib, codec) {
   const alternating = parties();
   let dir = 0;
   return {
-    'session setup (bundle, first message, its decryption)': async () => {
+    [SIGNAL.setup]: async () => {
       await setup.ready;
       setup.alice.sessions.clear();
       setup.bob.sessions.clear();
       await setup.start();
       await receive(setup.toAlice, await setup.toBob.encrypt(PT));
     },
-    'encrypt 100 B': async () => {
+    [SIGNAL.encrypt]: async () => {
       await encryptOnly.ready;
       await encryptOnly.toBob.encrypt(PT);
     },
-    'encrypt + decrypt 100 B, same chain': async () => {
+    [SIGNAL.sameChain]: async () => {
       await sameChain.ready;
       await receive(sameChain.toAlice, await sameChain.toBob.encrypt(PT));
     },
-    'encrypt + decrypt 100 B, direction alternating (a ratchet step each)': async () => {
+    [SIGNAL.alternating]: async () => {
       await alternating.ready;
       dir ^= 1;
       if (dir) await receive(alternating.toAlice, await alternating.toBob.encrypt(PT));
       else await receive(alternating.toBob, await alternating.toAlice.encrypt(PT));
     },
-  };
-}
-
-/** wacore's functional API on record bytes (no store, no JSON). */
-function functional(api) {
-  const s = api.signalSessions;
-  const a = kh.generateIdentityKeyPair();
-  const b = kh.generateIdentityKeyPair();
-  const spk = kh.generateSignedPreKey(b, 1);
-  const bundle = { identityKey: b.pubKey, registrationId: 5, signedPreKey: { keyId: 1, publicKey: spk.keyPair.pubKey, signature: spk.signature } };
-  const setup = () => {
-    const m = s.encrypt(s.initOutgoing(undefined, a, bundle), a.pubKey, 5, PT);
-    return [m.record, s.decryptPreKey(undefined, b, m.body, { signedPreKey: spk.keyPair }).record];
-  };
-  let [ra, rb] = setup();
-  const exchange = (fromA) => {
-    const e = s.encrypt(fromA ? ra : rb, (fromA ? a : b).pubKey, 5, PT);
-    const d = s.decryptWhisper(fromA ? rb : ra, (fromA ? b : a).pubKey, e.body);
-    if (fromA) [ra, rb] = [e.record, d.record];
-    else [rb, ra] = [e.record, d.record];
-  };
-  exchange(false);
-  let dir = 0;
-  return {
-    'session setup (bundle, first message, its decryption)': () => setup(),
-    'encrypt 100 B': () => s.encrypt(ra, a.pubKey, 5, PT),
-    'encrypt + decrypt 100 B, same chain': () => exchange(true),
-    'encrypt + decrypt 100 B, direction alternating (a ratchet step each)': () => exchange((dir ^= 1) === 1),
   };
 }
 
@@ -140,14 +113,14 @@ for (const variant of ['scalar', 'simd']) {
     save: (r) => r.toBytes(),
     signedPreKey: (spk) => spk.keyPair,
   });
-  impls[`wacore ${variant} (functional, record bytes)`] = functional(api);
+  impls[`wacore ${variant} (functional, record bytes)`] = functionalSignal(api, kh);
 }
-impls['libsignal-node 6.0.0 (JSON store)'] = classic(libsignal, {
+impls[`${NAMES.libsignalNode} (JSON store)`] = classic(libsignal, {
   load: (text) => libsignal.SessionRecord.deserialize(JSON.parse(text)),
   save: (r) => JSON.stringify(r.serialize()),
   signedPreKey: (spk) => spk.keyPair,
 });
-impls['whatsapp-rust-bridge 0.5.5 (bytes store)'] = classic(bridge, {
+impls[`${NAMES.bridge} (bytes store)`] = classic(bridge, {
   load: (bytes) => bytes,
   save: (r) => r.serialize(),
   signedPreKey: (spk) => spk,

@@ -2,7 +2,7 @@
 # Runs every test: native (plain, constant-time under valgrind, and ASan+UBSan), libFuzzer on the
 # binary codec, the Noise frame decoder and handshake parsers, Signal sessions and the
 # sender-key/app-state parsers, the wasm build checks, the Node suites against both wasm variants,
-# Chromium, and the benchmarks in quick mode. Installs what is missing first (scripts/setup.sh).
+# Chromium, and the benchmarks in quick mode (Node and Chromium). Installs what is missing first (scripts/setup.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
@@ -44,6 +44,7 @@ step "Chromium"
 node tests/browser/run.mjs
 
 step "benchmarks, quick mode (keeps bench/ working; no timing assertions)"
-for b in bench/curve.mjs bench/crypto.mjs bench/binary.mjs bench/appstate.mjs bench/media.mjs bench/signal.mjs bench/noise.mjs bench/groups.mjs; do node "$b" --quick >/dev/null; done
+node bench/all.mjs --quick >/dev/null
+node bench/browser.mjs --quick >/dev/null
 
 step "all suites passed"

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isDeepStrictEqual, inspect } from 'node:util';
+import { launchChromium, serveDirectory, stopServer } from './server.mjs';
 
 const ROOT = fs.realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'));
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -90,87 +91,11 @@ function differences(a, b, at = '') {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Static server
-
-const MIME = {
-  '.html': 'text/html; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.json': 'application/json; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-};
+// Static server (tests/browser/server.mjs): every request it answers is recorded here.
 
 /** Every request the server saw: { path, status }. */
 const served = [];
-
-function inside(p) {
-  return p === ROOT || p.startsWith(ROOT + path.sep);
-}
-
-function handle(req, res) {
-  const respond = (status, body = '', headers = {}) => {
-    served.push({ path: req.url, status });
-    res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...headers });
-    res.end(req.method === 'HEAD' ? undefined : body);
-  };
-  if (req.method !== 'GET' && req.method !== 'HEAD') return respond(405, 'method not allowed\n', { Allow: 'GET, HEAD' });
-
-  let pathname;
-  try {
-    pathname = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
-  } catch {
-    return respond(400, 'bad request\n');
-  }
-  if (pathname.includes('\0')) return respond(400, 'bad request\n');
-  const resolved = path.resolve(ROOT, `.${path.sep}${pathname}`);
-  if (!inside(resolved)) return respond(403, 'forbidden\n');
-
-  let real;
-  try {
-    real = fs.realpathSync(resolved);
-  } catch {
-    return respond(404, 'not found\n');
-  }
-  if (!inside(real)) return respond(403, 'forbidden\n');
-  let stat;
-  try {
-    stat = fs.statSync(real);
-  } catch {
-    return respond(404, 'not found\n');
-  }
-  if (!stat.isFile()) return respond(404, 'not found\n');
-
-  served.push({ path: req.url, status: 200 });
-  res.writeHead(200, {
-    'Content-Type': MIME[path.extname(real).toLowerCase()] ?? 'application/octet-stream',
-    'Content-Length': stat.size,
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-  });
-  if (req.method === 'HEAD') return res.end();
-  fs.createReadStream(real)
-    .on('error', () => res.destroy())
-    .pipe(res);
-}
-
-function startServer() {
-  return new Promise((resolve, reject) => {
-    const server = http.createServer(handle);
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(server));
-  });
-}
-
-function stopServer(server) {
-  return new Promise((resolve) => {
-    server.closeAllConnections?.();
-    server.close(() => resolve());
-    setTimeout(resolve, 2000).unref();
-  });
-}
+const startServer = () => serveDirectory(ROOT, { onRequest: (r) => served.push(r) });
 
 // A raw request with the path sent exactly as given (no client-side normalisation).
 function rawGet(port, rawPath) {
@@ -387,21 +312,7 @@ async function main() {
   const { port } = server.address();
   await serverChecks(port);
 
-  const { chromium } = await import('playwright-core');
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    timeout: 30_000,
-  });
+  browser = await launchChromium(CHROMIUM);
   console.log(`  (Chromium ${browser.version()}, server http://127.0.0.1:${port}/, setup ${Date.now() - started} ms)`);
 
   await pageRun(port, '', 'simd', nodeResults.simd);

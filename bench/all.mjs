@@ -1,0 +1,70 @@
+// Every benchmark in one command: each bench script in its own Node process, one after another (so
+// one cannot disturb another's JIT state or heap), its Markdown gathered into one report grouped by
+// area, and the JSON rows of all of them written to bench/results/<timestamp>.json and
+// bench/results/latest.json.
+//   node bench/all.mjs [--quick] [--rounds N]
+// Exit status 1 if any script failed (the others still run). The callgrind counts
+// (bench/instructions.mjs, needs valgrind, minutes) are not part of it.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { JSON_MARK } from './runner.mjs';
+import { VERSIONS } from './ops.mjs';
+
+const AREAS = [
+  ['Curve25519', 'curve.mjs'],
+  ['Symmetric primitives', 'crypto.mjs'],
+  ['Binary node codec', 'binary.mjs'],
+  ['Signal 1:1 sessions', 'signal.mjs'],
+  ['Groups and app-state patches', 'groups.mjs'],
+  ['Noise transport', 'noise.mjs'],
+  ['App-state LTHash', 'appstate.mjs'],
+  ['Media', 'media.mjs'],
+  ['Size and load time', 'load.mjs'],
+];
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const passOn = [...(quick ? ['--quick'] : []), ...(args.includes('--rounds') ? ['--rounds', args[args.indexOf('--rounds') + 1]] : []), '--json'];
+const here = (p) => fileURLToPath(new URL(p, import.meta.url));
+
+// The peer versions the row names carry must be the ones installed.
+const wrong = Object.entries(VERSIONS).filter(([pkg, v]) => JSON.parse(readFileSync(here(`../node_modules/${pkg}/package.json`), 'utf8')).version !== v);
+if (wrong.length) {
+  console.error(`bench/ops.mjs VERSIONS differ from node_modules: ${wrong.map(([p, v]) => `${p} ${v}`).join(', ')}`);
+  process.exit(1);
+}
+
+const started = new Date();
+const results = [];
+const failed = [];
+const out = [`# wacore-wasm benchmarks${quick ? ' (quick mode: not a measurement)' : ''}`, ''];
+out.push(`${started.toISOString()}, Node ${process.versions.node}, ${os.cpus()[0]?.model ?? 'CPU'} × ${os.cpus().length}, load average ${os.loadavg()[0].toFixed(2)} at start.`, '');
+for (const [area, script] of AREAS) {
+  const t = Date.now();
+  if (process.stderr.isTTY) process.stderr.write(`${script} … `);
+  const r = spawnSync(process.execPath, [here(script), ...passOn], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (process.stderr.isTTY) process.stderr.write(`${((Date.now() - t) / 1000).toFixed(0)} s\n`);
+  const lines = (r.stdout ?? '').split('\n');
+  const records = lines.filter((l) => l.startsWith(JSON_MARK)).map((l) => JSON.parse(l.slice(JSON_MARK.length)));
+  out.push(`## ${area} (bench/${script})`, '', ...lines.filter((l) => !l.startsWith(JSON_MARK)).join('\n').trim().split('\n'), '');
+  if (r.status !== 0 || records.length === 0) {
+    failed.push(script);
+    const why = r.error?.message ?? (r.status !== 0 ? `exit status ${r.status ?? r.signal}` : 'no JSON record printed');
+    console.error(`bench/${script} failed: ${why}\n${(r.stderr ?? '').trim().split('\n').slice(-15).join('\n')}`);
+    out.push(`**bench/${script} failed: ${why}**`, '');
+  }
+  results.push(...records.map((rec) => ({ script, area, ...rec })));
+}
+
+console.log(out.join('\n'));
+const dir = here('results/');
+mkdirSync(dir, { recursive: true });
+const json = JSON.stringify({ date: started.toISOString(), quick, args, node: process.versions.node, cpu: os.cpus()[0]?.model, cpus: os.cpus().length, loadavg: os.loadavg(), failed, results }, null, 1);
+writeFileSync(`${dir}${started.toISOString().replace(/[:.]/g, '-')}.json`, json);
+writeFileSync(`${dir}latest.json`, json);
+if (failed.length) {
+  console.error(`failed: ${failed.join(', ')}`);
+  process.exit(1);
+}
