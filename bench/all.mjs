@@ -9,8 +9,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { JSON_MARK } from './runner.mjs';
+import { JSON_MARK, fmt } from './runner.mjs';
 import { VERSIONS } from './ops.mjs';
+import { checkTargets } from './targets.mjs';
 
 const AREAS = [
   ['Curve25519', 'curve.mjs'],
@@ -58,10 +59,22 @@ for (const [area, script] of AREAS) {
   results.push(...records.map((rec) => ({ script, area, ...rec })));
 }
 
+// The feature issues' targets against this run (our build's median; '—' where the run has no row).
+const targets = checkTargets(results);
+const show = (t, v) => (v === undefined ? '—' : t.size ? `${(v / 1000).toFixed(1)} KB` : t.ms ? `${v.toFixed(1)} ms` : fmt(v));
+out.push('## Targets of the feature issues', '');
+if (quick) out.push('Quick mode: few unwarmed rounds, so nothing here is judged.', '');
+out.push('| issue | operation | build (fastest form) | target | measured | met |', '|---|---|---|---|---|---|');
+for (const t of targets) {
+  const target = `≤ ${show(t, t.ns)}${t.note ? ` (${t.note})` : ''}`;
+  const met = quick || t.met === undefined ? '—' : t.met ? 'yes' : 'no';
+  out.push(`| #${t.issue} | ${t.op} | ${t.impl?.replace(/^wacore /, '') ?? t.variant} | ${target} | ${show(t, t.measured)} | ${met} |`);
+}
+out.push('');
 console.log(out.join('\n'));
 const dir = here('results/');
 mkdirSync(dir, { recursive: true });
-const json = JSON.stringify({ date: started.toISOString(), quick, args, node: process.versions.node, cpu: os.cpus()[0]?.model, cpus: os.cpus().length, loadavg: os.loadavg(), failed, results }, null, 1);
+const json = JSON.stringify({ date: started.toISOString(), quick, args, node: process.versions.node, cpu: os.cpus()[0]?.model, cpus: os.cpus().length, loadavg: os.loadavg(), failed, results, targets }, null, 1);
 writeFileSync(`${dir}${started.toISOString().replace(/[:.]/g, '-')}.json`, json);
 writeFileSync(`${dir}latest.json`, json);
 if (failed.length) {
