@@ -5,18 +5,13 @@
 // in the same order, except where our limits apply: at most kMaxReceiverChains receiving chains
 // (the newest), kMaxSkippedKeysPerChain skipped keys per chain (the newest) and
 // kMaxArchivedSessions closed sessions (the most recently closed).
-#define RAPIDJSON_ASSERT(x) ((void)0)
-#define RAPIDJSON_HAS_STDSTRING 0
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <sodium.h>
 
-#include <cmath>
 #include <charconv>
 #include <cstring>
 #include <string_view>
 
+#include "signal/json_common.h"
 #include "signal/session.h"
 
 namespace wacore::signal {
@@ -25,38 +20,15 @@ namespace {
 using rapidjson::Value;
 
 constexpr int kB64 = sodium_base64_VARIANT_ORIGINAL;
-constexpr int kB64NoPad = sodium_base64_VARIANT_ORIGINAL_NO_PADDING;
 
-// Base64 of exactly N bytes (padded or not, as Node's Buffer accepts both).
 template <size_t N>
 bool b64_fixed(const Value& v, std::array<uint8_t, N>& out) {
-  if (!v.IsString()) return false;
-  size_t n = 0;
-  const char* end = nullptr;
-  const char* s = v.GetString();
-  const size_t len = v.GetStringLength();
-  for (int variant : {kB64, kB64NoPad}) {
-    if (sodium_base642bin(out.data(), N, s, len, nullptr, &n, &end, variant) == 0 && end == s + len && n == N) {
-      return true;
-    }
-  }
-  return false;
+  return json::b64_fixed(&v, out);
 }
 
 bool public_key(const Value& v, PublicKey& out) { return b64_fixed(v, out) && out[0] == 0x05; }
 
-bool integer(const Value& v, int64_t lo, int64_t hi, int64_t& out) {
-  if (v.IsInt64()) {
-    out = v.GetInt64();
-  } else if (v.IsDouble()) {
-    const double d = v.GetDouble();
-    if (!(std::fabs(d) < 9.0e15) || std::trunc(d) != d) return false;
-    out = static_cast<int64_t>(d);
-  } else {
-    return false;
-  }
-  return out >= lo && out <= hi;
-}
+using json::integer;
 
 const Value* member(const Value& obj, const char* name) {
   if (!obj.IsObject()) return nullptr;
@@ -178,7 +150,7 @@ bool read_session(const Value& v, Session& s) {
 bool read_record(std::string_view json, Record& out) {
   rapidjson::Document doc;
   // Iterative: nesting depth costs heap, not stack. Anything after the root value is an error.
-  doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
+  doc.Parse<json::kParseFlags>(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) return false;
   const Value* version = field(doc, "version");
   uint32_t migrated_registration = 0;

@@ -7,15 +7,10 @@
 // limits apply (kMaxSenderKeyStates newest states, kMaxSenderMessageKeys newest skipped keys).
 // Members the format does not define are ignored, and so are skipped-key entries with neither
 // iteration nor seed (what Baileys 6's own JSON stores hold after a round trip, see read_state).
-#define RAPIDJSON_ASSERT(x) ((void)0)
-#define RAPIDJSON_HAS_STDSTRING 0
-#include <rapidjson/document.h>
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <sodium.h>
 
-#include <cmath>
 
+#include "signal/json_common.h"
 #include "signal/sender_keys.h"
 
 namespace wacore::signal {
@@ -23,20 +18,7 @@ namespace {
 
 using rapidjson::Value;
 
-template <size_t N>
-bool b64_fixed(const Value* v, std::array<uint8_t, N>& out) {
-  if (v == nullptr || !v->IsString()) return false;
-  const char* s = v->GetString();
-  const size_t len = v->GetStringLength();
-  for (int variant : {sodium_base64_VARIANT_ORIGINAL, sodium_base64_VARIANT_ORIGINAL_NO_PADDING}) {
-    size_t n = 0;
-    const char* end = nullptr;
-    if (sodium_base642bin(out.data(), N, s, len, nullptr, &n, &end, variant) == 0 && end == s + len && n == N) {
-      return true;
-    }
-  }
-  return false;
-}
+using json::b64_fixed;
 
 // A present, non-null member.
 const Value* field(const Value& obj, const char* name) {
@@ -46,15 +28,9 @@ const Value* field(const Value& obj, const char* name) {
 }
 
 bool u32(const Value* v, uint32_t& out) {
-  if (v == nullptr) return false;
-  if (v->IsUint()) {
-    out = v->GetUint();
-    return true;
-  }
-  if (!v->IsDouble()) return false;
-  const double d = v->GetDouble();
-  if (!(d >= 0 && d <= 4294967295.0) || std::trunc(d) != d) return false;
-  out = static_cast<uint32_t>(d);
+  int64_t n = 0;
+  if (v == nullptr || !json::integer(*v, 0, UINT32_MAX, n)) return false;
+  out = static_cast<uint32_t>(n);
   return true;
 }
 
@@ -101,7 +77,7 @@ void b64(Writer& w, const std::array<uint8_t, N>& bytes, char* scratch) {
 Error sender_key_record_from_json(std::string_view json, SenderKeyRecord& out) noexcept {
   rapidjson::Document doc;
   // Iterative: nesting depth costs heap, not stack.
-  doc.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
+  doc.Parse<json::kParseFlags>(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsArray()) return Error::invalid_record;
   if (doc.Size() > 4 * kMaxSenderKeyStates) return Error::invalid_record;
   SenderKeyRecord rec;

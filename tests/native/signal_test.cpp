@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 
 #include "crypto/curve25519.h"
+#include "signal/json_common.h"
 #include "signal/session.h"
 #include "test_util.h"
 
@@ -393,6 +395,43 @@ TEST(SignalLimits, ReceiverChainsAndArchivedSessions) {
   EXPECT_EQ(std::count_if(alice.record.sessions.begin(), alice.record.sessions.end(),
                           [](const Session& s) { return s.open(); }),
             1);
+}
+
+// Numbers in the JSON records are read from their text: integral values in range, in any form a
+// JavaScript writer produces; nothing fractional, out of range, or not a number.
+TEST(SignalRecords, JsonIntegersAreIntegralNumbersInRange) {
+  const auto read = [](const char* text, int64_t lo, int64_t hi) -> std::optional<int64_t> {
+    rapidjson::Document doc;
+    doc.Parse<json::kParseFlags>(text);
+    int64_t v = 0;
+    if (doc.HasParseError() || !json::integer(doc, lo, hi, v)) return std::nullopt;
+    return v;
+  };
+  const int64_t big = int64_t{1} << 53;
+  EXPECT_EQ(read("12", 0, 100), 12);
+  EXPECT_EQ(read("-3", -10, 10), -3);
+  EXPECT_EQ(read("0", 0, 0), 0);
+  EXPECT_EQ(read("-0", 0, 0), 0);
+  EXPECT_EQ(read("12.0", 0, 100), 12);
+  EXPECT_EQ(read("1.2e1", 0, 100), 12);
+  EXPECT_EQ(read("120e-1", 0, 100), 12);
+  EXPECT_EQ(read("0.00e5", 0, 100), 0);
+  EXPECT_EQ(read("1700000000000", 0, big), 1700000000000);
+  EXPECT_EQ(read("9007199254740992", 0, big), big);
+  EXPECT_EQ(read("4294967295", 0, UINT32_MAX), UINT32_MAX);
+  EXPECT_EQ(read("\"7\"", 0, 10), 7);  // a string holding a number reads as that number
+  EXPECT_EQ(read("4294967296", 0, UINT32_MAX), std::nullopt);
+  EXPECT_EQ(read("9007199254740993", 0, big), std::nullopt);
+  EXPECT_EQ(read("1e19", 0, big), std::nullopt);
+  EXPECT_EQ(read("1e999999", 0, big), std::nullopt);
+  EXPECT_EQ(read("0.5", 0, 100), std::nullopt);
+  EXPECT_EQ(read("12.50", 0, 100), std::nullopt);
+  EXPECT_EQ(read("1e-1", 0, 100), std::nullopt);
+  EXPECT_EQ(read("-1", 0, 100), std::nullopt);
+  EXPECT_EQ(read("true", 0, 100), std::nullopt);
+  EXPECT_EQ(read("\"x1\"", 0, 100), std::nullopt);
+  EXPECT_EQ(read("\"\"", 0, 100), std::nullopt);
+  EXPECT_EQ(read("null", 0, 100), std::nullopt);
 }
 
 TEST(SignalRecords, BinaryAndJsonRoundTrips) {
