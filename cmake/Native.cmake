@@ -31,6 +31,10 @@ add_executable(wacore_tests
   tests/native/error_test.cpp
   tests/native/test_util.cpp)
 target_link_libraries(wacore_tests PRIVATE wacore_native GTest::gtest_main nlohmann_json::nlohmann_json)
+# The fixed-base multiplication test compares with libsodium's internals: same private header and
+# defines as the core.
+target_include_directories(wacore_tests SYSTEM PRIVATE "${WACORE_SODIUM_PRIVATE_INCLUDE}")
+target_compile_definitions(wacore_tests PRIVATE ${WACORE_SODIUM_DEFINES})
 target_compile_options(wacore_tests PRIVATE ${WACORE_WARNINGS})
 target_compile_definitions(wacore_tests PRIVATE
   WACORE_VECTORS_DIR="${WACORE_SHARED_DIR}/vectors")

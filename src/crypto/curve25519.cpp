@@ -10,9 +10,8 @@
 
 // libsodium's Edwards-curve internals (field, group and scalar arithmetic). They are not part of its
 // public API, which is why all three builds compile libsodium from source (see cmake/Sodium.cmake).
-extern "C" {
-#include "private/ed25519_ref10.h"  // found through the SYSTEM include path: no warnings
-}
+// The header comes through ed25519_base.h, found through the SYSTEM include path: no warnings.
+#include "crypto/ed25519_base.h"
 
 namespace wacore::curve {
 namespace {
@@ -65,17 +64,79 @@ Error generate_key_pair(uint8_t private_key[kPrivateKeyBytes], uint8_t public_ke
 
 Error public_from_private(const uint8_t private_key[kPrivateKeyBytes],
                           uint8_t public_key[kKeyBytes]) noexcept {
-  // crypto_scalarmult_curve25519_base clamps its own copy; its only failure (an all-zero result)
-  // cannot happen for a clamped scalar times the base point, which has prime order.
-  if (crypto_scalarmult_curve25519_base(public_key, private_key) != 0) return Error::key_length;
+  // a·B on the Edwards curve, then its Montgomery u = (1 + y) / (1 - y) = (Z + Y) / (Z - Y): what
+  // crypto_scalarmult_curve25519_base computes, through our table (ed25519_base.h). Z - Y is never
+  // zero: that would be y = 1, the identity, and a clamped scalar is not a multiple of B's order.
+  uint8_t a[32];
+  std::memcpy(a, private_key, sizeof a);
+  clamp(a);
+  ge25519_p3 point;
+  base_mult(&point, a);
+  fe25519 num, den;
+  fe25519_add(num, point.Z, point.Y);
+  fe25519_sub(den, point.Z, point.Y);
+  fe25519_invert(den, den);
+  fe25519_mul(num, num, den);
+  fe25519_tobytes(public_key, num);
+  sodium_memzero(a, sizeof a);
+  sodium_memzero(&point, sizeof point);
+  sodium_memzero(num, sizeof num);
+  sodium_memzero(den, sizeof den);
   return Error::ok;
 }
 
 Error agreement(const uint8_t public_key[kKeyBytes], const uint8_t private_key[kPrivateKeyBytes],
                 uint8_t shared[kSharedSecretBytes]) noexcept {
-  // libsodium returns -1 for the listed low-order points and for any all-zero output (checked in
-  // constant time); both are our ERR_LOW_ORDER_POINT.
-  if (crypto_scalarmult_curve25519(shared, private_key, public_key) != 0) {
+  // The Montgomery ladder of RFC 7748 §5 on libsodium's field arithmetic. (libsodium's own
+  // crypto_scalarmult_curve25519 is not called: its implementation table also holds its fixed-base
+  // function, which would link the 30 KB table that ed25519_base.h exists to avoid.)
+  uint8_t k[32];
+  std::memcpy(k, private_key, sizeof k);
+  clamp(k);
+  fe25519 x1, x2, z2, x3, z3, a, aa, b, bb, e, c, d, da, cb;
+  fe25519_frombytes(x1, public_key);  // bit 255 ignored, values >= p reduced, as RFC 7748 says
+  fe25519_1(x2);
+  fe25519_0(z2);
+  fe25519_copy(x3, x1);
+  fe25519_1(z3);
+  unsigned swap = 0;
+  for (int t = 254; t >= 0; t--) {
+    const unsigned bit = (k[t >> 3] >> (t & 7)) & 1;
+    swap ^= bit;
+    fe25519_cswap(x2, x3, swap);
+    fe25519_cswap(z2, z3, swap);
+    swap = bit;
+    fe25519_add(a, x2, z2);
+    fe25519_sq(aa, a);
+    fe25519_sub(b, x2, z2);
+    fe25519_sq(bb, b);
+    fe25519_sub(e, aa, bb);
+    fe25519_add(c, x3, z3);
+    fe25519_sub(d, x3, z3);
+    fe25519_mul(da, d, a);
+    fe25519_mul(cb, c, b);
+    fe25519_add(x3, da, cb);
+    fe25519_sq(x3, x3);
+    fe25519_sub(z3, da, cb);
+    fe25519_sq(z3, z3);
+    fe25519_mul(z3, z3, x1);
+    fe25519_mul(x2, aa, bb);
+    fe25519_scalar_product(z2, e, 121665);  // a24 = (486662 - 2) / 4
+    fe25519_add(z2, z2, aa);
+    fe25519_mul(z2, z2, e);
+  }
+  fe25519_cswap(x2, x3, swap);
+  fe25519_cswap(z2, z3, swap);
+  fe25519_invert(z2, z2);
+  fe25519_mul(x2, x2, z2);
+  fe25519_tobytes(shared, x2);
+  for (fe25519* f : {&x2, &z2, &x3, &z3, &a, &aa, &b, &bb, &e, &c, &d, &da, &cb}) sodium_memzero(*f, sizeof *f);
+  sodium_memzero(k, sizeof k);
+  // An all-zero result (checked in constant time) means a low-order public key: ERR_LOW_ORDER_POINT,
+  // as libsodium, OpenSSL and Wycheproof's "acceptable" cases have it.
+  uint8_t any = 0;
+  for (size_t i = 0; i < kSharedSecretBytes; i++) any = static_cast<uint8_t>(any | shared[i]);
+  if (ct::declassify(any == 0)) {
     sodium_memzero(shared, kSharedSecretBytes);
     return Error::low_order_point;
   }
@@ -100,7 +161,7 @@ void edwards_public_of(const uint8_t a[32], uint8_t out[32]) noexcept {
     return;
   }
   ge25519_p3 point;
-  ge25519_scalarmult_base(&point, a);
+  base_mult(&point, a);
   ge25519_p3_tobytes(out, &point);
   sodium_memzero(&point, sizeof point);
   std::memcpy(g_last_signer.a, a, 32);
@@ -115,7 +176,7 @@ void sign_with_random(const uint8_t private_key[kPrivateKeyBytes], std::span<con
                       uint8_t signature[kSignatureBytes]) noexcept {
   uint8_t a[32];
   std::memcpy(a, private_key, sizeof a);
-  clamp(a);  // a < 2^255, as ge25519_scalarmult_base requires
+  clamp(a);  // a < 2^255, as base_mult requires
 
   ge25519_p3 point;
   uint8_t edwards_public[32];
@@ -126,7 +187,7 @@ void sign_with_random(const uint8_t private_key[kPrivateKeyBytes], std::span<con
   hash_to_scalar({kNoncePrefix, std::span<const uint8_t>(a, 32), message,
                   std::span<const uint8_t>(random, kSignatureRandomBytes)},
                  r);
-  ge25519_scalarmult_base(&point, r);
+  base_mult(&point, r);
   ge25519_p3_tobytes(signature, &point);  // R
 
   uint8_t h[32];

@@ -1,6 +1,7 @@
 // Curve25519 as Signal uses it: X25519 key agreement and XEdDSA signatures over X25519 keys.
 //
-// Built on libsodium's X25519 and its Edwards-curve internals; no curve arithmetic of our own.
+// Built on libsodium's X25519 and its Edwards-curve internals, with one piece of our own: the
+// fixed-base multiplication (ed25519_base.h), whose table is made at first use instead of shipped.
 // Key formats follow libsignal: private keys are 32 bytes (clamped when generated or derived),
 // public keys travel as 33 bytes (0x05 type byte + the X25519 u-coordinate) and 32-byte keys are
 // accepted too.

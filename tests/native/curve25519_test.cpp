@@ -1,12 +1,18 @@
 // X25519 and XEdDSA: Wycheproof, libsignal's and libsignal-protocol-c's vectors, and properties.
 #include "crypto/curve25519.h"
 
+#include <sodium.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <array>
+#include <vector>
 #include <string>
 
 #include "common/random.h"
+#include "crypto/ed25519_base.h"
 #include "test_util.h"
 
 namespace wacore::curve {
@@ -84,6 +90,58 @@ TEST(X25519, GeneratedPairsAgreeAndAreClamped) {
     ASSERT_EQ(agreement(b_pub, a_priv, s1), Error::ok);
     ASSERT_EQ(agreement(a_pub, b_priv, s2), Error::ok);
     EXPECT_EQ(to_hex(s1, 32), to_hex(s2, 32));
+  }
+}
+
+// Our fixed-base multiplication (table made at first use) against libsodium's (shipped table): the
+// same points for random scalars, the edge scalars, and X25519 public keys equal to
+// crypto_scalarmult_curve25519_base's.
+TEST(FixedBase, EqualsLibsodiumOnRandomAndEdgeScalars) {
+  std::vector<std::array<uint8_t, 32>> scalars;
+  std::array<uint8_t, 32> s{};
+  scalars.push_back(s);  // 0: the identity
+  s[0] = 1;
+  scalars.push_back(s);  // B itself
+  for (int i = 0; i < 32; i++) s[i] = 0xFF;
+  s[31] = 0x7F;
+  scalars.push_back(s);  // 2^255 - 1, the largest allowed
+  for (int i = 0; i < 32; i++) s[i] = static_cast<uint8_t>(i % 2 ? 0x88 : 0x77);  // digits at +-8
+  s[31] &= 0x7F;
+  scalars.push_back(s);
+  for (int i = 0; i < 500; i++) {
+    randombytes_buf(s.data(), s.size());
+    s[31] &= 0x7F;
+    scalars.push_back(s);
+  }
+  for (const auto& a : scalars) {
+    ge25519_p3 ours, theirs;
+    base_mult(&ours, a.data());
+    ge25519_scalarmult_base(&theirs, a.data());
+    uint8_t x[32], y[32];
+    ge25519_p3_tobytes(x, &ours);
+    ge25519_p3_tobytes(y, &theirs);
+    ASSERT_EQ(to_hex(x, 32), to_hex(y, 32)) << to_hex(a.data(), 32);
+    uint8_t pub[32], want[32];
+    ASSERT_EQ(public_from_private(a.data(), pub), Error::ok);
+    ASSERT_EQ(crypto_scalarmult_curve25519_base(want, a.data()), 0);
+    ASSERT_EQ(to_hex(pub, 32), to_hex(want, 32));
+  }
+}
+
+// Our ladder against libsodium's X25519 on random private keys and random (also non-canonical and
+// bit-255-set) public values.
+TEST(X25519, LadderEqualsLibsodiumOnRandomInputs) {
+  for (int i = 0; i < 300; i++) {
+    uint8_t k[32], u[32], ours[32], theirs[32];
+    randombytes_buf(k, sizeof k);
+    randombytes_buf(u, sizeof u);
+    if (i % 3 == 0) std::memset(u + 1, 0xFF, 31);  // u >= p for most first bytes, bit 255 set
+    const Error e = agreement(u, k, ours);
+    const int rc = crypto_scalarmult_curve25519(theirs, k, u);
+    ASSERT_EQ(e == Error::ok, rc == 0) << to_hex(u, 32);
+    if (rc == 0) {
+      ASSERT_EQ(to_hex(ours, 32), to_hex(theirs, 32)) << to_hex(u, 32);
+    }
   }
 }
 

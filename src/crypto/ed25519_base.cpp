@@ -1,0 +1,192 @@
+#include "crypto/ed25519_base.h"
+
+#include <sodium.h>
+
+#include <cstring>
+
+namespace wacore::curve {
+namespace {
+
+// A multiple of B in affine form, ready for mixed addition: (y + x, y - x, 2d·x·y).
+struct Affine {
+  fe25519 y_plus_x, y_minus_x, xy_2d;
+};
+
+// kTable[i][j] = (j + 1)·256^i·B: the scalar is written in 64 signed radix-16 digits, and digit k
+// (in [-8, 8]) picks entry |digit| - 1 of row k / 2, the odd digits before four doublings and the
+// even ones after.
+constexpr int kRows = 32;
+constexpr int kMultiples = 8;
+Affine g_table[kRows][kMultiples];
+bool g_table_ready = false;
+
+// The encoding of B: y = 4/5, x even.
+constexpr uint8_t kBasePoint[32] = {0x58, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
+                                    0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66,
+                                    0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66, 0x66};
+
+void small(fe25519 out, uint32_t v) {
+  uint8_t bytes[32] = {static_cast<uint8_t>(v), static_cast<uint8_t>(v >> 8), static_cast<uint8_t>(v >> 16)};
+  fe25519_frombytes(out, bytes);
+}
+
+// Field elements with the limbs fe25519_frombytes gives (fully carried), whatever sums made them.
+void settle(fe25519 f) {
+  uint8_t bytes[32];
+  fe25519_tobytes(bytes, f);
+  fe25519_frombytes(f, bytes);
+}
+
+// h = 2h (extended coordinates, Hisil-Wong-Carter-Dawson 2008 doubling, a = -1), both fractions of
+// the completed result negated: with A = X², B = Y², C = 2Z², it is
+// (A + B - (X + Y)² : A + B) over (A - B : A - B + C).
+void dbl(ge25519_p3& h) {
+  ge25519_p1p1 r;
+  fe25519 a, b, c, e;
+  fe25519_sq(a, h.X);
+  fe25519_sq(b, h.Y);
+  fe25519_sq2(c, h.Z);
+  fe25519_add(e, h.X, h.Y);
+  fe25519_sq(e, e);
+  fe25519_add(r.Y, a, b);
+  fe25519_sub(r.X, r.Y, e);
+  fe25519_sub(r.Z, a, b);
+  fe25519_add(r.T, r.Z, c);
+  ge25519_p1p1_to_p3(&h, &r);
+}
+
+void add(ge25519_p3& r, const ge25519_p3& p, const ge25519_p3& q) {
+  ge25519_cached c;
+  ge25519_p1p1 sum;
+  ge25519_p3_to_cached(&c, &q);
+  ge25519_add(&sum, &p, &c);
+  ge25519_p1p1_to_p3(&r, &sum);
+}
+
+// The table from B alone: 224 additions, 248 doublings and one batched inversion (Montgomery's
+// trick) for the affine forms. Public data; about 0.3 ms once.
+void build_table() {
+  static ge25519_p3 points[kRows * kMultiples];
+  static fe25519 prefix[kRows * kMultiples];
+  ge25519_p3 row;
+  ge25519_frombytes(&row, kBasePoint);
+  for (int i = 0; i < kRows; i++) {
+    points[i * kMultiples] = row;
+    for (int j = 1; j < kMultiples; j++) add(points[i * kMultiples + j], points[i * kMultiples + j - 1], row);
+    for (int k = 0; k < 8; k++) dbl(row);  // 256·row
+  }
+  // 1/Z of every point from one inversion: prefix[n] = Z_0···Z_n.
+  constexpr int kCount = kRows * kMultiples;
+  fe25519_copy(prefix[0], points[0].Z);
+  for (int n = 1; n < kCount; n++) fe25519_mul(prefix[n], prefix[n - 1], points[n].Z);
+  fe25519 inv, inv_z, x, y, d2, t;
+  fe25519_invert(inv, prefix[kCount - 1]);
+  // d = -121665/121666, and 2d.
+  small(t, 121666);
+  fe25519_invert(t, t);
+  small(d2, 121665);
+  fe25519_mul(d2, d2, t);
+  fe25519_neg(d2, d2);
+  fe25519_add(d2, d2, d2);
+  for (int n = kCount - 1; n >= 0; n--) {
+    if (n > 0) {
+      fe25519_mul(inv_z, inv, prefix[n - 1]);
+      fe25519_mul(inv, inv, points[n].Z);
+    } else {
+      fe25519_copy(inv_z, inv);
+    }
+    fe25519_mul(x, points[n].X, inv_z);
+    fe25519_mul(y, points[n].Y, inv_z);
+    Affine& e = g_table[n / kMultiples][n % kMultiples];
+    fe25519_add(e.y_plus_x, y, x);
+    fe25519_sub(e.y_minus_x, y, x);
+    fe25519_mul(t, x, y);
+    fe25519_mul(e.xy_2d, t, d2);
+    settle(e.y_plus_x);
+    settle(e.y_minus_x);
+    settle(e.xy_2d);
+  }
+  g_table_ready = true;
+}
+
+// 1 when b == c, else 0, without a branch (b, c in [0, 8]).
+unsigned equal(unsigned b, unsigned c) { return ((b ^ c) - 1U) >> 31; }
+
+// out = digit·256^row·B for digit in [-8, 8], reading every entry of the row whatever the digit.
+void select(Affine& out, int row, signed char digit) {
+  const unsigned negative = static_cast<unsigned char>(digit) >> 7;
+  const unsigned magnitude = static_cast<unsigned>(digit - ((-static_cast<int>(negative) & digit) * 2));
+  fe25519_1(out.y_plus_x);
+  fe25519_1(out.y_minus_x);
+  fe25519_0(out.xy_2d);
+  for (int j = 0; j < kMultiples; j++) {
+    const unsigned take = equal(magnitude, static_cast<unsigned>(j + 1));
+    fe25519_cmov(out.y_plus_x, g_table[row][j].y_plus_x, take);
+    fe25519_cmov(out.y_minus_x, g_table[row][j].y_minus_x, take);
+    fe25519_cmov(out.xy_2d, g_table[row][j].xy_2d, take);
+  }
+  // -P = (-x, y): y + x and y - x trade places, xy·2d changes sign.
+  Affine minus;
+  fe25519_copy(minus.y_plus_x, out.y_minus_x);
+  fe25519_copy(minus.y_minus_x, out.y_plus_x);
+  fe25519_neg(minus.xy_2d, out.xy_2d);
+  fe25519_cmov(out.y_plus_x, minus.y_plus_x, negative);
+  fe25519_cmov(out.y_minus_x, minus.y_minus_x, negative);
+  fe25519_cmov(out.xy_2d, minus.xy_2d, negative);
+}
+
+// h += q, q affine (extended coordinates, Hisil-Wong-Carter-Dawson 2008 mixed addition, a = -1):
+// A = (Y+X)(y+x), B = (Y-X)(y-x), C = T·2dxy, D = 2Z; the sum is (A-B : A+B : D+C : D-C) completed.
+void mixed_add(ge25519_p3& h, const Affine& q) {
+  ge25519_p1p1 r;
+  fe25519 d;
+  fe25519_add(r.X, h.Y, h.X);
+  fe25519_sub(r.Y, h.Y, h.X);
+  fe25519_mul(r.Z, r.X, q.y_plus_x);   // A
+  fe25519_mul(r.Y, r.Y, q.y_minus_x);  // B
+  fe25519_mul(r.T, q.xy_2d, h.T);      // C
+  fe25519_add(d, h.Z, h.Z);            // D
+  fe25519_sub(r.X, r.Z, r.Y);          // A - B
+  fe25519_add(r.Y, r.Z, r.Y);          // A + B
+  fe25519_add(r.Z, d, r.T);            // D + C
+  fe25519_sub(r.T, d, r.T);            // D - C
+  ge25519_p1p1_to_p3(&h, &r);
+}
+
+}  // namespace
+
+void base_mult(ge25519_p3* h, const uint8_t a[32]) noexcept {
+  if (!g_table_ready) build_table();
+  // 64 radix-16 digits, then recentred into [-8, 8] (the top digit stays below 8 as a < 2^255).
+  signed char e[64];
+  for (int i = 0; i < 32; i++) {
+    e[2 * i] = static_cast<signed char>(a[i] & 15);
+    e[2 * i + 1] = static_cast<signed char>(a[i] >> 4);
+  }
+  signed char carry = 0;
+  for (int i = 0; i < 63; i++) {
+    e[i] = static_cast<signed char>(e[i] + carry);
+    carry = static_cast<signed char>((e[i] + 8) >> 4);
+    e[i] = static_cast<signed char>(e[i] - carry * 16);
+  }
+  e[63] = static_cast<signed char>(e[63] + carry);
+
+  fe25519_0(h->X);
+  fe25519_1(h->Y);
+  fe25519_1(h->Z);
+  fe25519_0(h->T);
+  Affine t;
+  for (int i = 1; i < 64; i += 2) {
+    select(t, i / 2, e[i]);
+    mixed_add(*h, t);
+  }
+  for (int k = 0; k < 4; k++) dbl(*h);  // ·16
+  for (int i = 0; i < 64; i += 2) {
+    select(t, i / 2, e[i]);
+    mixed_add(*h, t);
+  }
+  sodium_memzero(e, sizeof e);
+  sodium_memzero(&t, sizeof t);
+}
+
+}  // namespace wacore::curve
