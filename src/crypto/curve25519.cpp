@@ -212,21 +212,20 @@ Error sign(const uint8_t private_key[kPrivateKeyBytes], std::span<const uint8_t>
 
 namespace {
 
-// -A in extended coordinates and the compressed Edwards key that the challenge hashes, for a
-// Montgomery key u and the sign bit a signature carries. The result for the last key verified is
-// kept (all of it public): a group's messages all come from one sender key, and decoding costs a
-// field inversion and a square root per signature.
+// The odd multiples of -A and the compressed Edwards key that the challenge hashes, for a Montgomery
+// key u and the sign bit a signature carries. The result for the last key verified is kept (all of
+// it public): a group's messages all come from one sender key, and decoding costs a field inversion,
+// a square root and the table of multiples per signature.
 struct VerifyingKey {
   bool valid = false;
   bool ok = false;
   uint8_t u[kKeyBytes];
   uint8_t sign_bit = 0;
   uint8_t edwards_public[32];
-  ge25519_p3 minus_a;
+  OddMultiples minus_a;
 } g_last_verifier;
 
-bool decode_verifying_key(const uint8_t public_key[kKeyBytes], uint8_t sign_bit, uint8_t edwards_public[32],
-                          ge25519_p3& minus_a) noexcept {
+const VerifyingKey* decode_verifying_key(const uint8_t public_key[kKeyBytes], uint8_t sign_bit) noexcept {
   VerifyingKey& k = g_last_verifier;
   if (!k.valid || k.sign_bit != sign_bit || std::memcmp(k.u, public_key, kKeyBytes) != 0) {
     k.valid = true;
@@ -239,22 +238,21 @@ bool decode_verifying_key(const uint8_t public_key[kKeyBytes], uint8_t sign_bit,
     fe25519_frombytes(u, public_key);
     fe25519_1(one);
     fe25519_add(den, u, one);
-    if (fe25519_iszero(den)) return false;
+    if (fe25519_iszero(den)) return nullptr;
     fe25519_sub(num, u, one);
     fe25519_invert(den, den);
     fe25519_mul(num, num, den);
     fe25519_tobytes(k.edwards_public, num);
     k.edwards_public[31] |= sign_bit;
-    if (ge25519_frombytes_negate_vartime(&k.minus_a, k.edwards_public) != 0) return false;
+    ge25519_p3 minus_a;
+    if (ge25519_frombytes_negate_vartime(&minus_a, k.edwards_public) != 0) return nullptr;
     // libsignal hashes the compressed form of the decoded point. It differs from the bytes above
     // only when x = 0 (u = 0, y = -1), where the sign bit cannot survive decoding.
-    if (fe25519_iszero(k.minus_a.X)) k.edwards_public[31] &= 0x7F;
+    if (fe25519_iszero(minus_a.X)) k.edwards_public[31] &= 0x7F;
+    odd_multiples(k.minus_a, minus_a);
     k.ok = true;
   }
-  if (!k.ok) return false;
-  std::memcpy(edwards_public, k.edwards_public, 32);
-  minus_a = k.minus_a;
-  return true;
+  return k.ok ? &k : nullptr;
 }
 
 }  // namespace
@@ -265,20 +263,19 @@ bool verify(const uint8_t public_key[kKeyBytes], std::span<const uint8_t> messag
   // fully reduced below L, which libsignal-node's signatures would not always satisfy either).
   if ((signature[63] & 0x60) != 0) return false;
 
-  uint8_t edwards_public[32];
-  ge25519_p3 minus_a;
-  if (!decode_verifying_key(public_key, signature[63] & 0x80, edwards_public, minus_a)) return false;
+  const VerifyingKey* key = decode_verifying_key(public_key, signature[63] & 0x80);
+  if (key == nullptr) return false;
 
   uint8_t s[32];
   std::memcpy(s, signature + 32, sizeof s);
   s[31] &= 0x7F;
 
   uint8_t h[32];
-  hash_to_scalar({std::span<const uint8_t>(signature, 32), edwards_public, message}, h);
+  hash_to_scalar({std::span<const uint8_t>(signature, 32), key->edwards_public, message}, h);
 
   ge25519_p2 check;
   uint8_t r_check[32];
-  ge25519_double_scalarmult_vartime(&check, h, &minus_a, s);  // h*(-A) + s*B
+  double_mult_vartime(&check, h, key->minus_a, s);  // h*(-A) + s*B
   ge25519_tobytes(r_check, &check);
   return crypto_verify_32(r_check, signature) == 0;
 }

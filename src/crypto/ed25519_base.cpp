@@ -40,18 +40,22 @@ void settle(fe25519 f) {
 // h = 2h (extended coordinates, Hisil-Wong-Carter-Dawson 2008 doubling, a = -1), both fractions of
 // the completed result negated: with A = X², B = Y², C = 2Z², it is
 // (A + B - (X + Y)² : A + B) over (A - B : A - B + C).
-void dbl(ge25519_p3& h) {
-  ge25519_p1p1 r;
+void dbl(ge25519_p1p1& r, const fe25519 x, const fe25519 y, const fe25519 z) {
   fe25519 a, b, c, e;
-  fe25519_sq(a, h.X);
-  fe25519_sq(b, h.Y);
-  fe25519_sq2(c, h.Z);
-  fe25519_add(e, h.X, h.Y);
+  fe25519_sq(a, x);
+  fe25519_sq(b, y);
+  fe25519_sq2(c, z);
+  fe25519_add(e, x, y);
   fe25519_sq(e, e);
   fe25519_add(r.Y, a, b);
   fe25519_sub(r.X, r.Y, e);
   fe25519_sub(r.Z, a, b);
   fe25519_add(r.T, r.Z, c);
+}
+
+void dbl(ge25519_p3& h) {
+  ge25519_p1p1 r;
+  dbl(r, h.X, h.Y, h.Z);
   ge25519_p1p1_to_p3(&h, &r);
 }
 
@@ -63,8 +67,41 @@ void add(ge25519_p3& r, const ge25519_p3& p, const ge25519_p3& q) {
   ge25519_p1p1_to_p3(&r, &sum);
 }
 
-// The table from B alone: 224 additions, 248 doublings and one batched inversion (Montgomery's
-// trick) for the affine forms. Public data; about 0.3 ms once.
+// Affine forms of n points with one inversion (Montgomery's trick: prefix products of the Z's).
+void to_affine(Affine* out, const ge25519_p3* points, fe25519* prefix, int n) {
+  fe25519_copy(prefix[0], points[0].Z);
+  for (int i = 1; i < n; i++) fe25519_mul(prefix[i], prefix[i - 1], points[i].Z);
+  fe25519 inv, inv_z, x, y, d2, t;
+  fe25519_invert(inv, prefix[n - 1]);
+  // d = -121665/121666, and 2d.
+  small(t, 121666);
+  fe25519_invert(t, t);
+  small(d2, 121665);
+  fe25519_mul(d2, d2, t);
+  fe25519_neg(d2, d2);
+  fe25519_add(d2, d2, d2);
+  for (int i = n - 1; i >= 0; i--) {
+    if (i > 0) {
+      fe25519_mul(inv_z, inv, prefix[i - 1]);
+      fe25519_mul(inv, inv, points[i].Z);
+    } else {
+      fe25519_copy(inv_z, inv);
+    }
+    fe25519_mul(x, points[i].X, inv_z);
+    fe25519_mul(y, points[i].Y, inv_z);
+    Affine& e = out[i];
+    fe25519_add(e.y_plus_x, y, x);
+    fe25519_sub(e.y_minus_x, y, x);
+    fe25519_mul(t, x, y);
+    fe25519_mul(e.xy_2d, t, d2);
+    settle(e.y_plus_x);
+    settle(e.y_minus_x);
+    settle(e.xy_2d);
+  }
+}
+
+// The table from B alone: 224 additions, 248 doublings and one batched inversion for the affine
+// forms. Public data; well under a millisecond, once.
 void build_table() {
   static ge25519_p3 points[kRows * kMultiples];
   static fe25519 prefix[kRows * kMultiples];
@@ -75,38 +112,25 @@ void build_table() {
     for (int j = 1; j < kMultiples; j++) add(points[i * kMultiples + j], points[i * kMultiples + j - 1], row);
     for (int k = 0; k < 8; k++) dbl(row);  // 256·row
   }
-  // 1/Z of every point from one inversion: prefix[n] = Z_0···Z_n.
-  constexpr int kCount = kRows * kMultiples;
-  fe25519_copy(prefix[0], points[0].Z);
-  for (int n = 1; n < kCount; n++) fe25519_mul(prefix[n], prefix[n - 1], points[n].Z);
-  fe25519 inv, inv_z, x, y, d2, t;
-  fe25519_invert(inv, prefix[kCount - 1]);
-  // d = -121665/121666, and 2d.
-  small(t, 121666);
-  fe25519_invert(t, t);
-  small(d2, 121665);
-  fe25519_mul(d2, d2, t);
-  fe25519_neg(d2, d2);
-  fe25519_add(d2, d2, d2);
-  for (int n = kCount - 1; n >= 0; n--) {
-    if (n > 0) {
-      fe25519_mul(inv_z, inv, prefix[n - 1]);
-      fe25519_mul(inv, inv, points[n].Z);
-    } else {
-      fe25519_copy(inv_z, inv);
-    }
-    fe25519_mul(x, points[n].X, inv_z);
-    fe25519_mul(y, points[n].Y, inv_z);
-    Affine& e = g_table[n / kMultiples][n % kMultiples];
-    fe25519_add(e.y_plus_x, y, x);
-    fe25519_sub(e.y_minus_x, y, x);
-    fe25519_mul(t, x, y);
-    fe25519_mul(e.xy_2d, t, d2);
-    settle(e.y_plus_x);
-    settle(e.y_minus_x);
-    settle(e.xy_2d);
-  }
+  to_affine(&g_table[0][0], points, prefix, kRows * kMultiples);
   g_table_ready = true;
+}
+
+// B, 3B, 5B, ..., 127B for the width-8 NAF of verification.
+constexpr int kOddB = 64;
+Affine g_odd_b[kOddB];
+bool g_odd_b_ready = false;
+
+void build_odd_b() {
+  static ge25519_p3 points[kOddB];
+  static fe25519 prefix[kOddB];
+  ge25519_p3 two_b;
+  ge25519_frombytes(&points[0], kBasePoint);
+  two_b = points[0];
+  dbl(two_b);
+  for (int i = 1; i < kOddB; i++) add(points[i], points[i - 1], two_b);
+  to_affine(g_odd_b, points, prefix, kOddB);
+  g_odd_b_ready = true;
 }
 
 // 1 when b == c, else 0, without a branch (b, c in [0, 8]).
@@ -135,10 +159,9 @@ void select(Affine& out, int row, signed char digit) {
   fe25519_cmov(out.xy_2d, minus.xy_2d, negative);
 }
 
-// h += q, q affine (extended coordinates, Hisil-Wong-Carter-Dawson 2008 mixed addition, a = -1):
+// h + q, q affine (extended coordinates, Hisil-Wong-Carter-Dawson 2008 mixed addition, a = -1):
 // A = (Y+X)(y+x), B = (Y-X)(y-x), C = T·2dxy, D = 2Z; the sum is (A-B : A+B : D+C : D-C) completed.
-void mixed_add(ge25519_p3& h, const Affine& q) {
-  ge25519_p1p1 r;
+void mixed_add(ge25519_p1p1& r, const ge25519_p3& h, const Affine& q) {
   fe25519 d;
   fe25519_add(r.X, h.Y, h.X);
   fe25519_sub(r.Y, h.Y, h.X);
@@ -150,6 +173,11 @@ void mixed_add(ge25519_p3& h, const Affine& q) {
   fe25519_add(r.Y, r.Z, r.Y);          // A + B
   fe25519_add(r.Z, d, r.T);            // D + C
   fe25519_sub(r.T, d, r.T);            // D - C
+}
+
+void mixed_add(ge25519_p3& h, const Affine& q) {
+  ge25519_p1p1 r;
+  mixed_add(r, h, q);
   ge25519_p1p1_to_p3(&h, &r);
 }
 
@@ -187,6 +215,99 @@ void base_mult(ge25519_p3* h, const uint8_t a[32]) noexcept {
   }
   sodium_memzero(e, sizeof e);
   sodium_memzero(&t, sizeof t);
+}
+
+void odd_multiples(OddMultiples& out, const ge25519_p3& p) noexcept {
+  ge25519_p3 two_p = p, next = p;
+  dbl(two_p);
+  ge25519_p3_to_cached(&out.p[0], &p);
+  for (int i = 1; i < 8; i++) {
+    add(next, next, two_p);
+    ge25519_p3_to_cached(&out.p[i], &next);
+  }
+}
+
+namespace {
+
+// The width-w NAF of a 256-bit scalar: digits odd and below 2^(w-1) in magnitude, or zero, at most one
+// nonzero in any w consecutive; sum(naf[i]·2^i) = s. Variable time (public scalars only).
+void naf(int8_t out[257], const uint8_t s[32], int w) {
+  uint32_t k[9] = {};  // s, with one spare word for the carries of negative digits
+  for (int i = 0; i < 32; i++) k[i / 4] |= static_cast<uint32_t>(s[i]) << (8 * (i % 4));
+  const int32_t window = 1 << w, half = window >> 1;
+  for (int i = 0; i < 257; i++) {
+    int32_t digit = 0;
+    if (k[0] & 1) {
+      digit = static_cast<int32_t>(k[0] & static_cast<uint32_t>(window - 1));
+      if (digit >= half) digit -= window;
+      // k -= digit: subtract a small positive, or add a small positive, with carries.
+      uint64_t carry = 0;
+      if (digit > 0) {
+        uint64_t borrow = static_cast<uint32_t>(digit);
+        for (uint32_t& word : k) {
+          const uint64_t v = static_cast<uint64_t>(word) - borrow;
+          word = static_cast<uint32_t>(v);
+          borrow = v >> 63;
+        }
+      } else {
+        carry = static_cast<uint32_t>(-digit);
+        for (uint32_t& word : k) {
+          const uint64_t v = static_cast<uint64_t>(word) + carry;
+          word = static_cast<uint32_t>(v);
+          carry = v >> 32;
+        }
+      }
+    }
+    out[i] = static_cast<int8_t>(digit);
+    for (int j = 0; j < 8; j++) k[j] = (k[j] >> 1) | (k[j + 1] << 31);
+    k[8] >>= 1;
+  }
+}
+
+void negate(Affine& out, const Affine& q) {
+  fe25519_copy(out.y_plus_x, q.y_minus_x);
+  fe25519_copy(out.y_minus_x, q.y_plus_x);
+  fe25519_neg(out.xy_2d, q.xy_2d);
+}
+
+}  // namespace
+
+void double_mult_vartime(ge25519_p2* r, const uint8_t a[32], const OddMultiples& p, const uint8_t b[32]) noexcept {
+  if (!g_odd_b_ready) build_odd_b();
+  int8_t na[257], nb[257];
+  naf(na, a, 5);
+  naf(nb, b, 8);
+  int i = 256;
+  while (i >= 0 && na[i] == 0 && nb[i] == 0) i--;
+  fe25519_0(r->X);
+  fe25519_1(r->Y);
+  fe25519_1(r->Z);
+  ge25519_p1p1 t;
+  ge25519_p3 u;
+  Affine neg;
+  for (; i >= 0; i--) {
+    dbl(t, r->X, r->Y, r->Z);
+    if (na[i] != 0 || nb[i] != 0) {
+      if (na[i] != 0) {
+        ge25519_p1p1_to_p3(&u, &t);
+        if (na[i] > 0) {
+          ge25519_add(&t, &u, &p.p[na[i] / 2]);
+        } else {
+          ge25519_sub(&t, &u, &p.p[-na[i] / 2]);
+        }
+      }
+      if (nb[i] != 0) {
+        ge25519_p1p1_to_p3(&u, &t);
+        if (nb[i] > 0) {
+          mixed_add(t, u, g_odd_b[nb[i] / 2]);
+        } else {
+          negate(neg, g_odd_b[-nb[i] / 2]);
+          mixed_add(t, u, neg);
+        }
+      }
+    }
+    ge25519_p1p1_to_p2(r, &t);
+  }
 }
 
 }  // namespace wacore::curve

@@ -128,6 +128,40 @@ TEST(FixedBase, EqualsLibsodiumOnRandomAndEdgeScalars) {
   }
 }
 
+// Verification's double-scalar multiplication against libsodium's, on random points and scalars
+// (and the zero and all-ones-below-2^255 scalars).
+TEST(FixedBase, DoubleMultEqualsLibsodium) {
+  for (int i = 0; i < 300; i++) {
+    uint8_t k[32], a[32], b[32], enc[32];
+    randombytes_buf(k, sizeof k);
+    k[31] &= 0x7F;
+    ge25519_p3 p, minus_p;
+    base_mult(&p, k);
+    ge25519_p3_tobytes(enc, &p);
+    ASSERT_EQ(ge25519_frombytes_negate_vartime(&minus_p, enc), 0);
+    randombytes_buf(a, sizeof a);
+    randombytes_buf(b, sizeof b);
+    a[31] &= 0x7F;
+    b[31] &= 0x7F;
+    if (i == 1) std::memset(a, 0, sizeof a);
+    if (i == 2) std::memset(b, 0, sizeof b);
+    if (i == 3) {
+      std::memset(a, 0xFF, sizeof a);
+      std::memset(b, 0xFF, sizeof b);
+      a[31] = b[31] = 0x7F;
+    }
+    OddMultiples odd;
+    odd_multiples(odd, minus_p);
+    ge25519_p2 ours, theirs;
+    double_mult_vartime(&ours, a, odd, b);
+    ge25519_double_scalarmult_vartime(&theirs, a, &minus_p, b);
+    uint8_t x[32], y[32];
+    ge25519_tobytes(x, &ours);
+    ge25519_tobytes(y, &theirs);
+    ASSERT_EQ(to_hex(x, 32), to_hex(y, 32)) << i;
+  }
+}
+
 // Our ladder against libsodium's X25519 on random private keys and random (also non-canonical and
 // bit-255-set) public values.
 TEST(X25519, LadderEqualsLibsodiumOnRandomInputs) {
