@@ -1,12 +1,12 @@
-// Counts how wasm gets instantiated in this realm, so the browser test can tell whether the loader
-// streamed the module (instantiateStreaming succeeded: right MIME type, no fallback) or fell back to
-// instantiating from bytes. Wraps the WebAssembly functions without changing what they do.
+// Counts how wasm gets compiled in this realm, so the browser test can tell whether the loader
+// streamed the module (compileStreaming succeeded: right MIME type, no fallback) or fell back to
+// compiling from bytes. Wraps the WebAssembly functions without changing what they do.
 export function instrumentWasm() {
   const stats = { streamingCalls: 0, streamingOk: 0, streamingFailed: [], bytesCalls: 0 };
   const W = globalThis.WebAssembly;
-  if (typeof W?.instantiateStreaming === 'function') {
-    const original = W.instantiateStreaming;
-    W.instantiateStreaming = function (...args) {
+  if (typeof W?.compileStreaming === 'function') {
+    const original = W.compileStreaming;
+    W.compileStreaming = function (...args) {
       stats.streamingCalls++;
       return original.apply(this, args).then(
         (r) => {
@@ -20,10 +20,13 @@ export function instrumentWasm() {
       );
     };
   }
-  const instantiate = W.instantiate;
-  W.instantiate = function (source, ...rest) {
-    if (!(source instanceof W.Module)) stats.bytesCalls++;
-    return instantiate.call(this, source, ...rest);
-  };
+  // Compiling or instantiating from bytes means the streaming path was not taken.
+  for (const name of ['compile', 'instantiate']) {
+    const original = W[name];
+    W[name] = function (source, ...rest) {
+      if (!(source instanceof W.Module)) stats.bytesCalls++;
+      return original.call(this, source, ...rest);
+    };
+  }
   return stats;
 }

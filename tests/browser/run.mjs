@@ -150,7 +150,7 @@ function resultChecks(label, got, expectedVariant, nodeResults) {
   if (got.instantiation !== undefined) {
     const i = got.instantiation;
     check(
-      `${label}: wasm instantiated by streaming, no fallback`,
+      `${label}: wasm compiled by streaming, no fallback`,
       i.streamingCalls === 1 && i.streamingOk === 1 && i.bytesCalls === 0,
       short(i),
     );
