@@ -71,10 +71,35 @@ for (const t of targets) {
   out.push(`| #${t.issue} | ${t.op} | ${t.impl?.replace(/^wacore /, '') ?? t.variant} | ${target} | ${show(t, t.measured)} | ${met} |`);
 }
 out.push('');
+
+// The headline: per operation, our fastest wasm build and form against the fastest JS/wasm peer and
+// the fastest native one (node:crypto, libsignal-client), as the README shows it.
+const isNative = (impl) => /native|node:crypto/.test(impl);
+const headline = [];
+for (const rec of results) {
+  for (const op of [...new Set((rec.rows ?? []).map((r) => r.op))]) {
+    if (op.startsWith(' ')) continue; // "of which" rows
+    const rows = rec.rows.filter((r) => r.op === op);
+    const fastest = (list) => list.sort((a, b) => a.median - b.median)[0];
+    const ours = fastest(rows.filter((r) => r.impl.startsWith('wacore') && !isNative(r.impl)));
+    const peer = fastest(rows.filter((r) => !r.impl.startsWith('wacore') && !isNative(r.impl)));
+    const native = fastest(rows.filter((r) => !r.impl.startsWith('wacore') && isNative(r.impl)));
+    if (ours && (peer || native)) headline.push({ area: rec.area, op, ours, peer, native });
+  }
+}
+const cell = (r) => (r ? `${fmt(r.median)} (${r.impl})` : '—');
+const times = (r, ours) => (r ? `${(r.median / ours.median).toFixed(2)}×` : '—');
+out.push('## Headline: our fastest build against the fastest peers', '');
+out.push('"×" is the peer\'s median over ours: above 1, we are faster.', '');
+out.push('| operation | wacore-wasm | fastest JS/wasm peer | × | fastest native peer | × |', '|---|---|---|---|---|---|');
+for (const h of headline) {
+  out.push(`| ${h.op} | ${fmt(h.ours.median)} (${h.ours.impl.replace(/^wacore /, '')}) | ${cell(h.peer)} | ${times(h.peer, h.ours)} | ${cell(h.native)} | ${times(h.native, h.ours)} |`);
+}
+out.push('');
 console.log(out.join('\n'));
 const dir = here('results/');
 mkdirSync(dir, { recursive: true });
-const json = JSON.stringify({ date: started.toISOString(), quick, args, node: process.versions.node, cpu: os.cpus()[0]?.model, cpus: os.cpus().length, loadavg: os.loadavg(), failed, results, targets }, null, 1);
+const json = JSON.stringify({ date: started.toISOString(), quick, args, node: process.versions.node, cpu: os.cpus()[0]?.model, cpus: os.cpus().length, loadavg: os.loadavg(), failed, results, targets, headline }, null, 1);
 writeFileSync(`${dir}${started.toISOString().replace(/[:.]/g, '-')}.json`, json);
 writeFileSync(`${dir}latest.json`, json);
 if (failed.length) {
