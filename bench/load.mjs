@@ -1,26 +1,21 @@
 // Size and load time: each build's .wasm and JS glue raw, gzip and brotli; time from load() to ready
 // in fresh Node processes (median of N, each process loading once); wasm memory after load.
 //
-//   node bench/load.mjs [--runs N]
+//   node bench/load.mjs [--runs N] [--dist DIR]      (DIR: another build's wacore.*.{mjs,wasm})
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { loaderFor, NPM_DIST, sizes } from './dist.mjs';
 
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf('--runs') + 1]) || 15;
-const dist = new URL('../npm/dist/', import.meta.url);
-const index = fileURLToPath(new URL('../npm/index.mjs', import.meta.url));
+const distArg = args.includes('--dist') ? args[args.indexOf('--dist') + 1] : undefined;
+const index = distArg ? loaderFor(distArg) : fileURLToPath(new URL('../npm/index.mjs', import.meta.url));
 
 console.log('| file | raw bytes | gzip -9 | brotli -11 |');
 console.log('|---|---|---|---|');
-for (const v of ['scalar', 'simd']) {
-  for (const ext of ['wasm', 'mjs']) {
-    const b = readFileSync(new URL(`wacore.${v}.${ext}`, dist));
-    const gz = gzipSync(b, { level: 9 }).length;
-    const br = brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
-    console.log(`| wacore.${v}.${ext} | ${b.length.toLocaleString('en')} | ${gz.toLocaleString('en')} | ${br.toLocaleString('en')} |`);
-  }
+const fmt = (x) => x.toLocaleString('en');
+for (const [file, s] of Object.entries(sizes(distArg ?? NPM_DIST))) {
+  console.log(`| ${file} | ${fmt(s.raw)} | ${fmt(s.gzip)} | ${fmt(s.brotli)} |`);
 }
 
 const probe = (variant) => `
