@@ -39,7 +39,7 @@ const CONFIGS = {
   'wasm-opt-O4': { wasmOpt: '-O4' },
   'wasm-opt-Oz': { wasmOpt: '-Oz' },
   dlmalloc: { link: '-sMALLOC=dlmalloc' },
-  closure: { link: '--closure=1' },
+  closure: { link: `--closure=1 --closure-args=--externs=${join(ROOT, 'cmake/closure-externs.js')}` },
   'tail-call': { compile: '-mtail-call' },
   'bulk-memory': { compile: '-mbulk-memory' },
   'nontrapping-fptoint': { compile: '-mnontrapping-fptoint' },
