@@ -7,6 +7,7 @@
 //   node bench/flags.mjs measure [name ...]   smoke-test, size and count each built configuration
 //   node bench/flags.mjs table                 the tables, from build-flags/results/*.json
 //   node bench/flags.mjs all [name ...]        build, then measure, each configuration in turn
+//   node bench/flags.mjs features [name ...]   post-MVP instructions per feature in each built module
 // Options: --jobs N (build parallelism, default 2), --closure-compiler PATH (default
 // build-flags/tools/node_modules/.bin/google-closure-compiler: npm i -E google-closure-compiler@20220104.0.0).
 // Without names: every configuration below. `build` and `measure` may run at the same time (one
@@ -169,6 +170,30 @@ function table() {
   }
 }
 
+// Post-MVP instructions in each module, by feature (wasm-dis text): which flags change the code.
+const FEATURE_PATTERNS = {
+  'sign-ext': /\.extend(8|16|32)_s\b/,
+  'nontrapping-fptoint': /\.trunc_sat_/,
+  'bulk-memory': /\((memory\.(copy|fill|init)|data\.drop)\b/,
+  'tail-call': /\(return_call/,
+  'exceptions': /\((try|catch|catch_all|throw|rethrow|delegate)\b/,
+  simd: /\((v128|i8x16|i16x8|i32x4|i64x2|f32x4|f64x2)\./,
+};
+function featureCounts() {
+  console.log(`| configuration | build | ${Object.keys(FEATURE_PATTERNS).join(' | ')} |`);
+  console.log(`|---|---|${Object.keys(FEATURE_PATTERNS).map(() => '---:').join('|')}|`);
+  for (const n of names.filter((x) => existsSync(marker(x)))) {
+    for (const v of ['scalar', 'simd']) {
+      const text = execFileSync('wasm-dis', [join(distOf(n), `wacore.${v}.wasm`)], { encoding: 'utf8', maxBuffer: 1 << 30 });
+      const counts = Object.fromEntries(Object.keys(FEATURE_PATTERNS).map((f) => [f, 0]));
+      for (const line of text.split('\n')) {
+        for (const [f, re] of Object.entries(FEATURE_PATTERNS)) if (re.test(line)) counts[f]++;
+      }
+      console.log(`| ${n} | ${v} | ${Object.values(counts).join(' | ')} |`);
+    }
+  }
+}
+
 const wait = (ms) => new Promise((r) => setTimeout(r, ms));
 if (mode === 'build') for (const n of names) build(n);
 else if (mode === 'all') for (const n of names) { if (build(n)) measure(n); }
@@ -179,4 +204,5 @@ else if (mode === 'measure') {
     if (existsSync(marker(n))) measure(n);
   }
 } else if (mode === 'table') table();
-else throw new Error('usage: node bench/flags.mjs build|measure|all|table [name ...]');
+else if (mode === 'features') featureCounts();
+else throw new Error('usage: node bench/flags.mjs build|measure|all|table|features [name ...]');

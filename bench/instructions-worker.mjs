@@ -16,6 +16,19 @@ const plan = PHASES
   ? process.argv.slice(4).map((a) => [a.split(':')[0], Number(a.split(':')[1]), Number(a.split(':')[1])])
   : [[process.argv[2], Number(process.argv[4]), Number(process.argv[5] ?? 0)]];
 const planned = (name) => plan.some(([o]) => o === name);
+// Seeded bytes instead of the system's (xorshift32): keys, signature nonces and IVs come out the same
+// in every run, so data-dependent code (XEdDSA verification is variable-time) costs the same in every run.
+let state = 0x9e3779b9;
+globalThis.crypto.getRandomValues = (a) => {
+  const b = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  for (let i = 0; i < b.length; i++) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    b[i] = state & 255;
+  }
+  return a;
+};
 const { load } = await import(process.env.WACORE_LOADER ? pathToFileURL(process.env.WACORE_LOADER).href : '../npm/index.mjs');
 const api = await load({ variant });
 const fill = (len, v) => new Uint8Array(len).fill(v);
@@ -111,10 +124,16 @@ for (const [op] of plan) {
 for (const [op, n, warm] of plan) {
   const fn = OPS[op];
   for (let i = 0; i < warm; i++) fn();
-  if (PHASES) freemem();
+  if (!PHASES) {
+    for (let i = 0; i < n; i++) fn();
+    continue;
+  }
+  // A full collection closes each phase (inside its count): every phase starts from the same heap,
+  // so where the young-generation collections fall inside it does not depend on what ran before.
+  const phaseEnd = () => (globalThis.gc(), freemem());
+  phaseEnd();
   for (let i = 0; i < n; i++) fn();
-  if (!PHASES) continue;
-  freemem();
+  phaseEnd();
   for (let i = 0; i < 2 * n; i++) fn();
-  freemem();
+  phaseEnd();
 }

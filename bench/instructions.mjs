@@ -56,7 +56,7 @@ function collected(op, variant, n, warm) {
 function phased(list, variant) {
   const dir = mkdtempSync(join(scratch, `${variant}-`));
   const plan = list.map((op) => `${op}:${N || ITERATIONS[op] || SMALL}`).join(' ');
-  const r = sh(`valgrind --tool=callgrind --callgrind-out-file=${dir}/cg --dump-before=uv_get_free_memory ${NODE} ${worker} --phases ${variant} ${plan}`);
+  const r = sh(`valgrind --tool=callgrind --callgrind-out-file=${dir}/cg --dump-before=uv_get_free_memory ${NODE} --expose-gc ${worker} --phases ${variant} ${plan}`);
   const dumps = readdirSync(dir).filter((f) => /^cg\.\d+$/.test(f)).sort((x, y) => Number(x.slice(3)) - Number(y.slice(3)));
   if (dumps.length !== 3 * list.length) throw new Error(`expected ${3 * list.length} phase dumps for ${variant}, got ${dumps.length}:\n${r.slice(-500)}`);
   const count = (f) => Number(readFileSync(join(dir, f), 'utf8').match(/^totals:\s*(\d+)/m)[1]);
