@@ -5,8 +5,8 @@
 //   node bench/instructions.mjs [operation ...] [--n N] [--dist DIR] [--phases] [--json]
 //   --dist DIR  measure the wacore.{scalar,simd}.{mjs,wasm} in DIR instead of npm/dist
 //   --phases    one process per build instead of two per operation: the N and 2N calls run as
-//               consecutive phases of one process, each phase's count dumped by callgrind
-//               (docs/build-flags.md compares the two forms); ~10x faster for the full list
+//               consecutive phases of one process, each ended by a full GC and its count dumped by
+//               callgrind; repeats within 0.1% (docs/build-flags.md), ~10x faster for the full list
 //   --json      print { operation: { scalar, simd } } instead of the table                 (needs valgrind)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

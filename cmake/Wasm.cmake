@@ -22,7 +22,7 @@ set(WACORE_LINK_MEMORY
   # malloc returns null when memory cannot grow, instead of aborting the instance: every caller
   # turns that into ERR_OUT_OF_MEMORY.
   -sABORTING_MALLOC=0
-  # emmalloc is ~8 KB smaller than dlmalloc; the core allocates rarely (the I/O buffer).
+  # emmalloc is 8 KB (3 KB gzip) smaller than dlmalloc; the core allocates rarely (the I/O buffer).
   -sMALLOC=emmalloc
   # Stack use is small (the deepest path is XEdDSA verify, a few KB); 5 MB is Emscripten's default.
   -sTOTAL_STACK=262144
@@ -31,10 +31,13 @@ set(WACORE_LINK_SIZE
   # No filesystem, no eval-based code generation (CSP-safe), TextDecoder always present.
   -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sTEXTDECODER=2)
 
-# Codegen and link options that the flag study (docs/build-flags.md, scripts/flag-study.sh) varies
-# without editing files. The defaults are what ships. The extra flags are space-separated and reach
-# libsodium, zlib, the core and the link alike; the compile flags are passed to the link too, so
-# that emcc enables the same wasm features in its own wasm-opt run.
+# Codegen and link options that the flag study (bench/flags.mjs, docs/build-flags.md) varies without
+# editing files. The defaults are what ships: -O3, because -O2 costs 9-10% on signing and key
+# generation (scalar build) and -Os/-Oz 3.7-7.6x on AES-CBC and 2.9x on SHA-256 for 14-16% less
+# size; no -flto, post-link wasm-opt, closure or tail calls yet (docs/build-flags.md has the
+# figures). The extra flags are space-separated and reach libsodium, zlib, the core and the link
+# alike; the compile flags are passed to the link too, so that emcc enables the same wasm features
+# in its own wasm-opt run.
 set(WACORE_OPT -O3 CACHE STRING "Optimisation level of compile and link (-O3 ships; see docs/build-flags.md)")
 set(WACORE_EXTRA_COMPILE_FLAGS "" CACHE STRING "Extra compile flags for every wasm source, e.g. -mtail-call")
 set(WACORE_EXTRA_LINK_FLAGS "" CACHE STRING "Extra link flags, e.g. -sMALLOC=dlmalloc or --closure=1")
