@@ -1,8 +1,35 @@
-// One operation, N times, in one wasm build: run under callgrind by bench/instructions.mjs.
-//   node bench/instructions-worker.mjs <operation> <scalar|simd> <N>
-import { load } from '../npm/index.mjs';
+// Operations in one wasm build, run under callgrind by bench/instructions.mjs. Two forms:
+//   node bench/instructions-worker.mjs <operation> <scalar|simd> <N> [warm-up]
+//       the operation warm-up + N times (one process per operation and count)
+//   node bench/instructions-worker.mjs --phases <scalar|simd> <operation>:<N> ...
+//       per operation: N warm-up calls, then N calls, then 2N calls, each phase closed by a call to
+//       os.freemem(), on which callgrind (--dump-before=uv_get_free_memory) writes the count so far
+// WACORE_LOADER, when set, is the loader (index.mjs) to use instead of npm/index.mjs: one that
+// imports its glue and wasm from another dist directory (bench/instructions.mjs --dist).
+import { freemem } from 'node:os';
+import { pathToFileURL } from 'node:url';
 
-const [op, variant, n] = [process.argv[2], process.argv[3], Number(process.argv[4])];
+const PHASES = process.argv[2] === '--phases';
+const variant = process.argv[3];
+// [operation, N, warm-up] for each operation to run.
+const plan = PHASES
+  ? process.argv.slice(4).map((a) => [a.split(':')[0], Number(a.split(':')[1]), Number(a.split(':')[1])])
+  : [[process.argv[2], Number(process.argv[4]), Number(process.argv[5] ?? 0)]];
+const planned = (name) => plan.some(([o]) => o === name);
+// Seeded bytes instead of the system's (xorshift32): keys, signature nonces and IVs come out the same
+// in every run, so data-dependent code (XEdDSA verification is variable-time) costs the same in every run.
+let state = 0x9e3779b9;
+globalThis.crypto.getRandomValues = (a) => {
+  const b = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  for (let i = 0; i < b.length; i++) {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    b[i] = state & 255;
+  }
+  return a;
+};
+const { load } = await import(process.env.WACORE_LOADER ? pathToFileURL(process.env.WACORE_LOADER).href : '../npm/index.mjs');
 const api = await load({ variant });
 const fill = (len, v) => new Uint8Array(len).fill(v);
 const a = api.generateKeyPair();
@@ -47,18 +74,19 @@ const message = {
   ],
 };
 const messageWire = api.encodeBinaryNode(message);
-const noise = op.startsWith('noise-') ? noisePair() : null;
+const noise = plan.some(([o]) => o.startsWith('noise-')) ? noisePair() : null;
 // The decode operations take frames made in advance, in sending order (the counters must match).
-// As many in both runs of bench/instructions.mjs (N and 2N, warm-up N): 3 x warm-up, so that making
-// them cancels out of the difference.
-const framesOf = (make) => {
-  const warmup = Number(process.argv[5] ?? 0);
-  const all = Array.from({ length: Math.max(n + warmup, 3 * warmup) }, make);
+// One process per count (N and 2N, warm-up N): 3 x warm-up in both, so that making them cancels out
+// of the difference. With --phases: all the calls of the three phases (4N).
+const framesOf = (name, make) => {
+  if (!planned(name)) return null;
+  const [, n, warmup] = plan.find(([o]) => o === name);
+  const all = Array.from({ length: PHASES ? 4 * n : Math.max(n + warmup, 3 * warmup) }, make);
   let i = 0;
   return () => all[i++];
 };
-const nextFrame = op === 'noise-decode-frame' ? framesOf(() => noise.client.encodeFrame(message)) : null;
-const nextRawFrame = op === 'noise-decrypt-frame' ? framesOf(() => noise.client.encryptFrame(messageWire)) : null;
+const nextFrame = framesOf('noise-decode-frame', () => noise.client.encodeFrame(message));
+const nextRawFrame = framesOf('noise-decrypt-frame', () => noise.client.encryptFrame(messageWire));
 // Sender keys (bench/groups.mjs): each call from the same sender/receiver record, 100-byte message.
 const grp = (() => {
   const { record: sender, distributionMessage } = api.senderKeys.create(undefined);
@@ -88,10 +116,24 @@ const OPS = {
   'noise-decode-frame': () => noise.server.decodeFrames(nextFrame()),
   'noise-decrypt-frame': () => noise.server.decryptFrames(nextRawFrame()),
 };
-const fn = OPS[op];
-if (!fn) throw new Error(`unknown operation ${op}; one of ${Object.keys(OPS).join(', ')}`);
-// Warm-up, the same in both runs: without it the measured calls run partly in V8's interpreter
+for (const [op] of plan) {
+  if (!OPS[op]) throw new Error(`unknown operation ${op}; one of ${Object.keys(OPS).join(', ')}`);
+}
+// Warm-up, the same in every run: without it the measured calls run partly in V8's interpreter
 // (--predictable keeps compilation on the main thread), which inflates small operations.
-const warm = Number(process.argv[5] ?? 0);
-for (let i = 0; i < warm; i++) fn();
-for (let i = 0; i < n; i++) fn();
+for (const [op, n, warm] of plan) {
+  const fn = OPS[op];
+  for (let i = 0; i < warm; i++) fn();
+  if (!PHASES) {
+    for (let i = 0; i < n; i++) fn();
+    continue;
+  }
+  // A full collection closes each phase (inside its count): every phase starts from the same heap,
+  // so where the young-generation collections fall inside it does not depend on what ran before.
+  const phaseEnd = () => (globalThis.gc(), freemem());
+  phaseEnd();
+  for (let i = 0; i < n; i++) fn();
+  phaseEnd();
+  for (let i = 0; i < 2 * n; i++) fn();
+  phaseEnd();
+}

@@ -2,30 +2,26 @@
 // (median of N, each process loading once) the import, load() to ready and the first key generation;
 // wasm memory after load.
 //
-//   node bench/load.mjs [--runs N] [--quick] [--json]      (--quick: 2 processes per variant)
+//   node bench/load.mjs [--runs N] [--quick] [--json] [--dist DIR]
+//   (--quick: 2 processes per variant; DIR: another build's wacore.*.{mjs,wasm})
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { loaderFor, NPM_DIST, sizes as sizesOf } from './dist.mjs';
 import { QUICK, emitJson } from './harness.mjs';
 
 const args = process.argv.slice(2);
 const runs = (args.includes('--runs') && Number(args[args.indexOf('--runs') + 1])) || (QUICK ? 2 : 15);
+const distArg = args.includes('--dist') ? args[args.indexOf('--dist') + 1] : undefined;
+const index = distArg ? loaderFor(distArg) : fileURLToPath(new URL('../npm/index.mjs', import.meta.url));
 const sizes = [];
 const loads = [];
-const dist = new URL('../npm/dist/', import.meta.url);
-const index = fileURLToPath(new URL('../npm/index.mjs', import.meta.url));
 
 console.log('| file | raw bytes | gzip -9 | brotli -11 |');
 console.log('|---|---|---|---|');
-for (const v of ['scalar', 'simd']) {
-  for (const ext of ['wasm', 'mjs']) {
-    const b = readFileSync(new URL(`wacore.${v}.${ext}`, dist));
-    const gz = gzipSync(b, { level: 9 }).length;
-    const br = brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
-    sizes.push({ file: `wacore.${v}.${ext}`, raw: b.length, gzip: gz, brotli: br });
-    console.log(`| wacore.${v}.${ext} | ${b.length.toLocaleString('en')} | ${gz.toLocaleString('en')} | ${br.toLocaleString('en')} |`);
-  }
+const fmt = (x) => x.toLocaleString('en');
+for (const [file, s] of Object.entries(sizesOf(distArg ?? NPM_DIST))) {
+  sizes.push({ file, ...s });
+  console.log(`| ${file} | ${fmt(s.raw)} | ${fmt(s.gzip)} | ${fmt(s.brotli)} |`);
 }
 
 // Three spans per fresh process: importing the package (module evaluation), load() to ready (the

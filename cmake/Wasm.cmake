@@ -23,7 +23,7 @@ set(WACORE_LINK_MEMORY
   # malloc returns null when memory cannot grow, instead of aborting the instance: every caller
   # turns that into ERR_OUT_OF_MEMORY.
   -sABORTING_MALLOC=0
-  # emmalloc is ~8 KB smaller than dlmalloc; the core allocates rarely (the I/O buffer).
+  # emmalloc is 8 KB (3 KB gzip) smaller than dlmalloc; the core allocates rarely (the I/O buffer).
   -sMALLOC=emmalloc
   # Stack use is small (the deepest path is XEdDSA verify, a few KB); 5 MB is Emscripten's default.
   -sTOTAL_STACK=262144
@@ -32,9 +32,21 @@ set(WACORE_LINK_SIZE
   # No filesystem, no eval-based code generation (CSP-safe), TextDecoder always present.
   -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sTEXTDECODER=2)
 
-# -O3: measured fastest on curve and hash code (docs/build-flags.md); -Os/-Oz cost 7x on SHA-256.
-set(WACORE_OPT -O3)
-add_compile_options(${WACORE_OPT} -fno-exceptions)
+# Codegen and link options that the flag study (bench/flags.mjs, docs/build-flags.md) varies without
+# editing files. The defaults are what ships: -O3, because -O2 costs 9-10% on signing and key
+# generation (scalar build) and -Os/-Oz 3.7-7.6x on AES-CBC and 2.9x on SHA-256 for 14-16% less
+# size; no -flto, post-link wasm-opt, closure or tail calls yet (docs/build-flags.md has the
+# figures). The extra flags are space-separated and reach libsodium, zlib, the core and the link
+# alike; the compile flags are passed to the link too, so that emcc enables the same wasm features
+# in its own wasm-opt run.
+set(WACORE_OPT -O3 CACHE STRING "Optimisation level of compile and link (-O3 ships; see docs/build-flags.md)")
+set(WACORE_EXTRA_COMPILE_FLAGS "" CACHE STRING "Extra compile flags for every wasm source, e.g. -mtail-call")
+set(WACORE_EXTRA_LINK_FLAGS "" CACHE STRING "Extra link flags, e.g. -sMALLOC=dlmalloc or --closure=1")
+set(WACORE_WASM_OPT "" CACHE STRING "wasm-opt passes run on the linked .wasm after emcc, e.g. -O3 (empty: none)")
+separate_arguments(_extra_compile UNIX_COMMAND "${WACORE_EXTRA_COMPILE_FLAGS}")
+separate_arguments(_extra_link UNIX_COMMAND "${WACORE_EXTRA_LINK_FLAGS}")
+separate_arguments(_wasm_opt_passes UNIX_COMMAND "${WACORE_WASM_OPT}")
+add_compile_options(${WACORE_OPT} ${_extra_compile} -fno-exceptions)
 # The protobuf/JSON parsers catch their library's exceptions (CMakeLists.txt): native wasm
 # exception handling (try_table/throw instructions), no JS glue; the rest of the module has none.
 set(WACORE_EH_FLAGS -fexceptions -fwasm-exceptions)
@@ -71,10 +83,30 @@ foreach(variant scalar simd)
     target_link_options(wacore_${variant} PRIVATE -msimd128)
   endif()
   target_link_options(wacore_${variant} PRIVATE
-    ${WACORE_OPT} -fwasm-exceptions ${WACORE_LINK_SHAPE} ${WACORE_LINK_MEMORY} ${WACORE_LINK_SIZE})
+    ${WACORE_OPT} ${_extra_compile} -fwasm-exceptions ${WACORE_LINK_SHAPE} ${WACORE_LINK_MEMORY} ${WACORE_LINK_SIZE}
+    ${_extra_link})
   set_target_properties(wacore_${variant} PROPERTIES
     OUTPUT_NAME "wacore.${variant}" SUFFIX ".mjs"
     RUNTIME_OUTPUT_DIRECTORY "${WACORE_DIST_DIR}")
+  if(_wasm_opt_passes)
+    # The final module carries no target-features section, so wasm-opt is told exactly the features
+    # the module uses: it may then emit no instruction from a feature the engine was not asked for.
+    set(_features --mvp-features --enable-exception-handling)
+    if(_simd)
+      list(APPEND _features --enable-simd)
+    endif()
+    foreach(_flag IN LISTS _extra_compile)
+      if(_flag MATCHES "^-m(bulk-memory|sign-ext|tail-call)$")
+        list(APPEND _features --enable-${CMAKE_MATCH_1})
+      elseif(_flag STREQUAL "-mnontrapping-fptoint")
+        list(APPEND _features --enable-nontrapping-float-to-int)
+      endif()
+    endforeach()
+    set(_wasm "${WACORE_DIST_DIR}/wacore.${variant}.wasm")
+    add_custom_command(TARGET wacore_${variant} POST_BUILD
+      COMMAND wasm-opt ${_features} ${_wasm_opt_passes} "${_wasm}" -o "${_wasm}"
+      COMMENT "wasm-opt ${WACORE_WASM_OPT} on wacore.${variant}.wasm" VERBATIM)
+  endif()
 endforeach()
 
 # The SIMD build must really contain v128 instructions, and the scalar build none.

@@ -1,0 +1,41 @@
+// Helpers for measuring a build in a dist directory other than npm/dist (bench/flags.mjs,
+// bench/instructions.mjs --dist, bench/load.mjs --dist).
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+
+export const NPM_DIST = fileURLToPath(new URL('../npm/dist/', import.meta.url));
+
+/** Size of each file of a build: { 'wacore.scalar.wasm': { raw, gzip, brotli }, ... }. */
+export function sizes(dist = NPM_DIST) {
+  const out = {};
+  for (const v of ['scalar', 'simd']) {
+    for (const ext of ['wasm', 'mjs']) {
+      const b = readFileSync(join(dist, `wacore.${v}.${ext}`));
+      out[`wacore.${v}.${ext}`] = {
+        raw: b.length,
+        gzip: gzipSync(b, { level: 9 }).length,
+        brotli: brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+      };
+    }
+  }
+  return out;
+}
+
+/**
+ * The loader (npm/index.mjs) imports its glue from ./dist beside itself. To load the build in
+ * `dist`, this copies the loader into a fresh folder under `parent` whose lib/ and dist/ link to the
+ * real ones (Node resolves the links, so the API modules, the glue and its wasm are those files
+ * themselves). Returns the copy's path.
+ */
+export function loaderFor(dist, parent = tmpdir()) {
+  const npm = fileURLToPath(new URL('../npm/', import.meta.url));
+  const dir = mkdtempSync(join(parent, 'wacore-loader-'));
+  mkdirSync(dir, { recursive: true });
+  copyFileSync(join(npm, 'index.mjs'), join(dir, 'index.mjs'));
+  symlinkSync(join(npm, 'lib'), join(dir, 'lib'));
+  symlinkSync(resolve(dist), join(dir, 'dist'));
+  return join(dir, 'index.mjs');
+}
