@@ -49,6 +49,7 @@ try {
 const { meta } = result;
 console.log(`# wacore-wasm benchmarks in Chromium ${meta.chromium}${quick ? ' (quick mode: not a measurement)' : ''}\n`);
 console.log(`${meta.rounds} interleaved rounds per operation; clock ${meta.crossOriginIsolated ? 'cross-origin isolated' : 'coarse'}; builds ${JSON.stringify(meta.variants)}.\n`);
+if (meta.loadMs) console.log(`load() to ready in the page: scalar ${meta.loadMs.scalar.toFixed(1)} ms, SIMD ${meta.loadMs.simd.toFixed(1)} ms.\n`);
 for (const a of result.areas ?? []) console.log(`## ${a.title}\n\n${markdown(a.rows).join('\n')}\n`);
 for (const s of meta.skipped) console.log(`- left out: ${s.peer}: ${s.reason}`);
 const dir = fileURLToPath(new URL('results/', import.meta.url));

@@ -173,8 +173,16 @@ const meta = {
   skipped,
 };
 try {
-  for (const variant of ['scalar', 'simd']) wacore[variant] = await load({ variant });
+  // load() to ready for each build, in this page (the first load of each: fetch, compile, start-up).
+  meta.loadMs = {};
+  for (const variant of ['scalar', 'simd']) {
+    const t = performance.now();
+    wacore[variant] = await load({ variant });
+    meta.loadMs[variant] = performance.now() - t;
+  }
   meta.variants = { scalar: wacore.scalar.variant, simd: wacore.simd.variant };
+  document.getElementById('out').insertAdjacentHTML('beforeend',
+    `<p>load() to ready: scalar ${meta.loadMs.scalar.toFixed(1)} ms, SIMD ${meta.loadMs.simd.toFixed(1)} ms.</p>`);
   const areas = [];
   const out = document.getElementById('out');
   for (const key of wanted) {
