@@ -8,6 +8,7 @@
 #include <string>
 
 #include "crypto/hash.h"
+#include "crypto/sha256x4.h"
 #include "test_util.h"
 
 namespace wacore::appstate {
@@ -93,6 +94,59 @@ TEST(LtHash, AddsTheHkdfExpansionLaneWiseModulo65536) {
   }
   lthash_subtract_then_add(h, mac, {});
   EXPECT_EQ(to_hex(h, 128), to_hex(want));
+}
+
+// The one-word compression (a 16-word schedule window, partly unrolled) and the lockstep one (the
+// whole schedule first) on random states and blocks agree with each other, and from the initial
+// state on a padded one-block message they give SHA-256 itself.
+TEST(LtHash, OneWordCompressionEqualsLockstepAndSha256) {
+  std::mt19937 rng(77);
+  for (int trial = 0; trial < 50; trial++) {
+    uint32_t state[sha256x4::kWidth][8], block[sha256x4::kWidth][16];
+    for (int l = 0; l < sha256x4::kWidth; l++) {
+      for (auto& w : state[l]) w = static_cast<uint32_t>(rng());
+      for (auto& w : block[l]) w = static_cast<uint32_t>(rng());
+    }
+    sha256x4::Lanes s[8], b[16];
+    uint32_t words[sha256x4::kWidth];
+    for (int i = 0; i < 8; i++) {
+      for (int l = 0; l < sha256x4::kWidth; l++) words[l] = state[l][i];
+      s[i] = sha256x4::make(words);
+    }
+    for (int i = 0; i < 16; i++) {
+      for (int l = 0; l < sha256x4::kWidth; l++) words[l] = block[l][i];
+      b[i] = sha256x4::make(words);
+    }
+    sha256x4::compress(s, b);
+    for (int l = 0; l < sha256x4::kWidth; l++) sha256x4::compress(state[l], block[l]);
+    for (int i = 0; i < 8; i++) {
+      sha256x4::store(s[i], words);
+      for (int l = 0; l < sha256x4::kWidth; l++) ASSERT_EQ(words[l], state[l][i]) << trial << " " << l << " " << i;
+    }
+  }
+  for (size_t len = 0; len <= 55; len += 11) {
+    Bytes msg = random_macs(2, static_cast<uint32_t>(len));
+    msg.resize(len);
+    uint8_t padded[64] = {};
+    std::copy(msg.begin(), msg.end(), padded);
+    padded[len] = 0x80;
+    padded[62] = static_cast<uint8_t>((len * 8) >> 8);
+    padded[63] = static_cast<uint8_t>(len * 8);
+    uint32_t st[8], blk[16];
+    std::copy(std::begin(sha256x4::kInitialState), std::end(sha256x4::kInitialState), st);
+    for (int i = 0; i < 16; i++) {
+      blk[i] = static_cast<uint32_t>(padded[4 * i]) << 24 | static_cast<uint32_t>(padded[4 * i + 1]) << 16 |
+               static_cast<uint32_t>(padded[4 * i + 2]) << 8 | padded[4 * i + 3];
+    }
+    sha256x4::compress(st, blk);
+    Bytes got(32);
+    for (int i = 0; i < 8; i++) {
+      for (int k = 0; k < 4; k++) got[4 * i + k] = static_cast<uint8_t>(st[i] >> (24 - 8 * k));
+    }
+    uint8_t want[hash::kSha256Bytes];
+    hash::sha256(msg, want);
+    EXPECT_EQ(to_hex(got), to_hex(want, 32)) << len;
+  }
 }
 
 // The LTHash expands MACs four at a time (lockstep SHA-256); every count, including partial batches,
