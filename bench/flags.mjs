@@ -43,6 +43,7 @@ const CONFIGS = {
   closure: { link: `--closure=1 --closure-args=--externs=${join(ROOT, 'cmake/closure-externs.js')}` },
   'tail-call': { compile: '-mtail-call' },
   'bulk-memory': { compile: '-mbulk-memory' },
+  'flto-bulk-memory': { compile: '-flto -mbulk-memory', note: 'the two candidates together' },
   'nontrapping-fptoint': { compile: '-mnontrapping-fptoint' },
   'sign-ext': { compile: '-msign-ext' },
 };
