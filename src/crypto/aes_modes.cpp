@@ -188,37 +188,63 @@ void ctr(const uint8_t key[kKeyBytes], const uint8_t iv[kIvBytes], const uint8_t
 
 // --- CBC ---------------------------------------------------------------------------------------------
 
+namespace {
+// CBC encryption of whole blocks: the byte-sliced rounds take one block at a time (SIMD build); the
+// bitsliced ones pay a whole batch for each block (other builds).
+#if defined(__wasm_simd128__)
+void cbc_encrypt_whole(const byteslice::Key& k, uint8_t chain[kBlockBytes], const uint8_t* in, uint8_t* out,
+                       size_t nblocks) noexcept {
+  byteslice::cbc_encrypt_blocks(k, chain, in, out, nblocks);
+}
+#else
+void cbc_encrypt_whole(const Key& k, uint8_t chain[kBlockBytes], const uint8_t* in, uint8_t* out,
+                       size_t nblocks) noexcept {
+  for (size_t i = 0; i < nblocks; i++) {
+    xor_into(chain, chain, in + i * kBlockBytes, kBlockBytes);
+    encrypt_blocks(k, chain, chain, 1);
+    std::memcpy(out + i * kBlockBytes, chain, kBlockBytes);
+  }
+}
+#endif
+}  // namespace
+
 void CbcEncryptor::init(const uint8_t key_bytes[kKeyBytes], const uint8_t iv[kIvBytes]) noexcept {
+#if defined(__wasm_simd128__)
+  byteslice::expand_key(key, key_bytes);
+#else
   expand_key(key, key_bytes);
+#endif
   std::memcpy(chain, iv, kBlockBytes);
   pending_len = 0;
 }
 
 size_t CbcEncryptor::update(const uint8_t* in, size_t len, uint8_t* out) noexcept {
-  // CBC encryption is sequential: each block waits for the previous ciphertext.
+  // CBC encryption is sequential: each block waits for the previous ciphertext. A block begun by an
+  // earlier call is completed first; whole blocks then go straight from in to out.
   size_t written = 0;
-  while (len > 0) {
+  if (pending_len > 0) {
     const size_t take = std::min<size_t>(kBlockBytes - pending_len, len);
     copy_bytes(pending + pending_len, in, take);
     pending_len = static_cast<uint8_t>(pending_len + take);
     in += take;
     len -= take;
-    if (pending_len == kBlockBytes) {
-      xor_into(chain, chain, pending, kBlockBytes);
-      encrypt_blocks(key, chain, chain, 1);
-      std::memcpy(out + written, chain, kBlockBytes);
-      written += kBlockBytes;
-      pending_len = 0;
-    }
+    if (pending_len < kBlockBytes) return 0;
+    cbc_encrypt_whole(key, chain, pending, out, 1);
+    written = kBlockBytes;
+    pending_len = 0;
   }
+  const size_t blocks = len / kBlockBytes;
+  cbc_encrypt_whole(key, chain, in, out + written, blocks);
+  written += blocks * kBlockBytes;
+  copy_bytes(pending, in + blocks * kBlockBytes, len - blocks * kBlockBytes);
+  pending_len = static_cast<uint8_t>(len - blocks * kBlockBytes);
   return written;
 }
 
 void CbcEncryptor::final(uint8_t out[kBlockBytes]) noexcept {
   const uint8_t pad = static_cast<uint8_t>(kBlockBytes - pending_len);
   std::memset(pending + pending_len, pad, pad);
-  xor_into(chain, chain, pending, kBlockBytes);
-  encrypt_blocks(key, chain, out, 1);
+  cbc_encrypt_whole(key, chain, pending, out, 1);
   wipe();
 }
 

@@ -11,6 +11,7 @@
 
 #include "common/error.h"
 #include "crypto/aes.h"
+#include "crypto/aes_byteslice.h"
 #include "crypto/ghash.h"
 
 namespace wacore::aes {
@@ -51,7 +52,11 @@ Error cbc_decrypt(const uint8_t key[kKeyBytes], const uint8_t iv[kIvBytes], cons
                   uint8_t* out, size_t* out_len) noexcept;
 
 struct CbcEncryptor {
+#if defined(__wasm_simd128__)
+  byteslice::Key key;  // one block at a time on one v128 (aes_byteslice.h)
+#else
   Key key;
+#endif
   uint8_t chain[kBlockBytes];  // the previous ciphertext block (the IV at first)
   uint8_t pending[kBlockBytes];
   uint8_t pending_len;

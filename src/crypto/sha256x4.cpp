@@ -1,5 +1,7 @@
 #include "crypto/sha256x4.h"
 
+#include "common/unroll.h"
+
 namespace wacore::sha256x4 {
 namespace {
 
@@ -106,15 +108,6 @@ inline void compress_block(L state[8], const L block[16]) {
   expand(block, wk);
   rounds(state, [&](int t) { return wk[t]; });
 }
-
-// Loop unrolling as the loop asks, in either compiler (a 16-iteration loop for WACORE_UNROLL_ALL).
-#if defined(__clang__)
-#define WACORE_UNROLL_ALL _Pragma("clang loop unroll(full)")
-#define WACORE_UNROLL_NONE _Pragma("clang loop unroll(disable)")
-#else
-#define WACORE_UNROLL_ALL _Pragma("GCC unroll 16")
-#define WACORE_UNROLL_NONE _Pragma("GCC unroll 1")
-#endif
 
 // The form for one plain word: rounds 0-15 on the block's words, then three passes of 16 rounds that
 // extend the schedule in a 16-word window as they go, unrolled so that the window and the working
