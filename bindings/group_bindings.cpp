@@ -1,11 +1,11 @@
-// embind glue for sender keys (src/signal/sender_keys.h) and app-state patch decoding and
+// Glue (plain wasm exports) for sender keys (src/signal/sender_keys.h) and app-state patch decoding and
 // verification (src/appstate/patch.h): marshalling only.
 //
 // As in signal_bindings.cpp: inputs are offsets into the module's I/O buffer; a call writes its
 // results into one output buffer that JS reads through groupsOut() (address, length) and wipes.
 // Records are parsed, changed and re-serialized within one call; on error nothing is written.
 // Output integers are little-endian u32; a "field" is a u32 length then the bytes.
-#include <emscripten/bind.h>
+#include <emscripten.h>
 #include <sodium.h>
 
 #include <algorithm>
@@ -345,20 +345,26 @@ uintptr_t groups_out() { return g_out.view(); }
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(wacore_groups) {
-  using emscripten::function;
-  function("groupsOut", &groups_out);
-  function("groupRecordFromJson", &record_from_json);
-  function("groupRecordToJson", &record_to_json);
-  function("groupRecordInfo", &record_info);
-  function("groupCreate", &create);
-  function("groupProcess", &process);
-  function("groupEncrypt", &encrypt);
-  function("groupDecrypt", &decrypt);
-  function("groupDistributionInfo", &distribution_info);
-  function("groupDistributionEncode", &distribution_encode);
-  function("appstateDecodePatch", &decode_patch);
-  function("appstateDecodeSnapshot", &decode_snapshot);
-  function("appstateDecodeMutations", &decode_mutations);
-  function("appstateVerify", &verify);
+// Plain wasm exports, called by the JS side as Module._wacore_<name> (see wacore_bindings.cpp).
+extern "C" {
+EMSCRIPTEN_KEEPALIVE uintptr_t wacore_groupsOut() { return groups_out(); }
+EMSCRIPTEN_KEEPALIVE int wacore_groupRecordFromJson(uintptr_t json, size_t len) { return record_from_json(json, len); }
+EMSCRIPTEN_KEEPALIVE int wacore_groupRecordToJson(uintptr_t rec, size_t len) { return record_to_json(rec, len); }
+EMSCRIPTEN_KEEPALIVE int wacore_groupRecordInfo(uintptr_t rec, size_t len) { return record_info(rec, len); }
+EMSCRIPTEN_KEEPALIVE int wacore_groupCreate(uintptr_t rec, size_t len) { return create(rec, len); }
+EMSCRIPTEN_KEEPALIVE int wacore_groupProcess(uintptr_t rec, size_t len, uintptr_t msg, size_t msg_len) {
+  return process(rec, len, msg, msg_len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_groupEncrypt(uintptr_t rec, size_t len, uintptr_t pt, size_t pt_len) {
+  return encrypt(rec, len, pt, pt_len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_groupDecrypt(uintptr_t rec, size_t len, uintptr_t msg, size_t msg_len) {
+  return decrypt(rec, len, msg, msg_len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_groupDistributionInfo(uintptr_t msg, size_t len) { return distribution_info(msg, len); }
+EMSCRIPTEN_KEEPALIVE int wacore_groupDistributionEncode(uintptr_t in) { return distribution_encode(in); }
+EMSCRIPTEN_KEEPALIVE int wacore_appstateDecodePatch(uintptr_t in, size_t len) { return decode_patch(in, len); }
+EMSCRIPTEN_KEEPALIVE int wacore_appstateDecodeSnapshot(uintptr_t in, size_t len) { return decode_snapshot(in, len); }
+EMSCRIPTEN_KEEPALIVE int wacore_appstateDecodeMutations(uintptr_t in, size_t len) { return decode_mutations(in, len); }
+EMSCRIPTEN_KEEPALIVE int wacore_appstateVerify(uintptr_t in, size_t len) { return verify(in, len); }
 }

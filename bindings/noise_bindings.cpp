@@ -1,10 +1,9 @@
-// embind glue for the Noise transport (src/noise/noise.h): marshalling only. A connection lives in
+// Glue (plain wasm exports) for the Noise transport (src/noise/noise.h): marshalling only. A connection lives in
 // wasm memory from noiseCreate to noiseFree (which wipes it); the JS side (npm/lib/noise.mjs) owns
 // it. Inputs come in through the module's I/O buffer (bindings/wacore_bindings.cpp, ioBuffer); each
 // call's output bytes are left in one reused vector described by NoiseResult, which the JS side
 // copies out before the next call. Calls return 0 or a wacore::Error value.
 #include <emscripten.h>
-#include <emscripten/bind.h>
 #include <sodium.h>
 
 #include <cstdint>
@@ -165,16 +164,32 @@ EMSCRIPTEN_KEEPALIVE int wacore_noise_decrypt_frames(uintptr_t h, uintptr_t in, 
 }
 }
 
-EMSCRIPTEN_BINDINGS(wacore_noise) {
-  using emscripten::function;
-  function("noiseResult", &noise_result);
-  function("noiseCreate", &noise_create);
-  function("noiseFree", &noise_free);
-  function("noiseClientStart", &noise_client_start);
-  function("noiseClientServerHello", &noise_client_server_hello);
-  function("noiseResponderHello", &noise_responder_hello);
-  function("noiseResponderFinish", &noise_responder_finish);
-  function("noiseFinish", &noise_finish);
-  function("noiseBuffered", &noise_buffered);
-  function("noiseMakeCertChain", &noise_make_cert_chain);
+// Plain wasm exports, called by the JS side as Module._wacore_<name> (see wacore_bindings.cpp).
+extern "C" {
+EMSCRIPTEN_KEEPALIVE uintptr_t wacore_noiseResult() { return noise_result(); }
+EMSCRIPTEN_KEEPALIVE int wacore_noiseCreate(int role, int dict, uintptr_t routing, size_t routing_len,
+                                            uintptr_t ephemeral, size_t max_frame) {
+  return noise_create(role, dict, routing, routing_len, ephemeral, max_frame);
+}
+EMSCRIPTEN_KEEPALIVE void wacore_noiseFree(uintptr_t h) { noise_free(h); }
+EMSCRIPTEN_KEEPALIVE int wacore_noiseClientStart(uintptr_t h) { return noise_client_start(h); }
+EMSCRIPTEN_KEEPALIVE int wacore_noiseClientServerHello(uintptr_t h, uintptr_t chunk, size_t len, uintptr_t static_priv,
+                                                       uintptr_t payload, size_t payload_len, uintptr_t root,
+                                                       uint32_t now_hi, uint32_t now_lo) {
+  return noise_client_server_hello(h, chunk, len, static_priv, payload, payload_len, root, now_hi, now_lo);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_noiseResponderHello(uintptr_t h, uintptr_t chunk, size_t len, uintptr_t static_priv,
+                                                    uintptr_t chain, size_t chain_len) {
+  return noise_responder_hello(h, chunk, len, static_priv, chain, chain_len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_noiseResponderFinish(uintptr_t h, uintptr_t chunk, size_t len) {
+  return noise_responder_finish(h, chunk, len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_noiseFinish(uintptr_t h) { return noise_finish(h); }
+EMSCRIPTEN_KEEPALIVE size_t wacore_noiseBuffered(uintptr_t h) { return noise_buffered(h); }
+EMSCRIPTEN_KEEPALIVE int wacore_noiseMakeCertChain(uintptr_t root_priv, uintptr_t inter_priv, uintptr_t leaf_key,
+                                                   uint32_t inter_serial, uint32_t leaf_serial, uint32_t nb_hi,
+                                                   uint32_t nb_lo, uint32_t na_hi, uint32_t na_lo) {
+  return noise_make_cert_chain(root_priv, inter_priv, leaf_key, inter_serial, leaf_serial, nb_hi, nb_lo, na_hi, na_lo);
+}
 }

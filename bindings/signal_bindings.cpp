@@ -1,4 +1,4 @@
-// embind glue for Signal 1:1 sessions (src/signal/session.h): marshalling only.
+// Glue (plain wasm exports) for Signal 1:1 sessions (src/signal/session.h): marshalling only.
 //
 // Inputs are offsets into the module's I/O buffer (see wacore_bindings.cpp). Each call parses the
 // record it is given (binary RecordStructure; empty = no sessions), runs one functional operation,
@@ -6,7 +6,7 @@
 // signalOut() (address and length) and then wipes; on error nothing is written and the caller's
 // record is untouched by construction. The output buffer is reused, so steady-state calls do not
 // grow memory.
-#include <emscripten/bind.h>
+#include <emscripten.h>
 #include <sodium.h>
 
 #include <cstdint>
@@ -240,17 +240,38 @@ uintptr_t signal_out() { return g_out.view(); }
 
 }  // namespace
 
-EMSCRIPTEN_BINDINGS(wacore_signal) {
-  using emscripten::function;
-  function("signalOut", &signal_out);
-  function("signalRecordFromJson", &record_from_json);
-  function("signalRecordToJson", &record_to_json);
-  function("signalRecordInfo", &record_info);
-  function("signalCloseOpenSession", &close_open_session);
-  function("signalInitOutgoing", &init_outgoing);
-  function("signalInitIncoming", &init_incoming);
-  function("signalEncrypt", &encrypt);
-  function("signalDecryptWhisper", &decrypt_whisper);
-  function("signalDecryptPreKey", &decrypt_prekey);
-  function("signalPreKeyInfo", &prekey_info);
+// Plain wasm exports, called by the JS side as Module._wacore_<name> (see wacore_bindings.cpp).
+extern "C" {
+EMSCRIPTEN_KEEPALIVE uintptr_t wacore_signalOut() { return signal_out(); }
+EMSCRIPTEN_KEEPALIVE int wacore_signalRecordFromJson(uintptr_t json, size_t len) { return record_from_json(json, len); }
+EMSCRIPTEN_KEEPALIVE int wacore_signalRecordToJson(uintptr_t rec, size_t len) { return record_to_json(rec, len); }
+EMSCRIPTEN_KEEPALIVE int wacore_signalRecordInfo(uintptr_t rec, size_t len) { return record_info(rec, len); }
+EMSCRIPTEN_KEEPALIVE int wacore_signalCloseOpenSession(uintptr_t rec, size_t len, double now) {
+  return close_open_session(rec, len, now);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_signalInitOutgoing(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t bundle,
+                                                   double now) {
+  return init_outgoing(rec, len, identity, bundle, now);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_signalInitIncoming(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t msg,
+                                                   size_t msg_len, uintptr_t spk, int has_spk, uintptr_t opk,
+                                                   int has_opk, double now) {
+  return init_incoming(rec, len, identity, msg, msg_len, spk, has_spk, opk, has_opk, now);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_signalEncrypt(uintptr_t rec, size_t len, uintptr_t identity_pub,
+                                              uint32_t our_registration, uintptr_t pt, size_t pt_len) {
+  return encrypt(rec, len, identity_pub, our_registration, pt, pt_len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_signalDecryptWhisper(uintptr_t rec, size_t len, uintptr_t identity_pub, uintptr_t msg,
+                                                     size_t msg_len, double now) {
+  return decrypt_whisper(rec, len, identity_pub, msg, msg_len, now);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_signalDecryptPreKey(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t msg,
+                                                    size_t msg_len, uintptr_t spk, int has_spk, uintptr_t opk,
+                                                    int has_opk, double now) {
+  return decrypt_prekey(rec, len, identity, msg, msg_len, spk, has_spk, opk, has_opk, now);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_signalPreKeyInfo(uintptr_t rec, size_t len, uintptr_t msg, size_t msg_len) {
+  return prekey_info(rec, len, msg, msg_len);
+}
 }

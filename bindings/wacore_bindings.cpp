@@ -1,6 +1,8 @@
-// embind glue: marshalling only. Every function takes offsets into the module's one I/O buffer (the
-// JS side copies inputs in, calls, and copies outputs out), plus lengths, and returns an error code
-// (0 = ok, otherwise a wacore::Error value the JS side turns into a WacoreError). No logic lives here.
+// The glue the JS side calls: marshalling only, no logic. Per-operation entry points are plain wasm
+// exports; embind registers the module-level ones (bottom of this file). Every function takes
+// offsets into the module's one I/O buffer (the JS side copies inputs in, calls, and copies outputs
+// out), plus lengths, and returns an error code (0 = ok, otherwise a wacore::Error value the JS side
+// turns into a WacoreError).
 #include <emscripten.h>
 #include <emscripten/bind.h>
 #include <malloc.h>
@@ -85,6 +87,7 @@ int init() {
 
 // Every error's code and message, "code\tmessage\n" in enum order: one call at load instead of two
 // per error.
+// "code<TAB>message<LF>" per error value, in order: the JS side's table of codes and messages.
 std::string error_table() {
   std::string out;
   for (int e = 0; e < static_cast<int>(Error::count_); e++) {
@@ -386,6 +389,7 @@ uint32_t addr(const void* p) { return static_cast<uint32_t>(reinterpret_cast<uin
 uintptr_t binary_result() { return reinterpret_cast<uintptr_t>(&g_binary); }
 
 // '\n'-separated token strings of a dictionary, ids 0..1259 (for the JS side's string cache).
+// The token strings of a dictionary (2 or 3) by id, LF-separated; the JS side reads each once.
 std::string binary_tokens(int dict) {
   std::string out;
   for (int id = 0; id < wacore::binary::kTokenCount; id++) {
@@ -516,15 +520,142 @@ int appstate_decrypt_value(uintptr_t keys, int op, uintptr_t key_id, size_t key_
 
 }  // namespace
 
-// The codec's two entry points are also plain exports: they run thousands of times a minute on small
-// stanzas, where embind's generic invoker (the only one available without eval, -sDYNAMIC_EXECUTION=0)
-// costs more than the decoding itself. The JS side calls Module._wacore_binary_decode/_encode
-// directly; the embind registrations below remain for everything else.
+// The codec's two entry points: they run thousands of times a minute on small stanzas, where embind's
+// generic invoker (the only one available without eval, -sDYNAMIC_EXECUTION=0) would cost more than
+// the decoding itself. The JS side calls Module._wacore_binary_decode/_encode.
 extern "C" {
-EMSCRIPTEN_KEEPALIVE int wacore_binary_decode(uintptr_t in, size_t len, int dict) { return binary_decode(in, len, dict); }
+EMSCRIPTEN_KEEPALIVE int wacore_binary_decode(uintptr_t in, size_t len, int dict) {
+  return binary_decode(in, len, dict);
+}
 EMSCRIPTEN_KEEPALIVE int wacore_binary_encode(uintptr_t words, size_t word_count, uintptr_t strings,
                                               size_t string_count, uintptr_t area, size_t area_len, int dict) {
   return binary_encode(words, word_count, strings, string_count, area, area_len, dict);
+}
+}
+
+// Every per-operation entry point is a plain wasm export, called by the JS side as
+// Module._wacore_<name>: no embind registration at start-up (80 of them took ~5 ms of load()) and no
+// generic invoker on every call (~4,000 instructions). embind keeps what runs once per module: the
+// build's name, start-up, the error table, the token strings and the memory figures.
+extern "C" {
+EMSCRIPTEN_KEEPALIVE int wacore_curveGenerateKeyPair(uintptr_t out) { return curve_generate_key_pair(out); }
+EMSCRIPTEN_KEEPALIVE int wacore_curvePublicFromPrivate(uintptr_t priv, size_t priv_len, uintptr_t out) {
+  return curve_public_from_private(priv, priv_len, out);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_curveAgreement(uintptr_t pub, size_t pub_len, uintptr_t priv, size_t priv_len,
+                                               uintptr_t out) {
+  return curve_agreement(pub, pub_len, priv, priv_len, out);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_curveSign(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len,
+                                          uintptr_t out) {
+  return curve_sign(priv, priv_len, msg, msg_len, out);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_curveSignWithRandom(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len,
+                                                    uintptr_t random, size_t random_len, uintptr_t out) {
+  return curve_sign_with_random(priv, priv_len, msg, msg_len, random, random_len, out);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_curveVerify(uintptr_t pub, size_t pub_len, uintptr_t msg, size_t msg_len, uintptr_t sig,
+                                            size_t sig_len) {
+  return curve_verify(pub, pub_len, msg, msg_len, sig, sig_len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_registrationId() { return registration_id(); }
+EMSCRIPTEN_KEEPALIVE void wacore_sha(int kind, uintptr_t in, size_t len, uintptr_t out) { sha(kind, in, len, out); }
+EMSCRIPTEN_KEEPALIVE void wacore_hmac(int kind, uintptr_t key, size_t key_len, uintptr_t in, size_t len,
+                                      uintptr_t out) {
+  hmac(kind, key, key_len, in, len, out);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_hkdf(uintptr_t ikm, size_t ikm_len, uintptr_t salt, size_t salt_len, uintptr_t info,
+                                     size_t info_len, uintptr_t out, size_t out_len) {
+  return hkdf(ikm, ikm_len, salt, salt_len, info, info_len, out, out_len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_ctEqual(uintptr_t a, uintptr_t b, size_t n) { return ct_equal(a, b, n); }
+EMSCRIPTEN_KEEPALIVE int wacore_aesCbcEncrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf,
+                                              size_t len) {
+  return aes_cbc_encrypt(key, key_len, iv, iv_len, buf, len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_aesCbcDecrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf,
+                                              size_t len) {
+  return aes_cbc_decrypt(key, key_len, iv, iv_len, buf, len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_aesCtr(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf,
+                                       size_t len) {
+  return aes_ctr(key, key_len, iv, iv_len, buf, len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_aesGcmSeal(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad,
+                                           size_t aad_len, uintptr_t buf, size_t len) {
+  return aes_gcm_seal(key, key_len, iv, iv_len, aad, aad_len, buf, len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_aesGcmOpen(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad,
+                                           size_t aad_len, uintptr_t buf, size_t len) {
+  return aes_gcm_open(key, key_len, iv, iv_len, aad, aad_len, buf, len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_streamCreate(int kind, uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len) {
+  return stream_create(kind, key, key_len, iv, iv_len);
+}
+EMSCRIPTEN_KEEPALIVE size_t wacore_streamUpdateSize(uintptr_t handle, size_t len) {
+  return stream_update_size(handle, len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_streamAad(uintptr_t handle, uintptr_t in, size_t len) {
+  return stream_aad(handle, in, len);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_streamUpdate(uintptr_t handle, uintptr_t in, size_t len, uintptr_t out) {
+  return stream_update(handle, in, len, out);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_streamFinal(uintptr_t handle, uintptr_t out, uintptr_t tag, size_t tag_len) {
+  return stream_final(handle, out, tag, tag_len);
+}
+EMSCRIPTEN_KEEPALIVE void wacore_streamFree(uintptr_t handle) { stream_free(handle); }
+EMSCRIPTEN_KEEPALIVE uintptr_t wacore_binaryResult() { return binary_result(); }
+EMSCRIPTEN_KEEPALIVE int wacore_mediaKeys(uintptr_t key, size_t key_len, uintptr_t info, size_t info_len,
+                                          uintptr_t out) {
+  return media_keys(key, key_len, info, info_len, out);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_mediaEncrypt(uintptr_t keys, uintptr_t plain, size_t len, uintptr_t out, uintptr_t sha,
+                                             uintptr_t enc_sha) {
+  return media_encrypt(keys, plain, len, out, sha, enc_sha);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_mediaDecrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t enc_sha,
+                                             uintptr_t sha, uintptr_t out) {
+  return media_decrypt(keys, upload, len, enc_sha, sha, out);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_mediaDecryptRange(uintptr_t keys, uintptr_t prev, uintptr_t ct, size_t len,
+                                                  uintptr_t out) {
+  return media_decrypt_range(keys, prev, ct, len, out);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_mediaSidecar(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t out) {
+  return media_sidecar(keys, upload, len, out);
+}
+EMSCRIPTEN_KEEPALIVE size_t wacore_mediaSidecarSize(size_t len) { return media_sidecar_size(len); }
+EMSCRIPTEN_KEEPALIVE void wacore_appstateExpandKeys(uintptr_t data, size_t len, uintptr_t out) {
+  appstate_expand_keys(data, len, out);
+}
+EMSCRIPTEN_KEEPALIVE void wacore_appstateLtHash(uintptr_t hash, uintptr_t add, size_t add_len, uintptr_t sub,
+                                                size_t sub_len) {
+  appstate_lthash(hash, add, add_len, sub, sub_len);
+}
+EMSCRIPTEN_KEEPALIVE void wacore_appstateIndexMac(uintptr_t key, uintptr_t index, size_t len, uintptr_t out) {
+  appstate_index_mac(key, index, len, out);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_appstateValueMac(int op, uintptr_t key_id, size_t key_id_len, uintptr_t data,
+                                                 size_t len, uintptr_t key, uintptr_t out) {
+  return appstate_value_mac(op, key_id, key_id_len, data, len, key, out);
+}
+EMSCRIPTEN_KEEPALIVE void wacore_appstateSnapshotMac(uintptr_t lthash, uint32_t version_hi, uint32_t version_lo,
+                                                     uintptr_t name, size_t name_len, uintptr_t key, uintptr_t out) {
+  appstate_snapshot_mac(lthash, version_hi, version_lo, name, name_len, key, out);
+}
+EMSCRIPTEN_KEEPALIVE void wacore_appstatePatchMac(uintptr_t snapshot, uintptr_t macs, size_t macs_len,
+                                                  uint32_t version_hi, uint32_t version_lo, uintptr_t name,
+                                                  size_t name_len, uintptr_t key, uintptr_t out) {
+  appstate_patch_mac(snapshot, macs, macs_len, version_hi, version_lo, name, name_len, key, out);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_appstateEncryptValue(uintptr_t keys, int op, uintptr_t key_id, size_t key_id_len,
+                                                     uintptr_t plain, size_t len, uintptr_t iv, uintptr_t out) {
+  return appstate_encrypt_value(keys, op, key_id, key_id_len, plain, len, iv, out);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_appstateDecryptValue(uintptr_t keys, int op, uintptr_t key_id, size_t key_id_len,
+                                                     uintptr_t blob, size_t len, uintptr_t out) {
+  return appstate_decrypt_value(keys, op, key_id, key_id_len, blob, len, out);
 }
 }
 
@@ -535,44 +666,5 @@ EMSCRIPTEN_BINDINGS(wacore) {
   function("ioBuffer", &io_buffer);
   function("heapInUse", &heap_in_use);
   function("errorTable", &error_table);
-  function("curveGenerateKeyPair", &curve_generate_key_pair);
-  function("curvePublicFromPrivate", &curve_public_from_private);
-  function("curveAgreement", &curve_agreement);
-  function("curveSign", &curve_sign);
-  function("curveSignWithRandom", &curve_sign_with_random);
-  function("curveVerify", &curve_verify);
-  function("registrationId", &registration_id);
-  function("sha", &sha);
-  function("hmac", &hmac);
-  function("hkdf", &hkdf);
-  function("ctEqual", &ct_equal);
-  function("aesCbcEncrypt", &aes_cbc_encrypt);
-  function("aesCbcDecrypt", &aes_cbc_decrypt);
-  function("aesCtr", &aes_ctr);
-  function("aesGcmSeal", &aes_gcm_seal);
-  function("aesGcmOpen", &aes_gcm_open);
-  function("streamCreate", &stream_create);
-  function("streamUpdateSize", &stream_update_size);
-  function("streamAad", &stream_aad);
-  function("streamUpdate", &stream_update);
-  function("streamFinal", &stream_final);
-  function("streamFree", &stream_free);
-  function("binaryResult", &binary_result);
   function("binaryTokens", &binary_tokens);
-  function("binaryDecode", &binary_decode);
-  function("binaryEncode", &binary_encode);
-  function("mediaKeys", &media_keys);
-  function("mediaEncrypt", &media_encrypt);
-  function("mediaDecrypt", &media_decrypt);
-  function("mediaDecryptRange", &media_decrypt_range);
-  function("mediaSidecar", &media_sidecar);
-  function("mediaSidecarSize", &media_sidecar_size);
-  function("appstateExpandKeys", &appstate_expand_keys);
-  function("appstateLtHash", &appstate_lthash);
-  function("appstateIndexMac", &appstate_index_mac);
-  function("appstateValueMac", &appstate_value_mac);
-  function("appstateSnapshotMac", &appstate_snapshot_mac);
-  function("appstatePatchMac", &appstate_patch_mac);
-  function("appstateEncryptValue", &appstate_encrypt_value);
-  function("appstateDecryptValue", &appstate_decrypt_value);
 }

@@ -69,7 +69,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const d = asBytes(keyData, 'keyData');
     const { base, total, at } = place([d], 160);
     try {
-      M.appstateExpandKeys(at[0], d.length, at[1]);
+      M._wacore_appstateExpandKeys(at[0], d.length, at[1]);
       const out = {};
       KEY_NAMES.forEach((name, i) => (out[name] = M.HEAPU8.slice(at[1] + i * KEY, at[1] + (i + 1) * KEY)));
       return out;
@@ -84,7 +84,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const a = macList(add, 'add');
     const s = macList(sub, 'subtract');
     const { at } = place([h, a, s], 0);
-    M.appstateLtHash(at[0], at[1], a.length, at[2], s.length);
+    M._wacore_appstateLtHash(at[0], at[1], a.length, at[2], s.length);
     return M.HEAPU8.slice(at[0], at[0] + LTHASH);
   }
 
@@ -99,7 +99,7 @@ export function makeAppState({ M, fail, io, wipe }) {
   function generateIndexMac(index, key) {
     const i = asBytes(index, 'index');
     const { at } = place([key32(key, 'key'), i], MAC);
-    M.appstateIndexMac(at[0], at[1], i.length, at[2]);
+    M._wacore_appstateIndexMac(at[0], at[1], i.length, at[2]);
     return M.HEAPU8.slice(at[2], at[2] + MAC);
   }
 
@@ -109,7 +109,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const kid = keyIdBytes(keyId);
     const d = asBytes(data, 'data');
     const { at } = place([kid, d, key32(key, 'key')], MAC);
-    const rc = M.appstateValueMac(op, at[0], kid.length, at[1], d.length, at[2], at[3]);
+    const rc = M._wacore_appstateValueMac(op, at[0], kid.length, at[1], d.length, at[2], at[3]);
     if (rc !== 0) fail(rc);
     return M.HEAPU8.slice(at[3], at[3] + MAC);
   }
@@ -121,7 +121,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const [hi, lo] = versionWords(version);
     const n = utf8.encode(String(name));
     const { at } = place([h, n, key32(key, 'key')], MAC);
-    M.appstateSnapshotMac(at[0], hi, lo, at[1], n.length, at[2], at[3]);
+    M._wacore_appstateSnapshotMac(at[0], hi, lo, at[1], n.length, at[2], at[3]);
     return M.HEAPU8.slice(at[3], at[3] + MAC);
   }
 
@@ -133,7 +133,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const [hi, lo] = versionWords(version);
     const n = utf8.encode(String(name));
     const { at } = place([s, macs, n, key32(key, 'key')], MAC);
-    M.appstatePatchMac(at[0], at[1], macs.length, hi, lo, at[2], n.length, at[3], at[4]);
+    M._wacore_appstatePatchMac(at[0], at[1], macs.length, hi, lo, at[2], n.length, at[3], at[4]);
     return M.HEAPU8.slice(at[4], at[4] + MAC);
   }
 
@@ -155,7 +155,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const outLen = IV + (Math.floor(d.length / 16) + 1) * 16 + MAC;
     const { base, total, at } = place([kb, kid, d, v], outLen);
     try {
-      const n = M.appstateEncryptValue(at[0], op, at[1], kid.length, at[2], d.length, at[3], at[4]);
+      const n = M._wacore_appstateEncryptValue(at[0], op, at[1], kid.length, at[2], d.length, at[3], at[4]);
       if (n < 0) fail(-n);
       return M.HEAPU8.slice(at[4], at[4] + n);
     } finally {
@@ -173,7 +173,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const kb = keyBlock(keys);
     const { base, total, at } = place([kb, kid, b], b.length);
     try {
-      const n = M.appstateDecryptValue(at[0], op, at[1], kid.length, at[2], b.length, at[3]);
+      const n = M._wacore_appstateDecryptValue(at[0], op, at[1], kid.length, at[2], b.length, at[3]);
       if (n < 0) fail(-n);
       return M.HEAPU8.slice(at[3], at[3] + n);
     } finally {
@@ -183,7 +183,7 @@ export function makeAppState({ M, fail, io, wipe }) {
   }
 
   // --- patches and snapshots (bindings/group_bindings.cpp) --------------------------------------------
-  const outputs = makeOutputCalls({ M, io, wipe }, M.groupsOut());
+  const outputs = makeOutputCalls({ M, io, wipe }, M._wacore_groupsOut());
   // The parts end to end; invoke(address, total length).
   const callParts = (parts, invoke) => {
     let size = 0;
@@ -240,7 +240,7 @@ export function makeAppState({ M, fail, io, wipe }) {
    * externalMutations stays undecoded bytes). Error: ERR_INVALID_PATCH. */
   function parseSyncdPatch(bytes) {
     const b = asBytes(bytes, 'patch');
-    const r = new Reader(callParts([b], (p, n) => M.appstateDecodePatch(p, n)));
+    const r = new Reader(callParts([b], (p, n) => M._wacore_appstateDecodePatch(p, n)));
     const hasVersion = r.u8() === 1;
     const version = r.u64();
     const patch = { snapshotMac: r.field(), patchMac: r.field(), keyId: { id: r.field() } };
@@ -258,7 +258,7 @@ export function makeAppState({ M, fail, io, wipe }) {
   /** SyncdSnapshot bytes as WAProto's object shape. */
   function parseSyncdSnapshot(bytes) {
     const b = asBytes(bytes, 'snapshot');
-    const r = new Reader(callParts([b], (p, n) => M.appstateDecodeSnapshot(p, n)));
+    const r = new Reader(callParts([b], (p, n) => M._wacore_appstateDecodeSnapshot(p, n)));
     const hasVersion = r.u8() === 1;
     const version = r.u64();
     const snapshot = { mac: r.field(), keyId: { id: r.field() }, records: [] };
@@ -272,7 +272,7 @@ export function makeAppState({ M, fail, io, wipe }) {
   /** SyncdMutations bytes (a downloaded externalMutations blob): { mutations }. */
   function parseSyncdMutations(bytes) {
     const b = asBytes(bytes, 'mutations');
-    return { mutations: readMutations(new Reader(callParts([b], (p, n) => M.appstateDecodeMutations(p, n)))) };
+    return { mutations: readMutations(new Reader(callParts([b], (p, n) => M._wacore_appstateDecodeMutations(p, n)))) };
   }
 
   const toNumber = (v) => (typeof v === 'object' && v !== null && typeof v.toNumber === 'function' ? v.toNumber() : Number(v ?? NaN));
@@ -387,7 +387,7 @@ export function makeAppState({ M, fail, io, wipe }) {
       w.u8(opOf(m));
       writeRecord(w, recordOf(m));
     }
-    return readResult(callParts(w.parts, (ptr, n) => M.appstateVerify(ptr, n)));
+    return readResult(callParts(w.parts, (ptr, n) => M._wacore_appstateVerify(ptr, n)));
   }
 
   /** Verifies a snapshot (its records on a zero LTHash, then its MAC): { state, mutations }. */
@@ -405,7 +405,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     w.field(s.keyId?.id);
     w.u32(records.length);
     for (const rec of records) writeRecord(w, rec);
-    return readResult(callParts(w.parts, (ptr, n) => M.appstateVerify(ptr, n)));
+    return readResult(callParts(w.parts, (ptr, n) => M._wacore_appstateVerify(ptr, n)));
   }
 
   // Baileys' async key lookup (getAppStateSyncKey(base64 id) -> { keyData }) resolved up front.

@@ -17,7 +17,7 @@ const utf8 = new TextDecoder('utf-8');
 const utf8Encoder = new TextEncoder();
 
 export function makeBinary({ M, fail, io }) {
-  const result = M.binaryResult() >> 2; // BinaryResult, as 32-bit words
+  const result = M._wacore_binaryResult() >> 2; // BinaryResult, as 32-bit words
   // Token strings per dictionary (id -> string) and their reverse map (string -> id; "" excluded),
   // made on a dictionary's first use rather than at load.
   const tokens = {};

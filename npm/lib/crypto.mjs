@@ -28,7 +28,7 @@ export function makeCrypto(core) {
     const p = io(size + d.length);
     try {
       M.HEAPU8.set(d, p + size);
-      M.sha(kind, p + size, d.length, p);
+      M._wacore_sha(kind, p + size, d.length, p);
       return M.HEAPU8.slice(p, p + size);
     } finally {
       wipe(p, size + d.length);
@@ -43,7 +43,7 @@ export function makeCrypto(core) {
       const heap = M.HEAPU8;
       heap.set(k, p + size);
       heap.set(d, p + size + k.length);
-      M.hmac(kind, p + size, k.length, p + size + k.length, d.length, p);
+      M._wacore_hmac(kind, p + size, k.length, p + size + k.length, d.length, p);
       return M.HEAPU8.slice(p, p + size);
     } finally {
       wipe(p, size + k.length + d.length);
@@ -77,7 +77,7 @@ export function makeCrypto(core) {
       heap.set(k, pk);
       heap.set(salt, ps);
       heap.set(info, pi);
-      const rc = M.hkdf(pk, k.length, ps, salt.length, pi, info.length, p, length);
+      const rc = M._wacore_hkdf(pk, k.length, ps, salt.length, pi, info.length, p, length);
       if (rc !== 0) fail(rc);
       return M.HEAPU8.slice(p, p + length);
     } finally {
@@ -95,7 +95,7 @@ export function makeCrypto(core) {
     try {
       M.HEAPU8.set(x, p);
       M.HEAPU8.set(y, p + x.length);
-      return M.ctEqual(p, p + x.length, x.length) === 1;
+      return M._wacore_ctEqual(p, p + x.length, x.length) === 1;
     } finally {
       wipe(p, 2 * x.length);
     }
@@ -127,7 +127,7 @@ export function makeCrypto(core) {
   /** AES-256-CBC with PKCS#7 padding: 16-byte-multiple ciphertext, 1..16 bytes longer than data. */
   const aesCbcEncrypt = (key, iv, data) =>
     aesCall('cbc', key, iv, data, new Uint8Array(0), (k, kl, i, il, _a, _al, buf, len) => {
-      const n = M.aesCbcEncrypt(k, kl, i, il, buf, len);
+      const n = M._wacore_aesCbcEncrypt(k, kl, i, il, buf, len);
       if (n < 0) fail(-n);
       return M.HEAPU8.slice(buf, buf + n);
     });
@@ -135,7 +135,7 @@ export function makeCrypto(core) {
   /** AES-256-CBC decryption; throws ERR_BAD_PADDING (checked in constant time) or ERR_DATA_LENGTH. */
   const aesCbcDecrypt = (key, iv, data) =>
     aesCall('cbc', key, iv, data, new Uint8Array(0), (k, kl, i, il, _a, _al, buf, len) => {
-      const n = M.aesCbcDecrypt(k, kl, i, il, buf, len);
+      const n = M._wacore_aesCbcDecrypt(k, kl, i, il, buf, len);
       if (n < 0) fail(-n);
       return M.HEAPU8.slice(buf, buf + n);
     });
@@ -144,7 +144,7 @@ export function makeCrypto(core) {
    * (as node:crypto's aes-256-ctr). Encryption and decryption are the same operation. */
   const aesCtr = (key, iv, data) =>
     aesCall('ctr', key, iv, data, new Uint8Array(0), (k, kl, i, il, _a, _al, buf, len) => {
-      const rc = M.aesCtr(k, kl, i, il, buf, len);
+      const rc = M._wacore_aesCtr(k, kl, i, il, buf, len);
       if (rc !== 0) fail(rc);
       return M.HEAPU8.slice(buf, buf + len);
     });
@@ -152,7 +152,7 @@ export function makeCrypto(core) {
   /** AES-256-GCM: ciphertext followed by the 16-byte tag. iv: any non-empty length (12 recommended). */
   const aesGcmSeal = (key, iv, data, aad) =>
     aesCall('gcm', key, iv, data, asOptionalBytes(aad, 'aad'), (k, kl, i, il, a, al, buf, len) => {
-      const rc = M.aesGcmSeal(k, kl, i, il, a, al, buf, len);
+      const rc = M._wacore_aesGcmSeal(k, kl, i, il, a, al, buf, len);
       if (rc !== 0) fail(rc);
       return M.HEAPU8.slice(buf, buf + len + TAG);
     });
@@ -161,7 +161,7 @@ export function makeCrypto(core) {
    * plaintext exists. Throws ERR_AUTH_TAG. */
   const aesGcmOpen = (key, iv, data, aad) =>
     aesCall('gcm', key, iv, data, asOptionalBytes(aad, 'aad'), (k, kl, i, il, a, al, buf, len) => {
-      const rc = M.aesGcmOpen(k, kl, i, il, a, al, buf, len);
+      const rc = M._wacore_aesGcmOpen(k, kl, i, il, a, al, buf, len);
       if (rc !== 0) fail(rc);
       return M.HEAPU8.slice(buf, buf + len - TAG);
     });
@@ -222,7 +222,7 @@ export function makeCrypto(core) {
       const a = asBytes(aad, 'aad');
       const p = io(a.length);
       M.HEAPU8.set(a, p);
-      const rc = M.streamAad(h, p, a.length);
+      const rc = M._wacore_streamAad(h, p, a.length);
       if (rc !== 0) fail(rc);
       return this;
     }

@@ -10,7 +10,7 @@ export function makeCurve({ M, fail, io, put, wipe }) {
   function generateKeyPair() {
     const p = io(2 * KEY);
     try {
-      const rc = M.curveGenerateKeyPair(p);
+      const rc = M._wacore_curveGenerateKeyPair(p);
       if (rc !== 0) fail(rc);
       const heap = M.HEAPU8;
       const pubKey = new Uint8Array(PUB);
@@ -28,7 +28,7 @@ export function makeCurve({ M, fail, io, put, wipe }) {
     const p = io(2 * KEY);
     try {
       put(M.HEAPU8, p, priv, KEY);
-      const rc = M.curvePublicFromPrivate(p, priv.length, p + KEY);
+      const rc = M._wacore_curvePublicFromPrivate(p, priv.length, p + KEY);
       if (rc !== 0) fail(rc);
       const out = new Uint8Array(PUB);
       out[0] = 5;
@@ -48,7 +48,7 @@ export function makeCurve({ M, fail, io, put, wipe }) {
       const heap = M.HEAPU8;
       put(heap, p, priv, KEY);
       put(heap, p + 2 * KEY, pub, PUB);
-      const rc = M.curveAgreement(p + 2 * KEY, pub.length, p, priv.length, p + KEY);
+      const rc = M._wacore_curveAgreement(p + 2 * KEY, pub.length, p, priv.length, p + KEY);
       if (rc !== 0) fail(rc);
       return M.HEAPU8.slice(p + KEY, p + 2 * KEY);
     } finally {
@@ -69,10 +69,10 @@ export function makeCurve({ M, fail, io, put, wipe }) {
       heap.set(msg, p + head);
       let rc;
       if (rnd === undefined) {
-        rc = M.curveSign(p, priv.length, p + head, msg.length, p + KEY);
+        rc = M._wacore_curveSign(p, priv.length, p + head, msg.length, p + KEY);
       } else {
         put(heap, p + KEY + SIG, rnd, SIG);
-        rc = M.curveSignWithRandom(p, priv.length, p + head, msg.length, p + KEY + SIG, rnd.length, p + KEY);
+        rc = M._wacore_curveSignWithRandom(p, priv.length, p + head, msg.length, p + KEY + SIG, rnd.length, p + KEY);
       }
       if (rc !== 0) fail(rc);
       return M.HEAPU8.slice(p + KEY, p + KEY + SIG);
@@ -100,14 +100,14 @@ export function makeCurve({ M, fail, io, put, wipe }) {
     put(heap, p, pub, PUB);
     put(heap, p + PUB + 1, sig, SIG);
     heap.set(msg, p + head);
-    const rc = M.curveVerify(p, pub.length, p + head, msg.length, p + PUB + 1, sig.length);
+    const rc = M._wacore_curveVerify(p, pub.length, p + head, msg.length, p + PUB + 1, sig.length);
     if (rc < 0) fail(-rc);
     return rc === 1;
   }
 
   /** A random registration ID in 0..16383. */
   function generateRegistrationId() {
-    const rc = M.registrationId();
+    const rc = M._wacore_registrationId();
     if (rc < 0) fail(-rc);
     return rc;
   }

@@ -119,7 +119,7 @@ export function makeGroups({ M, fail, io, wipe }) {
     }
   };
 
-  const outputs = makeOutputCalls({ M, io, wipe }, M.groupsOut());
+  const outputs = makeOutputCalls({ M, io, wipe }, M._wacore_groupsOut());
   const call = (parts, invoke) => outputs.callParts(parts, invoke, raise);
 
   const recordBytes = (r) => (r == null ? EMPTY : asBytes(r, 'record'));
@@ -133,13 +133,13 @@ export function makeGroups({ M, fail, io, wipe }) {
     if (typeof json === 'string') list = JSON.parse(json);
     if (!Array.isArray(list)) throw new GroupError('ERR_INVALID_RECORD', GROUP_MESSAGES.ERR_INVALID_RECORD);
     const text = utf8Encoder.encode(JSON.stringify(list.map(normalizeState)));
-    return call([text], (p) => M.groupRecordFromJson(p, text.length)).subarray(4);
+    return call([text], (p) => M._wacore_groupRecordFromJson(p, text.length)).subarray(4);
   }
 
   /** Baileys' JSON form of record bytes: an array of SenderKeyStateStructure objects with Buffers. */
   function recordToJson(record) {
     const rec = recordBytes(record);
-    const out = call([rec], (p) => M.groupRecordToJson(p, rec.length));
+    const out = call([rec], (p) => M._wacore_groupRecordToJson(p, rec.length));
     const list = JSON.parse(utf8.decode(out));
     out.fill(0);
     return list.map(toBaileysState);
@@ -148,7 +148,7 @@ export function makeGroups({ M, fail, io, wipe }) {
   /** The states of a record, oldest first: [{ keyId, iteration, canEncrypt }]. */
   function recordInfo(record) {
     const rec = recordBytes(record);
-    const r = new Reader(call([rec], (p) => M.groupRecordInfo(p, rec.length)));
+    const r = new Reader(call([rec], (p) => M._wacore_groupRecordInfo(p, rec.length)));
     const states = [];
     for (let i = 0, n = r.u32(); i < n; i++) states.push({ keyId: r.u32(), iteration: r.u32(), canEncrypt: r.u8() === 1 });
     return states;
@@ -158,7 +158,7 @@ export function makeGroups({ M, fail, io, wipe }) {
    * gets a new sender key; otherwise the newest state is described. */
   function create(record) {
     const rec = recordBytes(record);
-    const r = new Reader(call([rec], (p) => M.groupCreate(p, rec.length)));
+    const r = new Reader(call([rec], (p) => M._wacore_groupCreate(p, rec.length)));
     return { distributionMessage: output(r.field().slice()), record: r.field() };
   }
 
@@ -166,14 +166,14 @@ export function makeGroups({ M, fail, io, wipe }) {
   function process(record, distributionMessage) {
     const rec = recordBytes(record);
     const msg = asBytes(distributionMessage, 'distributionMessage');
-    return call([rec, msg], (p, m) => M.groupProcess(p, rec.length, m, msg.length)).subarray(4);
+    return call([rec, msg], (p, m) => M._wacore_groupProcess(p, rec.length, m, msg.length)).subarray(4);
   }
 
   /** GroupCipher.encrypt on record bytes: { ciphertext (SenderKeyMessage), record }. */
   function encrypt(record, plaintext) {
     const rec = recordBytes(record);
     const pt = asBytes(plaintext, 'plaintext');
-    const r = new Reader(call([rec, pt], (p, q) => M.groupEncrypt(p, rec.length, q, pt.length)));
+    const r = new Reader(call([rec, pt], (p, q) => M._wacore_groupEncrypt(p, rec.length, q, pt.length)));
     return { ciphertext: output(r.field().slice()), record: r.field() };
   }
 
@@ -181,14 +181,14 @@ export function makeGroups({ M, fail, io, wipe }) {
   function decrypt(record, ciphertext) {
     const rec = recordBytes(record);
     const msg = asBytes(ciphertext, 'ciphertext');
-    const r = new Reader(call([rec, msg], (p, q) => M.groupDecrypt(p, rec.length, q, msg.length)));
+    const r = new Reader(call([rec, msg], (p, q) => M._wacore_groupDecrypt(p, rec.length, q, msg.length)));
     return { plaintext: output(r.field().slice()), record: r.field() };
   }
 
   /** The fields of a SenderKeyDistributionMessage: { id, iteration, chainKey, signatureKey }. */
   function distributionInfo(message) {
     const msg = asBytes(message, 'distributionMessage');
-    const r = new Reader(call([msg], (p) => M.groupDistributionInfo(p, msg.length)));
+    const r = new Reader(call([msg], (p) => M._wacore_groupDistributionInfo(p, msg.length)));
     return { id: r.u32(), iteration: r.u32(), chainKey: output(r.bytes(32).slice()), signatureKey: output(r.bytes(33).slice()) };
   }
 
@@ -201,7 +201,7 @@ export function makeGroups({ M, fail, io, wipe }) {
     const d = new DataView(head.buffer);
     d.setUint32(0, id >>> 0, true);
     d.setUint32(4, iteration >>> 0, true);
-    return output(call([head, ck, sk], (p) => M.groupDistributionEncode(p)));
+    return output(call([head, ck, sk], (p) => M._wacore_groupDistributionEncode(p)));
   }
 
   const senderKeys = Object.freeze({ recordFromJson, recordToJson, recordInfo, create, process, encrypt, decrypt, distributionInfo });

@@ -58,7 +58,7 @@ export function makeMedia(core, crypto) {
     try {
       M.HEAPU8.set(key, p);
       M.HEAPU8.set(info, p + MEDIA_KEY);
-      const rc = M.mediaKeys(p, MEDIA_KEY, p + MEDIA_KEY, info.length, p + MEDIA_KEY + info.length);
+      const rc = M._wacore_mediaKeys(p, MEDIA_KEY, p + MEDIA_KEY, info.length, p + MEDIA_KEY + info.length);
       if (rc !== 0) fail(rc);
       return M.HEAPU8.slice(p + MEDIA_KEY + info.length, p + MEDIA_KEY + info.length + 112);
     } finally {
@@ -146,7 +146,7 @@ export function makeMedia(core, crypto) {
       heap.set(keys, p);
       heap.set(d, p + 112);
       const out = p + 112 + d.length;
-      const n = M.mediaEncrypt(p, p + 112, d.length, out, out + outLen, out + outLen + 32);
+      const n = M._wacore_mediaEncrypt(p, p + 112, d.length, out, out + outLen, out + outLen + 32);
       const h = M.HEAPU8;
       return {
         mediaKey: mediaKey.slice(),
@@ -186,7 +186,7 @@ export function makeMedia(core, crypto) {
       if (encSha) heap.set(encSha, p + 112);
       if (sha) heap.set(sha, p + 144);
       heap.set(e, p + 176);
-      const n = M.mediaDecrypt(p, p + 176, e.length, encSha ? p + 112 : 0, sha ? p + 144 : 0, p + 176);
+      const n = M._wacore_mediaDecrypt(p, p + 176, e.length, encSha ? p + 112 : 0, sha ? p + 144 : 0, p + 176);
       if (n < 0) fail(-n);
       return M.HEAPU8.slice(p + 176, p + 176 + n);
     } finally {
@@ -210,7 +210,7 @@ export function makeMedia(core, crypto) {
       heap.set(keys, p);
       heap.set(prev, p + 112);
       heap.set(c, p + 128);
-      const rc = M.mediaDecryptRange(p, p + 112, p + 128, c.length, p + 128 + c.length);
+      const rc = M._wacore_mediaDecryptRange(p, p + 112, p + 128, c.length, p + 128 + c.length);
       if (rc !== 0) fail(rc);
       return M.HEAPU8.slice(p + 128 + c.length, p + 128 + 2 * c.length);
     } finally {
@@ -224,13 +224,13 @@ export function makeMedia(core, crypto) {
   function mediaSidecar(encrypted, mediaKey, mediaType) {
     const e = asBytes(encrypted, 'encrypted');
     const keys = derive(mediaKey, mediaType);
-    const size = M.mediaSidecarSize(e.length);
+    const size = M._wacore_mediaSidecarSize(e.length);
     const total = 112 + e.length + size;
     const p = io(total);
     try {
       M.HEAPU8.set(keys, p);
       M.HEAPU8.set(e, p + 112);
-      const n = M.mediaSidecar(p, p + 112, e.length, p + 112 + e.length);
+      const n = M._wacore_mediaSidecar(p, p + 112, e.length, p + 112 + e.length);
       return M.HEAPU8.slice(p + 112 + e.length, p + 112 + e.length + n);
     } finally {
       wipe(p, total);

@@ -29,8 +29,8 @@ export const WA_CERT_ROOT_KEY = Uint8Array.from(
 
 export function makeNoise(core, binary) {
   const { M, fail, io, wipe } = core;
-  const R = M.noiseResult() >> 2; // NoiseResult: out, outLength, count, done
-  const registry = new FinalizationRegistry((h) => M.noiseFree(h));
+  const R = M._wacore_noiseResult() >> 2; // NoiseResult: out, outLength, count, done
+  const registry = new FinalizationRegistry((h) => M._wacore_noiseFree(h));
 
   const key32 = (k, name) => {
     const b = asBytes(k?.private ?? k, name);
@@ -78,7 +78,7 @@ export function makeNoise(core, binary) {
     }
     const { p, at, total } = place(routing, eph);
     try {
-      const h = M.noiseCreate(role, dict, at[0], routing.length, eph.length ? at[1] : 0, max);
+      const h = M._wacore_noiseCreate(role, dict, at[0], routing.length, eph.length ? at[1] : 0, max);
       if (h < 0) fail(-h);
       if (h === 0) throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to hold the connection');
       return { h, dict };
@@ -111,11 +111,11 @@ export function makeNoise(core, binary) {
     }
     /** Bytes received but not yet part of a complete frame. */
     get bufferedBytes() {
-      return this.#h === 0 ? 0 : M.noiseBuffered(this.#h);
+      return this.#h === 0 ? 0 : M._wacore_noiseBuffered(this.#h);
     }
     /** Wipes and frees the connection state. Safe to call more than once. */
     free() {
-      if (this.#h !== 0) M.noiseFree(this._release());
+      if (this.#h !== 0) M._wacore_noiseFree(this._release());
     }
     [Symbol.dispose]() {
       this.free();
@@ -218,9 +218,9 @@ export function makeNoise(core, binary) {
   const toTransport = (owner) => {
     const dict = owner.dictionary;
     const h = owner._release();
-    const rc = M.noiseFinish(h);
+    const rc = M._wacore_noiseFinish(h);
     if (rc !== 0) {
-      M.noiseFree(h);
+      M._wacore_noiseFree(h);
       fail(rc);
     }
     return new NoiseTransport(h, dict);
@@ -235,7 +235,7 @@ export function makeNoise(core, binary) {
     /** The first bytes to send: the routing pre-header if any, "WA" 6 <dictionary>, and the framed
      * clientHello. */
     start() {
-      const rc = M.noiseClientStart(this._handle());
+      const rc = M._wacore_noiseClientStart(this._handle());
       if (rc !== 0) fail(rc);
       return output();
     }
@@ -253,7 +253,7 @@ export function makeNoise(core, binary) {
       const now = seconds(options.now ?? Math.floor(Date.now() / 1000), 'now');
       const { p, at, total } = place(c, noiseKey, payload, root);
       try {
-        const rc = M.noiseClientServerHello(h, at[0], c.length, at[1], at[2], payload.length, at[3], hi(now), lo(now));
+        const rc = M._wacore_noiseClientServerHello(h, at[0], c.length, at[1], at[2], payload.length, at[3], hi(now), lo(now));
         if (rc !== 0) fail(rc);
         return done() ? output() : null;
       } finally {
@@ -287,7 +287,7 @@ export function makeNoise(core, binary) {
       const c = asOptionalBytes(chunk, 'chunk');
       const { p, at, total } = place(c, this.#staticKey, this.#chain);
       try {
-        const rc = M.noiseResponderHello(h, at[0], c.length, at[1], at[2], this.#chain.length);
+        const rc = M._wacore_noiseResponderHello(h, at[0], c.length, at[1], at[2], this.#chain.length);
         if (rc !== 0) fail(rc);
         if (!done()) return null;
         this.#staticKey.fill(0);
@@ -303,7 +303,7 @@ export function makeNoise(core, binary) {
       const c = asOptionalBytes(chunk, 'chunk');
       const p = io(c.length);
       M.HEAPU8.set(c, p);
-      const rc = M.noiseResponderFinish(h, p, c.length);
+      const rc = M._wacore_noiseResponderFinish(h, p, c.length);
       if (rc !== 0) fail(rc);
       if (!done()) return null;
       const out = output();
@@ -337,7 +337,7 @@ export function makeNoise(core, binary) {
     };
     const { p, at, total } = place(root, inter, leaf);
     try {
-      const rc = M.noiseMakeCertChain(at[0], at[1], at[2], serial(o.intermediateSerial ?? 1, 'intermediateSerial'),
+      const rc = M._wacore_noiseMakeCertChain(at[0], at[1], at[2], serial(o.intermediateSerial ?? 1, 'intermediateSerial'),
         serial(o.leafSerial ?? 2, 'leafSerial'), hi(nb), lo(nb), hi(na), lo(na));
       if (rc !== 0) fail(rc);
       return output();

@@ -146,7 +146,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
   };
   const now = (t) => (t === undefined ? Date.now() : t);
 
-  const outputs = makeOutputCalls({ M, io, wipe }, M.signalOut());
+  const outputs = makeOutputCalls({ M, io, wipe }, M._wacore_signalOut());
   const call = (size, write, invoke) => outputs.call(size, write, invoke, raise);
 
   const EMPTY = new Uint8Array(0);
@@ -156,17 +156,17 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
 
   function recordFromJson(json) {
     const text = utf8Encoder.encode(typeof json === 'string' ? json : JSON.stringify(json));
-    return call(text.length, (h, p) => h.set(text, p), (p) => M.signalRecordFromJson(p, text.length)).subarray(4);
+    return call(text.length, (h, p) => h.set(text, p), (p) => M._wacore_signalRecordFromJson(p, text.length)).subarray(4);
   }
 
   function recordToJson(record) {
     const rec = recordBytes(record);
-    return JSON.parse(utf8.decode(call(rec.length, (h, p) => h.set(rec, p), (p) => M.signalRecordToJson(p, rec.length))));
+    return JSON.parse(utf8.decode(call(rec.length, (h, p) => h.set(rec, p), (p) => M._wacore_signalRecordToJson(p, rec.length))));
   }
 
   function recordInfo(record) {
     const rec = recordBytes(record);
-    const r = new Reader(call(rec.length, (h, p) => h.set(rec, p), (p) => M.signalRecordInfo(p, rec.length)));
+    const r = new Reader(call(rec.length, (h, p) => h.set(rec, p), (p) => M._wacore_signalRecordInfo(p, rec.length)));
     const open = r.u8() === 1;
     const hasReg = r.u8() === 1;
     const registrationId = r.u32();
@@ -185,7 +185,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
 
   function closeOpenSession(record, time) {
     const rec = recordBytes(record);
-    return call(rec.length, (h, p) => h.set(rec, p), (p) => M.signalCloseOpenSession(p, rec.length, now(time))).subarray(4);
+    return call(rec.length, (h, p) => h.set(rec, p), (p) => M._wacore_signalCloseOpenSession(p, rec.length, now(time))).subarray(4);
   }
 
   /** X3DH as initiator. bundle: { identityKey, registrationId, signedPreKey: { keyId, publicKey,
@@ -217,7 +217,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
         d.setUint32(139, opk ? bundle.preKey.keyId >>> 0 : 0, true);
         if (opk) h.set(opk, b + 143);
       },
-      (p) => M.signalInitOutgoing(p, rec.length, p + rec.length, p + rec.length + 65, now(time)),
+      (p) => M._wacore_signalInitOutgoing(p, rec.length, p + rec.length, p + rec.length + 65, now(time)),
     );
     return out.subarray(4);
   }
@@ -237,7 +237,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
           h.set(idPub, p + rec.length);
           h.set(pt, p + rec.length + PUB);
         },
-        (p) => M.signalEncrypt(p, rec.length, p + rec.length, (ourRegistrationId ?? 0) >>> 0, p + rec.length + PUB, pt.length),
+        (p) => M._wacore_signalEncrypt(p, rec.length, p + rec.length, (ourRegistrationId ?? 0) >>> 0, p + rec.length + PUB, pt.length),
       ),
     );
     const type = r.u8();
@@ -270,7 +270,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
           h.set(idPub, p + rec.length);
           h.set(msg, p + rec.length + PUB);
         },
-        (p) => M.signalDecryptWhisper(p, rec.length, p + rec.length, p + rec.length + PUB, msg.length, now(time)),
+        (p) => M._wacore_signalDecryptWhisper(p, rec.length, p + rec.length, p + rec.length + PUB, msg.length, now(time)),
       ),
     );
   }
@@ -286,7 +286,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
           h.set(rec, p);
           h.set(msg, p + rec.length);
         },
-        (p) => M.signalPreKeyInfo(p, rec.length, p + rec.length, msg.length),
+        (p) => M._wacore_signalPreKeyInfo(p, rec.length, p + rec.length, msg.length),
       ),
     );
     const hasPreKey = r.u8() === 1;
@@ -349,7 +349,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
   function decryptPreKey(record, ourIdentity, message, keys, time) {
     return decrypted(
       withPreKeys(record, ourIdentity, message, keys, (p, n, id, msg, len, spk, hs, opk, ho) =>
-        M.signalDecryptPreKey(p, n, id, msg, len, spk, hs, opk, ho, now(time)),
+        M._wacore_signalDecryptPreKey(p, n, id, msg, len, spk, hs, opk, ho, now(time)),
       ),
     );
   }
@@ -375,7 +375,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
   function initIncoming(record, ourIdentity, message, keys, time) {
     const isBytes = message instanceof Uint8Array || ArrayBuffer.isView(message) || message instanceof ArrayBuffer;
     const out = withPreKeys(record, ourIdentity, isBytes ? message : preKeyFields(message), keys, (p, n, id, msg, len, spk, hs, opk, ho) =>
-      M.signalInitIncoming(p, n, id, msg, isBytes ? len : 0, spk, hs, opk, ho, now(time)),
+      M._wacore_signalInitIncoming(p, n, id, msg, isBytes ? len : 0, spk, hs, opk, ho, now(time)),
     );
     return { created: out[0] === 1, record: out.subarray(5) };
   }

@@ -16,7 +16,7 @@ export const PUSH = Symbol('push');
 export const FINISH = Symbol('finish');
 
 export function makeStreamBase({ M, fail, io, put, wipe }) {
-  const registry = new FinalizationRegistry((handle) => M.streamFree(handle));
+  const registry = new FinalizationRegistry((handle) => M._wacore_streamFree(handle));
 
   function create(kind, keyBytes, ivBytes) {
     const key = asOptionalBytes(keyBytes, 'key');
@@ -28,7 +28,7 @@ export function makeStreamBase({ M, fail, io, put, wipe }) {
     try {
       put(M.HEAPU8, p, key, keyRoom);
       put(M.HEAPU8, p + keyRoom, iv, ivRoom);
-      const h = M.streamCreate(kind, p, key.length, p + keyRoom, iv.length);
+      const h = M._wacore_streamCreate(kind, p, key.length, p + keyRoom, iv.length);
       if (h < 0) fail(-h);
       if (h === 0) throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to hold the stream');
       return h;
@@ -56,19 +56,19 @@ export function makeStreamBase({ M, fail, io, put, wipe }) {
     /** Wipes and frees the stream's state without finishing it. Safe to call more than once. */
     destroy() {
       if (this.#handle !== 0) {
-        M.streamFree(this.#handle);
+        M._wacore_streamFree(this.#handle);
         this[RELEASE]();
       }
     }
     [PUSH](data) {
       const h = this[HANDLE]();
       const d = asBytes(data, 'data');
-      const outSize = M.streamUpdateSize(h, d.length);
+      const outSize = M._wacore_streamUpdateSize(h, d.length);
       const total = d.length + outSize;
       const p = io(total);
       try {
         M.HEAPU8.set(d, p);
-        const n = M.streamUpdate(h, p, d.length, p + d.length);
+        const n = M._wacore_streamUpdate(h, p, d.length, p + d.length);
         if (n < 0) {
           this.destroy();
           fail(-n);
@@ -85,7 +85,7 @@ export function makeStreamBase({ M, fail, io, put, wipe }) {
       const p = io(room + t.length);
       try {
         M.HEAPU8.set(t, p + room);
-        const n = M.streamFinal(h, p, p + room, t.length); // frees the state, success or not
+        const n = M._wacore_streamFinal(h, p, p + room, t.length); // frees the state, success or not
         this[RELEASE]();
         if (n < 0) fail(-n);
         return whole ? { n, out: M.HEAPU8.slice(p, p + room) } : M.HEAPU8.slice(p, p + n);
