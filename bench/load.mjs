@@ -1,10 +1,12 @@
 // Size and load time: each build's .wasm and JS glue raw, gzip and brotli; in fresh Node processes
 // (median of N, each process loading once) the import, load() to ready and the first key generation;
-// wasm memory after load.
+// wasm memory after load. It imports what the published package serves, npm/bundle.mjs (one module,
+// made by scripts/bundle.mjs), where it exists; with --modules, or --dist, the modules themselves.
 //
-//   node bench/load.mjs [--runs N] [--quick] [--json] [--dist DIR]
+//   node bench/load.mjs [--runs N] [--quick] [--json] [--dist DIR] [--modules]
 //   (--quick: 2 processes per variant; DIR: another build's wacore.*.{mjs,wasm})
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loaderFor, NPM_DIST, sizes as sizesOf } from './dist.mjs';
 import { QUICK, emitJson } from './harness.mjs';
@@ -12,7 +14,13 @@ import { QUICK, emitJson } from './harness.mjs';
 const args = process.argv.slice(2);
 const runs = (args.includes('--runs') && Number(args[args.indexOf('--runs') + 1])) || (QUICK ? 2 : 15);
 const distArg = args.includes('--dist') ? args[args.indexOf('--dist') + 1] : undefined;
-const index = distArg ? loaderFor(distArg) : fileURLToPath(new URL('../npm/index.mjs', import.meta.url));
+const bundle = fileURLToPath(new URL('../npm/bundle.mjs', import.meta.url));
+const index = distArg
+  ? loaderFor(distArg)
+  : !args.includes('--modules') && existsSync(bundle)
+    ? bundle
+    : fileURLToPath(new URL('../npm/index.mjs', import.meta.url));
+const entry = index === bundle ? 'bundle.mjs' : 'index.mjs and lib/';
 const sizes = [];
 const loads = [];
 
@@ -38,7 +46,7 @@ const probe = (variant) => `
   console.log(JSON.stringify({ importMs: t1 - t0, ms: t2 - t1, firstKeyMs: t3 - t2, variant: api.variant, mem: api.memoryStats().wasmMemoryBytes }));`;
 
 const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-console.log(`\n| fresh Node ${process.versions.node} process | import ms | load() to ready: median ms | min–max ms | first key generation ms | wasm memory after load |`);
+console.log(`\n| fresh Node ${process.versions.node} process | import ms (${entry}) | load() to ready: median ms | min–max ms | first key generation ms | wasm memory after load |`);
 console.log('|---|---|---|---|---|---|');
 for (const v of ['scalar', 'simd', 'auto']) {
   const runsOf = [];

@@ -1,6 +1,6 @@
 // CommonJS entry: `require('wacore-wasm').load()` resolves to the same API as the ES module's load()
-// (the ES module is imported on first use; Node 20 allows import() from CommonJS). Calls with the
-// same variant return the same promise, as in the ES module.
+// (the ES module, bundle.mjs, is imported on first use; Node 20 allows import() from CommonJS).
+// Calls with the same variant return the same promise, as in the ES module.
 'use strict';
 
 let esm;
@@ -10,7 +10,7 @@ function load(options) {
   const key = (options && options.variant) || 'auto';
   let p = promises.get(key);
   if (p === undefined) {
-    esm ??= import('./index.mjs');
+    esm ??= import('./bundle.mjs');
     p = esm.then((m) => m.load(options));
     promises.set(key, p);
     p.catch(() => {

@@ -10,3 +10,8 @@ if [ ! -f build/wasm/build.ninja ]; then
   emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_CROSSCOMPILING_EMULATOR="$(command -v node)" >/dev/null
 fi
 cmake --build build/wasm
+# The package's one-module entry (npm/bundle.mjs), where the bundler is installed (npm ci): the demo
+# and the tests import npm/index.mjs itself; the published package serves the bundle.
+if [ -d node_modules/rolldown ]; then
+  node scripts/bundle.mjs
+fi

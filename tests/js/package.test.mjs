@@ -34,7 +34,7 @@ const run = (args, file, code) => {
 };
 
 describe(`npm package (${VARIANT})`, () => {
-  it('contains exactly the loader, both builds, types, README and license', () => {
+  it('contains exactly the loader (one bundled module), both builds, types, README and license', () => {
     const files = packed.files.map((f) => f.path).sort();
     expect(files).toEqual(
       [
@@ -44,22 +44,10 @@ describe(`npm package (${VARIANT})`, () => {
         'dist/wacore.scalar.wasm',
         'dist/wacore.simd.mjs',
         'dist/wacore.simd.wasm',
+        'bundle.mjs',
         'index.cjs',
         'index.d.cts',
         'index.d.ts',
-        'index.mjs',
-        'lib/appstate.mjs',
-        'lib/binary.mjs',
-        'lib/core.mjs',
-        'lib/crypto.mjs',
-        'lib/curve.mjs',
-        'lib/groups.mjs',
-        'lib/jid.mjs',
-        'lib/media.mjs',
-        'lib/noise.mjs',
-        'lib/output.mjs',
-        'lib/signal.mjs',
-        'lib/stream.mjs',
         'package.json',
       ].sort(),
     );
@@ -87,6 +75,23 @@ describe(`npm package (${VARIANT})`, () => {
         console.log(api.variant, api.verifySignature(k.pubKey, Buffer.from('hi'), sig));
       });`);
     expect(out).toBe(`${VARIANT} true`);
+  });
+
+  it('serves, as bundle.mjs, the same exports and the same API as index.mjs and lib/ (the bundle is current)', async () => {
+    const bundled = await import(join(NPM_DIR, 'bundle.mjs'));
+    const modules = await import(join(NPM_DIR, 'index.mjs'));
+    expect(Object.keys(bundled).sort()).toEqual(Object.keys(modules).sort());
+    const a = await bundled.load({ variant: VARIANT });
+    const b = await modules.load({ variant: VARIANT });
+    expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
+    expect(a.variant).toBe(VARIANT);
+    // Every lib/ module is in the bundle as it is now: each one's first exported name appears.
+    const lib = readFileSync(join(NPM_DIR, 'bundle.mjs'), 'utf8');
+    for (const f of ['appstate', 'binary', 'core', 'crypto', 'curve', 'groups', 'jid', 'media', 'noise', 'output', 'signal', 'stream']) {
+      const src = readFileSync(join(NPM_DIR, 'lib', `${f}.mjs`), 'utf8');
+      const name = /export (?:async )?(?:function|const|class) (\w+)/.exec(src)[1];
+      expect(lib.includes(name), `${f}.mjs: ${name}`).toBe(true);
+    }
   });
 
   it('resolves the wasm files through the exports map', () => {
