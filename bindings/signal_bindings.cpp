@@ -57,7 +57,12 @@ uint32_t u32(uintptr_t p) {
   std::memcpy(&v, at(p), 4);
   return v;
 }
-int64_t ms(double now) { return static_cast<int64_t>(now); }
+// The JS layer passes a checked integer in 0..2^53; clamped again here (NaN to 0) so no cast is out of range.
+int64_t ms(double now) {
+  if (!(now > 0)) return 0;
+  if (now >= static_cast<double>(sig::kMaxTime)) return sig::kMaxTime;
+  return static_cast<int64_t>(now);
+}
 
 int record_from_json(uintptr_t json, size_t len) {
   g_out.reset();

@@ -523,7 +523,8 @@ export interface PreKeyMessageInfo {
 /**
  * Synchronous, functional session operations on record bytes (undefined = no record). Each returns
  * the new record beside its result, or throws and changes nothing: store `record` only on success.
- * `time` is milliseconds since the epoch (default Date.now()).
+ * `time` is milliseconds since the epoch, an integer in 0..2^53 (default Date.now()); anything else
+ * throws ERR_TYPE.
  */
 export interface SignalSessions {
   recordFromJson(json: SessionRecordJson | string): Uint8Array;

@@ -144,7 +144,14 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
     const pub = kp.pubKey == null ? curve.getPublicFromPrivateKey(priv) : pub33(kp.pubKey, `${name}.pubKey`);
     return { pub, priv };
   };
-  const now = (t) => (t === undefined ? Date.now() : t);
+  /** A time argument: milliseconds since the epoch, an integer in 0..2^53 (what a record can hold). */
+  const now = (t) => {
+    if (t === undefined) return Date.now();
+    if (!Number.isInteger(t) || t < 0 || t > 2 ** 53) {
+      throw new WacoreError('ERR_TYPE', 'time must be an integer number of milliseconds in 0..2^53');
+    }
+    return t;
+  };
 
   const outputs = makeOutputCalls({ M, io, wipe }, M._wacore_signalOut());
   const call = (size, write, invoke) => outputs.call(size, write, invoke, raise);

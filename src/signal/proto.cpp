@@ -184,7 +184,10 @@ void read_session(pbf_reader r, Session& s) {
       case kClosed: expect(r, pbf_wire_type::varint); s.closed = r.get_sint64(); break;
       case kUsed: expect(r, pbf_wire_type::varint); s.used = r.get_int64(); break;
       case kCreated: expect(r, pbf_wire_type::varint); s.created = r.get_int64(); break;
-      case kBaseKeyOurs: expect(r, pbf_wire_type::varint); s.base_key_ours = r.get_bool(); break;
+      case kBaseKeyOurs:  // not get_bool: it reads the value's first byte before checking the end
+        expect(r, pbf_wire_type::varint);
+        s.base_key_ours = r.get_uint64() != 0;
+        break;
       case kPreviousCounterNegative: expect(r, pbf_wire_type::varint); s.previous_counter = r.get_sint64(); break;
       default: r.skip();
     }
@@ -195,7 +198,9 @@ void read_session(pbf_reader r, Session& s) {
     if (s.receivers.empty()) malformed();
     s.last_remote_ratchet = s.receivers.back().ratchet_key;
   }
-  if (s.closed < -1) malformed();
+  // The JSON reader's bounds, so every record accepted here also exports and re-imports.
+  const auto time = [](int64_t t, int64_t lo) { return t >= lo && t <= kMaxTime; };
+  if (!time(s.closed, -1) || !time(s.used, 0) || !time(s.created, 0)) malformed();
 }
 
 }  // namespace

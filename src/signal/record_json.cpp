@@ -47,8 +47,6 @@ bool int_field(const Value& obj, const char* name, int64_t lo, int64_t hi, int64
   return v != nullptr && integer(*v, lo, hi, out);
 }
 
-constexpr int64_t kMaxTime = 1LL << 53;
-
 bool read_chain(const Value& v, Chain& c, int& type) {
   const Value* ck = field(v, "chainKey");
   int64_t t = 0;

@@ -29,6 +29,9 @@ inline constexpr uint32_t kMaxForwardJump = 25'000;         // messages ahead of
 inline constexpr size_t kMaxSkippedKeysPerChain = 2'000;    // oldest evicted beyond this
 inline constexpr size_t kMaxReceiverChains = 5;             // oldest dropped beyond this
 inline constexpr size_t kMaxArchivedSessions = 40;          // closed sessions kept per record
+// Times (ms since the epoch) in a record: libsignal-node keeps them as JS numbers, so both record
+// formats accept 0..2^53 (closed: also -1, open) and nothing larger is ever written.
+inline constexpr int64_t kMaxTime = int64_t{1} << 53;
 
 inline constexpr uint8_t kMessageVersion = 3;
 inline constexpr uint8_t kVersionByte = (kMessageVersion << 4) | kMessageVersion;  // 0x33

@@ -347,4 +347,36 @@ describe(`Signal sessions against libsignal-node 6.0.0 (${VARIANT})`, () => {
     expect(json.version).toBe('v1');
     expect(Buffer.compare(Buffer.from(s.recordFromJson(json)), Buffer.from(d2.record))).toBe(0);
   });
+
+  it('takes time as integer milliseconds in 0..2^53 and keeps it through both record formats', () => {
+    const s = api.signalSessions;
+    const a = api.keyhelper.generateIdentityKeyPair();
+    const b = api.keyhelper.generateIdentityKeyPair();
+    const spk = api.keyhelper.generateSignedPreKey(b, 1);
+    const bundle = {
+      identityKey: b.pubKey,
+      registrationId: 2,
+      signedPreKey: { keyId: 1, publicKey: spk.keyPair.pubKey, signature: spk.signature },
+    };
+    for (const bad of [NaN, Infinity, -1, 1.5, 2 ** 53 + 2, '1700000000000', null, 10n]) {
+      let code = 'NO_ERROR';
+      try {
+        s.initOutgoing(undefined, a, bundle, bad);
+      } catch (e) {
+        code = e.code;
+      }
+      expect(code, String(bad)).toBe('ERR_TYPE');
+      expect(() => s.closeOpenSession(undefined, bad)).toThrow(expect.objectContaining({ code: 'ERR_TYPE' }));
+    }
+    for (const t of [0, 1_700_000_000_000, 2 ** 53]) {
+      const rec = s.initOutgoing(undefined, a, bundle, t);
+      const json = s.recordToJson(rec);
+      const [session] = Object.values(json._sessions);
+      expect(session.indexInfo.used).toBe(t);
+      expect(session.indexInfo.created).toBe(t);
+      expect(Buffer.compare(Buffer.from(s.recordFromJson(json)), Buffer.from(rec))).toBe(0);
+      const closed = s.recordToJson(s.closeOpenSession(rec, t));
+      expect(Object.values(closed._sessions)[0].indexInfo.closed).toBe(t);
+    }
+  });
 });

@@ -472,10 +472,33 @@ TEST(SignalRecords, MalformedInputIsRejected) {
   start(alice, bob);
   const std::string bin = serialized(alice.record);
   Record out;
+  // Each cut lives in a buffer of exactly its size, so a read past its end is a heap overflow under ASan
+  // (a std::string would hide a one-byte over-read behind its terminator).
   for (size_t n = 0; n < bin.size(); n++) {
-    std::string cut = bin.substr(0, n);
-    const Error e = parse_record(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(cut.data()), cut.size()), out);
+    const Bytes cut(bin.begin(), bin.begin() + static_cast<std::ptrdiff_t>(n));
+    const Error e = parse_record(cut, out);
     EXPECT_TRUE(e == Error::invalid_record || (e == Error::ok && n == 0)) << n;
+  }
+  // Cuts inside the session message, wrapped with a length that matches the cut: the reader must notice
+  // a field whose tag is the last byte of the message (the fuzzer found get_bool reading past it).
+  ASSERT_GE(bin.size(), 3u);
+  ASSERT_EQ(static_cast<uint8_t>(bin[0]), 0x0a);  // field 1, length-delimited: the current session
+  size_t len = 0, shift = 0, at = 1;
+  while (static_cast<uint8_t>(bin[at]) & 0x80) len |= size_t(bin[at++] & 0x7f) << shift, shift += 7;
+  len |= size_t(static_cast<uint8_t>(bin[at++])) << shift;
+  ASSERT_LE(at + len, bin.size());
+  const std::string_view session(bin.data() + at, len);
+  ASSERT_NE(session.find("\xc0\x06"), std::string_view::npos);  // the base_key_ours tag is in there
+  for (size_t n = 0; n < len; n++) {
+    Bytes wrapped{0x0a};
+    for (size_t v = n; ; v >>= 7) {
+      wrapped.push_back(static_cast<uint8_t>((v & 0x7f) | (v >= 0x80 ? 0x80 : 0)));
+      if (v < 0x80) break;
+    }
+    wrapped.insert(wrapped.end(), session.begin(), session.begin() + static_cast<std::ptrdiff_t>(n));
+    wrapped.shrink_to_fit();
+    const Error e = parse_record(wrapped, out);
+    EXPECT_TRUE(e == Error::invalid_record || e == Error::ok) << n;
   }
   for (std::string_view bad : {"", "[]", "{\"version\":\"v2\"}", "{\"_sessions\":{\"x\":{}},\"version\":\"v1\"}",
                                "{\"_sessions\":[],\"version\":\"v1\"} x", "{{{{{"}) {
@@ -485,6 +508,35 @@ TEST(SignalRecords, MalformedInputIsRejected) {
   EXPECT_TRUE(out.sessions.empty());
   std::string deep(100000, '[');
   EXPECT_EQ(record_from_json(deep, out), Error::invalid_record);
+}
+
+TEST(SignalRecords, TimesOutsideWhatJsonHoldsAreRejected) {
+  // A binary record is accepted only if its JSON export re-imports (the fuzzer found a `used` of 2^54
+  // that parsed as binary but not as JSON): times are 0..2^53, closed also -1.
+  Party alice(1), bob(2);
+  start(alice, bob);
+  const auto parses = [&](auto set) {
+    Record r = alice.record;
+    set(r.sessions.front());
+    const std::string bin = serialized(r);
+    Record out;
+    const Error e = parse_record(bytes_of(bin), out);
+    if (e != Error::ok) return false;
+    std::string json;
+    EXPECT_EQ(record_to_json(out, json), Error::ok);
+    EXPECT_EQ(record_from_json(json, out), Error::ok);
+    return true;
+  };
+  EXPECT_TRUE(parses([](Session& s) { s.used = kMaxTime; }));
+  EXPECT_TRUE(parses([](Session& s) { s.created = kMaxTime; }));
+  EXPECT_TRUE(parses([](Session& s) { s.closed = kMaxTime; }));
+  EXPECT_TRUE(parses([](Session& s) { s.closed = -1; }));
+  EXPECT_FALSE(parses([](Session& s) { s.used = kMaxTime + 1; }));
+  EXPECT_FALSE(parses([](Session& s) { s.used = -1; }));
+  EXPECT_FALSE(parses([](Session& s) { s.created = kMaxTime + 1; }));
+  EXPECT_FALSE(parses([](Session& s) { s.created = -1; }));
+  EXPECT_FALSE(parses([](Session& s) { s.closed = kMaxTime + 1; }));
+  EXPECT_FALSE(parses([](Session& s) { s.closed = -2; }));
 }
 
 TEST(SignalMessages, ParsersRejectGarbage) {
