@@ -8,6 +8,10 @@
 # Builds build/fuzz with clang first if needed (cmake/Fuzz.cmake; one ninja job). The run works on a
 # temporary copy of tests/fuzz/corpus/<target>: inputs it finds never land in the repository. On a
 # failure the temporary directory is kept and the failing input is printed in hex.
+#
+# WACORE_FUZZ_SEED=N fixes libFuzzer's seed (scripts/test.sh sets one, so that a test run explores the
+# same inputs on every machine and a failure in CI replays here); unset, each run draws its own seed,
+# which is how longer campaigns should run.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
@@ -27,7 +31,7 @@ cp -r "tests/fuzz/corpus/$target" "$work/corpus"
 log="$work/fuzz.log"
 rc=0
 UBSAN_OPTIONS=print_stacktrace=1 "$build/wacore_${target}_fuzz" "$work/corpus" \
-  -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -artifact_prefix="$work/" >"$log" 2>&1 || rc=$?
+  ${WACORE_FUZZ_SEED:+-seed="$WACORE_FUZZ_SEED"} -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -artifact_prefix="$work/" >"$log" 2>&1 || rc=$?
 
 # libFuzzer's last status line ("#N DONE cov: ... exec/s: ... rss: ...") and its run count.
 grep -E '^#[0-9]+[[:space:]]+DONE|^Done [0-9]+ runs' "$log" || true
