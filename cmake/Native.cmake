@@ -23,6 +23,7 @@ add_executable(wacore_tests
   tests/native/aes_test.cpp
   tests/native/curve25519_test.cpp
   tests/native/hash_test.cpp
+  tests/native/kat_test.cpp
   tests/native/media_test.cpp
   tests/native/signal_test.cpp
   tests/native/sender_keys_test.cpp
@@ -36,8 +37,21 @@ target_link_libraries(wacore_tests PRIVATE wacore_native GTest::gtest_main nlohm
 target_include_directories(wacore_tests SYSTEM PRIVATE "${WACORE_SODIUM_PRIVATE_INCLUDE}")
 target_compile_definitions(wacore_tests PRIVATE ${WACORE_SODIUM_DEFINES})
 target_compile_options(wacore_tests PRIVATE ${WACORE_WARNINGS})
+# Known-answer files from Debian's python3-cryptography-vectors (scripts/setup.sh installs it).
+find_path(WACORE_CAVP_DIR NAMES ciphers/AES/CBC/CBCMMT256.rsp
+          PATHS /usr/lib/python3/dist-packages/cryptography_vectors
+          DOC "NIST CAVP and RFC test vectors (Debian: python3-cryptography-vectors)" NO_DEFAULT_PATH)
+if(NOT WACORE_CAVP_DIR)
+  message(FATAL_ERROR "python3-cryptography-vectors is not installed (scripts/setup.sh installs it), "
+                      "or pass -DWACORE_CAVP_DIR=<folder holding ciphers/AES/CBC/CBCMMT256.rsp>")
+endif()
+if(IS_DIRECTORY "${WACORE_WYCHEPROOF_DIR}")
+  message(STATUS "Wycheproof vectors: ${WACORE_WYCHEPROOF_DIR} (their tests run)")
+else()
+  message(STATUS "Wycheproof vectors: not found at ${WACORE_WYCHEPROOF_DIR} (their tests are skipped)")
+endif()
 target_compile_definitions(wacore_tests PRIVATE
-  WACORE_VECTORS_DIR="${WACORE_SHARED_DIR}/vectors")
+  WACORE_WYCHEPROOF_DIR="${WACORE_WYCHEPROOF_DIR}" WACORE_CAVP_DIR="${WACORE_CAVP_DIR}")
 if(WACORE_SANITIZE)
   target_compile_options(wacore_tests PRIVATE ${_san})
 endif()

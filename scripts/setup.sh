@@ -11,7 +11,8 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mode="${1:-all}"
 
 # Debian packages. emscripten 3.1.6 + binaryen 108 build the wasm; g++/gtest/valgrind the native tests;
-# dpkg-dev gives `apt-get source`; nlohmann-json reads the Wycheproof files in native tests.
+# dpkg-dev gives `apt-get source`; nlohmann-json reads the Wycheproof files in native tests;
+# python3-cryptography-vectors holds the known-answer files the tests need (NIST CAVP, RFCs).
 # protozero (protobuf) and RapidJSON (libsignal-node's JSON records) are header-only libraries
 # compiled into the core.
 pkgs=(emscripten binaryen cmake ninja-build g++ pkg-config dpkg-dev libprotozero-dev rapidjson-dev)
@@ -20,7 +21,7 @@ if ! command -v node >/dev/null || ! node -e 'process.exit(+process.versions.nod
   pkgs+=(nodejs npm)
 fi
 if [ "$mode" != "--demo" ]; then
-  pkgs+=(libgtest-dev valgrind nlohmann-json3-dev chromium clang libclang-rt-14-dev)
+  pkgs+=(libgtest-dev valgrind nlohmann-json3-dev python3-cryptography-vectors chromium clang libclang-rt-14-dev)
 fi
 
 missing=()

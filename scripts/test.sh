@@ -11,6 +11,14 @@ step() { printf '\n=== %s (%ss)\n' "$1" "$((SECONDS - start))"; }
 
 step "setup"
 scripts/setup.sh
+# Known answers come from Debian's python3-cryptography-vectors (installed by setup); Wycheproof is
+# an extra run when its folder is there (tests/js/vectors.mjs, tests/native/test_util.h).
+wycheproof="${WACORE_WYCHEPROOF_DIR:-$here/../shared/vectors/wycheproof}"
+if [ -d "$wycheproof" ]; then
+  echo "Wycheproof vectors: $wycheproof (their tests run)"
+else
+  echo "Wycheproof vectors: not found at $wycheproof (their tests are skipped; set WACORE_WYCHEPROOF_DIR to run them)"
+fi
 
 step "native build and tests (incl. the valgrind constant-time check)"
 cmake -S . -B build/native -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
