@@ -360,7 +360,7 @@ export function makeAppState({ M, fail, io, wipe }) {
   }
   const nameBytes = (name) => utf8.encode(String(name));
 
-  /** Verifies a patch against a running state and applies it (protocol-facts §4): patch MAC, every
+  /** Verifies a patch against a running state and applies it (docs/protocol.md §4): patch MAC, every
    * mutation's value MAC and index MAC, the LTHash, then the snapshot MAC of the result.
    * patch: SyncdPatch bytes or its decoded object (mutations of a downloaded externalMutations blob
    * appended). keys: base64 key id -> keyData (Map, object or function). options.strictRemove: a

@@ -1,4 +1,4 @@
-// WhatsApp's Noise transport (Noise_XX_25519_AESGCM_SHA256, protocol-facts §5), on top of the core's
+// WhatsApp's Noise transport (Noise_XX_25519_AESGCM_SHA256, docs/protocol.md §5), on top of the core's
 // Connection (src/noise/noise.h). One wasm call per step or per chunk:
 //
 //   const client = api.createNoiseClient({ dictionary: 3 });

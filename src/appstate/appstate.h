@@ -1,4 +1,4 @@
-// App-state sync integrity (protocol-facts §4): the mutation keys, the LTHash, and the MACs that
+// App-state sync integrity (docs/protocol.md §4): the mutation keys, the LTHash, and the MACs that
 // chain snapshots and patches together, plus the encryption of mutation values.
 //
 // LTHash: a 128-byte state of 64 little-endian 16-bit lanes. Adding a value MAC expands it with

@@ -1,4 +1,4 @@
-// App-state patches and snapshots (protocol-facts §4): decoding SyncdPatch, SyncdSnapshot,
+// App-state patches and snapshots (docs/protocol.md §4): decoding SyncdPatch, SyncdSnapshot,
 // SyncdMutation and SyncdRecord, and verifying them against a running LTHash state.
 //
 // Verification of a patch, in order (nothing of the state changes unless every step passes):

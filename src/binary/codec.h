@@ -35,7 +35,7 @@ inline constexpr size_t kPackedMax = 127;                  // longest string tha
 inline constexpr size_t kMaxListSize = 0xFFFF;             // LIST_16's limit, for children and attrs
 inline constexpr uint8_t kFlagCompressed = 0x02;
 
-// Tag bytes (protocol-facts §1.1).
+// Tag bytes (docs/protocol.md §1.1).
 namespace tag {
 inline constexpr uint8_t kListEmpty = 0;
 inline constexpr uint8_t kDictionary0 = 236;  // ..239

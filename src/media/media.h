@@ -1,4 +1,4 @@
-// WhatsApp media encryption (protocol-facts §6): per-type keys from the media key, upload bytes
+// WhatsApp media encryption (docs/protocol.md §6): per-type keys from the media key, upload bytes
 // (AES-256-CBC ciphertext followed by a 10-byte HMAC-SHA256), the file hashes, verification before
 // any plaintext is released, streaming forms, range decryption, the streaming sidecar, and the
 // media-retry GCM helpers.
@@ -83,7 +83,7 @@ Error decrypt(const Keys& keys, std::span<const uint8_t> upload, const uint8_t* 
 Error decrypt_range(const Keys& keys, const uint8_t prev_block[16], std::span<const uint8_t> ciphertext,
                     uint8_t* out) noexcept;
 
-// The streaming sidecar (UNCONFIRMED layout, protocol-facts §6): for S = iv || upload, one 10-byte
+// The streaming sidecar (UNCONFIRMED layout, docs/protocol.md §6): for S = iv || upload, one 10-byte
 // HMAC-SHA256 per 64 KiB window S[n*64K, (n+1)*64K + 16). out holds sidecar_size(len) bytes.
 size_t sidecar_size(size_t upload_len) noexcept;
 void sidecar(const Keys& keys, std::span<const uint8_t> upload, uint8_t* out) noexcept;

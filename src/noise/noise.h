@@ -1,4 +1,4 @@
-// WhatsApp's Noise transport (protocol-facts §5): Noise_XX_25519_AESGCM_SHA256 with WhatsApp's
+// WhatsApp's Noise transport (docs/protocol.md §5): Noise_XX_25519_AESGCM_SHA256 with WhatsApp's
 // prologue, protobuf handshake messages and server certificate chain, then AES-256-GCM frames with
 // 3-byte big-endian lengths.
 //
@@ -47,7 +47,7 @@ inline constexpr uint8_t kHeaderMagic[3] = {'W', 'A', 6};
 // Edge routing pre-header: "ED", 0, 1, a 3-byte big-endian length, then the routing bytes.
 inline constexpr uint8_t kRoutingMagic[4] = {'E', 'D', 0, 1};
 inline constexpr size_t kRoutingHeaderBytes = 7;
-// WhatsApp's certificate root (an X25519 public key; protocol-facts §5).
+// WhatsApp's certificate root (an X25519 public key; docs/protocol.md §5).
 inline constexpr uint8_t kWhatsAppRootKey[kKeyBytes] = {
     0x14, 0x23, 0x75, 0x57, 0x4d, 0x0a, 0x58, 0x71, 0x66, 0xaa, 0xe7, 0x1e, 0xbe, 0x51, 0x64, 0x37,
     0xc4, 0xa2, 0x8b, 0x73, 0xe3, 0x69, 0x5c, 0x6c, 0xe1, 0xf7, 0xf9, 0x54, 0x5d, 0xa8, 0xee, 0x6b};

@@ -1,4 +1,4 @@
-// The protobuf messages of WhatsApp's Noise handshake (protocol-facts §5), read and written with
+// The protobuf messages of WhatsApp's Noise handshake (docs/protocol.md §5), read and written with
 // protozero. This is the only noise file compiled with exceptions (WACORE_EH_SOURCES): protozero
 // throws on malformed input, and every function here catches and returns Error::noise_message or
 // Error::noise_cert instead.

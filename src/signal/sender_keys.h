@@ -1,4 +1,4 @@
-// Sender keys: Signal's group messaging as WhatsApp uses it (protocol-facts §3).
+// Sender keys: Signal's group messaging as WhatsApp uses it (docs/protocol.md §3).
 //
 // A sender has one chain per group: a 31-bit key id, an iteration, a 32-byte chain key and a signing
 // key pair. It hands the chain's current state to each member in a SenderKeyDistributionMessage

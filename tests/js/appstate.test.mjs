@@ -1,4 +1,4 @@
-// App-state integrity through the JS API: the protocol-facts §7.2 vector, and equality with
+// App-state integrity through the JS API: the docs/protocol.md §7.2 vector, and equality with
 // whatsapp-rust-bridge 0.5.5 and with Baileys 6.17.16's own lt-hash.js (run with node:crypto's
 // HKDF, which is what its ./crypto module wraps) on random patches.
 import nodeCrypto from 'node:crypto';
@@ -18,7 +18,7 @@ const rand = (n) => nodeCrypto.randomBytes(n);
 const macs = (n) => Array.from({ length: n }, () => new Uint8Array(rand(32)));
 
 describe(`app state (${VARIANT})`, () => {
-  it('matches the published value-MAC vector (protocol-facts §7.2) and opens only intact blobs', () => {
+  it('matches the published value-MAC vector (docs/protocol.md §7.2) and opens only intact blobs', () => {
     const keys = api.mutationKeys(new Uint8Array(32).fill(7));
     const keyId = new TextEncoder().encode('abc');
     const blob = api.encryptSyncdValue(keys, 0, keyId, unhex('0a0474657374'), new Uint8Array(16).fill(1));

@@ -200,7 +200,7 @@ function bridgePlain(n) {
 const baileysDecode = (b, lib) => plain(lib.decodeDecompressedBinaryNode(Buffer.from(b.subarray(1)), lib.constants, { index: 0 }));
 
 describe(`binary codec (${VARIANT})`, () => {
-  it('writes the golden bytes (protocol-facts §7) and reads them back', () => {
+  it('writes the golden bytes (docs/protocol.md §7) and reads them back', () => {
     const v3 = {
       '00f8021307': { tag: 'message', attrs: {}, content: 'receipt' },
       '00f802fc0474657374ff06ab0123456789': { tag: 'test', attrs: {}, content: '-.0123456789' },

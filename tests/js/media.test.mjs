@@ -1,5 +1,5 @@
 // Media encryption through the JS API, against an independent node:crypto implementation of the
-// protocol (protocol-facts §6): every media type, sizes around block boundaries up to 1 MiB,
+// protocol (docs/protocol.md §6): every media type, sizes around block boundaries up to 1 MiB,
 // streaming at many chunk sizes, Web and Node streams, tampering, ranges, sidecar, media retry.
 import nodeCrypto from 'node:crypto';
 import { Duplex, Readable } from 'node:stream';

@@ -68,7 +68,7 @@ describe(`noise (${VARIANT})`, () => {
     const { client, server } = connect();
     const frame = client.encodeFrame(ping);
     const plain = server.decryptFrames(frame)[0];
-    expect(hex(plain)).toBe('00f80a1908fc06314132422d33110304291657f801f80156'); // protocol-facts §7.2
+    expect(hex(plain)).toBe('00f80a1908fc06314132422d33110304291657f801f80156'); // docs/protocol.md §7.2
     expect(hex(server.decryptFrames(client.encodeFrame(plain))[0])).toBe(hex(plain));
   });
 

@@ -1,4 +1,4 @@
-// App-state keys, LTHash and MACs: the protocol-facts §7.2 vector, LTHash algebra, MAC layouts.
+// App-state keys, LTHash and MACs: the docs/protocol.md §7.2 vector, LTHash algebra, MAC layouts.
 #include "appstate/appstate.h"
 
 #include <gtest/gtest.h>
@@ -27,7 +27,7 @@ Bytes random_macs(size_t n, uint32_t seed) {
   return b;
 }
 
-// protocol-facts §7.2: keyData 07 x 32, SET, key id "abc", IV 01 x 16, SyncActionData 0a0474657374.
+// docs/protocol.md §7.2: keyData 07 x 32, SET, key id "abc", IV 01 x 16, SyncActionData 0a0474657374.
 TEST(AppState, ValueBlobMatchesPublishedVectorAndOpensOnlyIntact) {
   MutationKeys keys;
   expand_keys(Bytes(32, 7), keys);

@@ -1,4 +1,4 @@
-// The binary node codec: golden bytes (protocol-facts §7, Baileys 6's own encoder), JID forms, both
+// The binary node codec: golden bytes (docs/protocol.md §7, Baileys 6's own encoder), JID forms, both
 // dictionaries, strict decoding errors, truncation, compression, depth, random round trips.
 #include "binary/codec.h"
 
@@ -91,7 +91,7 @@ Node message_hi() {
                    "hi");
 }
 
-// protocol-facts §7.1 (whatsapp-rust encoder tests) and §7.2, dictionary 3.
+// docs/protocol.md §7.1 (whatsapp-rust encoder tests) and §7.2, dictionary 3.
 TEST(BinaryGolden, Version3Vectors) {
   EXPECT_EQ(enc(text_node("message", {}, "receipt"), Dict::v3), "00f8021307");
   EXPECT_EQ(enc(text_node("test", {}, "-.0123456789"), Dict::v3), "00f802fc0474657374ff06ab0123456789");

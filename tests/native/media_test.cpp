@@ -1,4 +1,4 @@
-// Media encryption: the protocol-facts §7.2 vector, verification before plaintext, streaming splits,
+// Media encryption: the docs/protocol.md §7.2 vector, verification before plaintext, streaming splits,
 // range decryption, the sidecar layout.
 #include "media/media.h"
 
@@ -29,7 +29,7 @@ Keys image_keys(const Bytes& media_key) {
   return k;
 }
 
-// protocol-facts §7.2: media key = bytes 00..1f, image.
+// docs/protocol.md §7.2: media key = bytes 00..1f, image.
 TEST(Media, PublishedVector) {
   Bytes mk(32);
   for (int i = 0; i < 32; i++) mk[static_cast<size_t>(i)] = static_cast<uint8_t>(i);

@@ -22,7 +22,7 @@ using test::to_hex;
 
 const uint8_t kHeaderV3[kHeaderBytes] = {'W', 'A', 6, 3};
 
-// --- live vectors (protocol-facts §7.1: WR noise_handshake_test.rs) -----------------------------------
+// --- live vectors (docs/protocol.md §7.1: WR noise_handshake_test.rs) -----------------------------------
 
 const char* kClientEphPriv = "b8de0b5ebad3e7879fa659c0d27baa6c3e3f32a10f7c4cb2613cb4182fe83047";
 const char* kClientEphPub = "8537e1daadfb8e9ff8491896f5733008bad4967c2ba97670f69cf3053762ea4d";

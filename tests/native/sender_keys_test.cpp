@@ -56,7 +56,7 @@ struct Group {
 };
 
 TEST(SenderKeys, WhisperGroupDerivationMatchesPublishedVector) {
-  // protocol-facts §7.2: chain key 01*32 -> the message key's IV.
+  // docs/protocol.md §7.2: chain key 01*32 -> the message key's IV.
   Key32 chain;
   chain.fill(1);
   Key32 seed, next, key;
