@@ -109,6 +109,15 @@ foreach(variant scalar simd)
   endif()
 endforeach()
 
+# One glue for both builds (scripts/glue.mjs checks that they are the same but for the file name):
+# the loader bundles it, so either .wasm can be instantiated without importing anything else.
+add_custom_command(
+  OUTPUT "${WACORE_DIST_DIR}/wacore.glue.mjs"
+  COMMAND ${NODE_EXECUTABLE} "${PROJECT_SOURCE_DIR}/scripts/glue.mjs" "${WACORE_DIST_DIR}"
+  DEPENDS wacore_scalar wacore_simd "${PROJECT_SOURCE_DIR}/scripts/glue.mjs"
+  COMMENT "Writing the shared glue, wacore.glue.mjs")
+add_custom_target(wacore_glue ALL DEPENDS "${WACORE_DIST_DIR}/wacore.glue.mjs")
+
 # The SIMD build must really contain v128 instructions, and the scalar build none.
 enable_testing()
 add_test(NAME simd_build_has_v128

@@ -721,5 +721,11 @@ export interface NoiseCertChainOptions {
 /** Loads the module once per variant; repeated calls return the same promise. Rejects with WacoreError (ERR_LOAD, ERR_ENTROPY, ERR_VARIANT). */
 export function load(options?: LoadOptions): Promise<Wacore>;
 
+/** Loads the module synchronously and returns the same API object load() gives for that variant.
+ * Node, Bun and Deno read the .wasm next to the package; anywhere, `options.wasm` may give the bytes
+ * or a compiled module. Browsers refuse synchronous compilation of modules this large on the main
+ * thread: use it in workers there. Throws WacoreError (ERR_LOAD, ERR_ENTROPY, ERR_VARIANT). */
+export function loadSync(options?: LoadOptions): Wacore;
+
 /** Whether this engine validates final-standard wasm SIMD (i8x16.popcnt probe). */
 export function simdSupported(): boolean;

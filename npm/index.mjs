@@ -1,11 +1,16 @@
 // wacore-wasm loader.
 //
 // load() picks the SIMD build where the engine validates and compiles it, else the scalar build,
-// instantiates only that one, and resolves to the API object (lib/). Each API call crosses into wasm
-// once: inputs are copied into one reusable I/O buffer inside the module and outputs copied out as
-// fresh Uint8Arrays. The only JS objects that own wasm memory are the streaming objects, from their
-// creation until final() or destroy() (see lib/crypto.mjs), and the Noise connections, until free()
-// (see lib/noise.mjs).
+// instantiates only that one, and resolves to the API object (lib/); loadSync() does the same
+// synchronously. Each API call crosses into wasm once: inputs are copied into one reusable I/O
+// buffer inside the module and outputs copied out as fresh Uint8Arrays. The only JS objects that own
+// wasm memory are the streaming objects, from their creation until final() or destroy() (see
+// lib/crypto.mjs), and the Noise connections, until free() (see lib/noise.mjs).
+//
+// No `node:` specifier appears in this file or in lib/: Node's modules are reached through
+// process.getBuiltinModule, so bundlers targeting browsers see nothing they cannot resolve, and the
+// .wasm files are named as `new URL('./dist/…', import.meta.url)` literals, which bundlers follow.
+import createWacoreModule from './dist/wacore.glue.mjs';
 import { makeAppState } from './lib/appstate.mjs';
 import { makeBinary } from './lib/binary.mjs';
 import { makeCore, WacoreError } from './lib/core.mjs';
@@ -40,6 +45,8 @@ const SIMD_PROBE = new Uint8Array([
 const VARIANTS = ['scalar', 'simd'];
 const IS_NODE =
   typeof process === 'object' && typeof process.versions === 'object' && !!process.versions.node;
+/** Node's built-in modules (Node >= 20.16, Bun, Deno), or undefined elsewhere. */
+const builtin = (name) => (IS_NODE ? globalThis.process.getBuiltinModule?.(name) : undefined);
 
 /** True when this engine validates final-standard wasm SIMD (validate only: never instantiates). */
 export function simdSupported() {
@@ -50,24 +57,44 @@ export function simdSupported() {
   }
 }
 
-const cache = new Map();
+// Where each build's .wasm is, next to this module. Two literal `new URL()`s, one per build, so
+// that a bundler emits both files and a page fetches only the one it runs.
+function defaultWasmUrl(variant) {
+  return variant === 'simd'
+    ? new URL('./dist/wacore.simd.wasm', import.meta.url)
+    : new URL('./dist/wacore.scalar.wasm', import.meta.url);
+}
+
+const cache = new Map(); // requested variant ('auto', 'scalar', 'simd') -> Promise of the API
+const ready = new Map(); // instantiated variant -> the API object: one instance per variant
+
+function checkVariant(options) {
+  if (options === null || (typeof options !== 'object' && options !== undefined)) {
+    throw new WacoreError('ERR_TYPE', 'options must be an object');
+  }
+  const requested = options?.variant ?? 'auto';
+  if (requested !== 'auto' && !VARIANTS.includes(requested)) {
+    throw new WacoreError('ERR_VARIANT', `variant must be 'auto', 'scalar' or 'simd', not ${String(requested)}`);
+  }
+  return requested;
+}
 
 /**
  * Loads the module once and resolves to the API. Calls with the same `variant` ('auto' when
  * omitted) return the same promise, so the options of the first such call are the ones used. A load
  * that fails rejects with a WacoreError (code ERR_LOAD or ERR_ENTROPY) and is forgotten, so a later
- * call tries again.
+ * call tries again. The API object of a variant is the same one loadSync() returns.
  */
 export function load(options = {}) {
-  const requested = options.variant ?? 'auto';
-  if (requested !== 'auto' && !VARIANTS.includes(requested)) {
-    return Promise.reject(
-      new WacoreError('ERR_VARIANT', `variant must be 'auto', 'scalar' or 'simd', not ${String(requested)}`),
-    );
+  let requested;
+  try {
+    requested = checkVariant(options);
+  } catch (e) {
+    return Promise.reject(e);
   }
   let promise = cache.get(requested);
   if (promise === undefined) {
-    promise = loadVariant(requested, options);
+    promise = loadVariant(requested, options ?? {});
     cache.set(requested, promise);
     promise.catch(() => {
       if (cache.get(requested) === promise) cache.delete(requested);
@@ -76,17 +103,39 @@ export function load(options = {}) {
   return promise;
 }
 
+/**
+ * Loads the module synchronously and returns the API: the same object load() gives for that
+ * variant. In Node, Bun and Deno it reads the .wasm next to this module; anywhere, `options.wasm`
+ * may give the bytes or a compiled WebAssembly.Module per variant. Browsers refuse to compile or
+ * instantiate modules this large synchronously on the main thread: there, use load(), or
+ * loadSync() in a worker. Throws a WacoreError (ERR_LOAD, ERR_ENTROPY, ERR_VARIANT).
+ */
+export function loadSync(options = {}) {
+  const requested = checkVariant(options);
+  options ??= {};
+  if (requested !== 'auto') return instantiateSync(requested, options);
+  const known = ready.get(simdSupported() ? 'simd' : 'scalar');
+  if (known) return known;
+  if (simdSupported()) {
+    try {
+      return instantiateSync('simd', options);
+    } catch (e) {
+      if (!(e instanceof WacoreError && e.cause instanceof WebAssembly.CompileError)) throw e;
+    }
+  }
+  return instantiateSync('scalar', options);
+}
+
 // In Node, globalThis.crypto is a getter that loads the whole Web Crypto module on first use (a few
 // ms): seeing that the getter is there is enough, and the first random draw pays for it.
-function hasRandomSource() {
-  if (IS_NODE && Object.getOwnPropertyDescriptor(globalThis, 'crypto')?.get) return true;
-  return typeof globalThis.crypto?.getRandomValues === 'function';
+function checkRandomSource() {
+  if (IS_NODE && Object.getOwnPropertyDescriptor(globalThis, 'crypto')?.get) return;
+  if (typeof globalThis.crypto?.getRandomValues === 'function') return;
+  throw new WacoreError('ERR_ENTROPY', 'crypto.getRandomValues is not available in this environment');
 }
 
 async function loadVariant(requested, options) {
-  if (!hasRandomSource()) {
-    throw new WacoreError('ERR_ENTROPY', 'crypto.getRandomValues is not available in this environment');
-  }
+  checkRandomSource();
   if (requested !== 'auto') return instantiate(requested, options);
   // 'auto' goes through load() with the concrete variant, so there is one instance per variant.
   if (simdSupported()) {
@@ -101,70 +150,129 @@ async function loadVariant(requested, options) {
   return load({ ...options, variant: 'scalar' });
 }
 
-async function instantiate(variant, options) {
-  const file = `wacore.${variant}.wasm`;
-  const source = options.wasm?.[variant];
-  const url = source === undefined ? (options.locateWasm?.(file, variant) ?? new URL(`./dist/${file}`, import.meta.url)) : undefined;
-  // The wasm is read and compiled while the glue is imported; instantiation needs both.
-  const compiled = compileFrom(source, url);
-  compiled.catch(() => {}); // awaited below; a rejection must not count as unhandled meanwhile
+const loadError = (variant, e, what = 'cannot load') =>
+  e instanceof WacoreError ? e : new WacoreError('ERR_LOAD', `${what} the ${variant} build: ${describe(e)}`, { cause: e });
 
-  let factory;
-  try {
-    // Only the chosen variant's glue and wasm are ever fetched.
-    factory = (variant === 'simd' ? await import('./dist/wacore.simd.mjs') : await import('./dist/wacore.scalar.mjs')).default;
-  } catch (e) {
-    throw new WacoreError('ERR_LOAD', `cannot import the ${variant} glue: ${e?.message ?? e}`, { cause: e });
+// Deno refuses file reads without --allow-read: say exactly that, not only that loading failed.
+function describe(e) {
+  if (e?.name === 'NotCapable' || e?.name === 'PermissionDenied') {
+    return `${e.message} (Deno: run with --allow-read for this package's folder, or pass { wasm } to load())`;
   }
+  return e?.message ?? String(e);
+}
 
+function wasmSource(variant, options) {
+  const source = options.wasm?.[variant];
+  if (source !== undefined) return { source };
+  const file = `wacore.${variant}.wasm`;
+  return { url: options.locateWasm?.(file, variant) ?? defaultWasmUrl(variant) };
+}
+
+async function instantiate(variant, options) {
+  let module;
+  try {
+    module = await compileFrom(wasmSource(variant, options));
+  } catch (e) {
+    throw loadError(variant, e);
+  }
+  const known = ready.get(variant);
+  if (known) return known; // loadSync() finished this variant meanwhile
   let M;
   try {
     M = await new Promise((resolve, reject) => {
-      factory({
-        instantiateWasm(imports, done) {
-          compiled
-            .then((module) => WebAssembly.instantiate(module, imports).then((instance) => done(instance, module)))
-            .catch(reject);
-          return {};
-        },
-        onAbort: (what) => reject(new Error(`wasm aborted during start-up: ${what}`)),
-        // libsodium's Emscripten randombytes, never reached (see cmake/Wasm.cmake); keys never come from it.
-        getRandomValue: () => globalThis.crypto.getRandomValues(new Uint32Array(1))[0],
-        print: () => {},
-        printErr: () => {},
-      }).then(resolve, reject);
+      createWacoreModule(moduleOptions(reject, (imports, done) => {
+        WebAssembly.instantiate(module, imports)
+          .then((instance) => done(instance, module))
+          .catch(reject);
+        return {};
+      })).then(resolve, reject);
     });
   } catch (e) {
-    if (e instanceof WacoreError) throw e;
-    throw new WacoreError('ERR_LOAD', `cannot instantiate the ${variant} build: ${e?.message ?? e}`, { cause: e });
+    throw loadError(variant, e, 'cannot instantiate');
   }
+  return ready.get(variant) ?? finish(variant, M);
+}
+
+function instantiateSync(variant, options) {
+  const known = ready.get(variant);
+  if (known) return known;
+  checkRandomSource();
+  let module;
+  try {
+    const { source, url } = wasmSource(variant, options);
+    module = source instanceof WebAssembly.Module ? source : new WebAssembly.Module(source ?? readWasmSync(url));
+  } catch (e) {
+    throw loadError(variant, e);
+  }
+  let failure;
+  const M = moduleOptions(
+    (e) => {
+      failure ??= e;
+    },
+    (imports, done) => {
+      try {
+        const instance = new WebAssembly.Instance(module, imports);
+        done(instance, module);
+        return instance.exports;
+      } catch (e) {
+        failure ??= e;
+        return {};
+      }
+    },
+  );
+  createWacoreModule(M).catch(() => {}); // the ready promise; its result is M itself, read below
+  // With the instance given synchronously, Emscripten runs the module to completion inside the call.
+  if (failure !== undefined || !M.calledRun) {
+    throw loadError(variant, failure ?? new Error('the module did not start synchronously'), 'cannot instantiate');
+  }
+  return finish(variant, M);
+}
+
+function moduleOptions(reject, instantiateWasm) {
+  return {
+    instantiateWasm,
+    onAbort: (what) => reject(new Error(`wasm aborted during start-up: ${what}`)),
+    // libsodium's Emscripten randombytes, never reached (see cmake/Wasm.cmake); keys never come from it.
+    getRandomValue: () => globalThis.crypto.getRandomValues(new Uint32Array(1))[0],
+    print: () => {},
+    printErr: () => {},
+  };
+}
+
+function finish(variant, M) {
   if (M.variant !== variant) throw new WacoreError('ERR_LOAD', `expected the ${variant} build, got ${M.variant}`);
   const rc = M.init();
   if (rc !== 0) throw new WacoreError('ERR_ENTROPY', 'the random source failed during start-up');
-  return makeApi(M, await nodeCryptoGetter());
+  // node:crypto backs the optional { native: true } media path (lib/media.mjs), only in Node, and
+  // is taken on first use, so a load that never needs it never pays for it.
+  const api = makeApi(M, () => builtin('node:crypto'));
+  ready.set(variant, api);
+  if (!cache.has(variant)) cache.set(variant, Promise.resolve(api));
+  return api;
 }
 
-// node:crypto backs the optional { native: true } media path (lib/media.mjs), only in Node. Where
-// process.getBuiltinModule exists (Node >= 20.16) it is taken on first use, so a load that never
-// needs it never pays for it; older Node imports it here.
-async function nodeCryptoGetter() {
-  if (!IS_NODE) return () => undefined;
-  if (typeof process.getBuiltinModule === 'function') return () => process.getBuiltinModule('node:crypto');
-  const m = await import(/* @vite-ignore */ 'node:crypto').catch(() => undefined);
-  const c = m?.default ?? m;
-  return () => c;
+function isFileUrl(url) {
+  return String(url).startsWith('file:');
 }
 
-// Resolves to the compiled module from caller-supplied bytes or module, a file (Node), or a URL.
-async function compileFrom(source, url) {
+function readWasmSync(url) {
+  if (isFileUrl(url)) {
+    const fs = builtin('node:fs');
+    if (fs) return fs.readFileSync(new URL(String(url)));
+    if (globalThis.Deno?.readFileSync) return globalThis.Deno.readFileSync(new URL(String(url)));
+  }
+  throw new Error(`loadSync() cannot read ${url} here: pass { wasm: { scalar, simd } } (bytes or WebAssembly.Module)`);
+}
+
+// Resolves to the compiled module from caller-supplied bytes or module, a file (Node, Bun, Deno),
+// or a URL.
+async function compileFrom({ source, url }) {
   if (source !== undefined) return source instanceof WebAssembly.Module ? source : WebAssembly.compile(source);
   const href = String(url);
-  if (IS_NODE && href.startsWith('file:')) {
-    // process.getBuiltinModule (Node >= 20.16) is synchronous: the read starts now, not after the
-    // glue's import, which a dynamic import() here would queue behind.
-    const { readFile } =
-      process.getBuiltinModule?.('node:fs/promises') ?? (await import(/* @vite-ignore */ 'node:fs/promises'));
-    return WebAssembly.compile(await readFile(new URL(href)));
+  if (isFileUrl(href)) {
+    const fsp = builtin('node:fs/promises');
+    if (fsp) return WebAssembly.compile(await fsp.readFile(new URL(href)));
+    if (globalThis.Deno?.readFile) return WebAssembly.compile(await globalThis.Deno.readFile(new URL(href)));
   }
   const response = await fetch(href, { credentials: 'same-origin' });
   if (!response.ok) throw new Error(`fetching ${href} failed: HTTP ${response.status}`);

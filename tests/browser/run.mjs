@@ -114,7 +114,7 @@ function rawGet(port, rawPath) {
 // The test
 
 const WASM_RE = /\/npm\/dist\/wacore\.(scalar|simd)\.wasm$/;
-const GLUE_RE = /\/npm\/dist\/wacore\.(scalar|simd)\.mjs$/;
+const GLUE_RE = /\/npm\/dist\/wacore\.(scalar|simd|glue)\.mjs$/;
 const pathOf = (u) => new URL(u, 'http://localhost').pathname;
 
 let browser;
@@ -269,14 +269,14 @@ async function pageRun(port, query, expectedVariant, nodeResults) {
     const wasm = mine.filter((s) => WASM_RE.test(s.path));
     const glue = mine.filter((s) => GLUE_RE.test(s.path));
     const want = `/npm/dist/wacore.${expectedVariant}.wasm`;
-    const wantGlue = `/npm/dist/wacore.${expectedVariant}.mjs`;
+    const wantGlue = '/npm/dist/wacore.glue.mjs'; // one glue for both builds (scripts/glue.mjs)
     check(
       `${label}: server saw only ${want} requested (page + worker: ${wasm.length} requests)`,
       wasm.length >= 2 && wasm.every((s) => s.path === want && s.status === 200),
       wasm.map((s) => `${s.path} ${s.status}`).join(', ') || 'no wasm requests',
     );
     check(
-      `${label}: server saw only ${wantGlue} imported (${glue.length} requests)`,
+      `${label}: server saw only the shared glue ${wantGlue} imported (${glue.length} requests)`,
       glue.length >= 1 && glue.every((s) => s.path === wantGlue && s.status === 200),
       glue.map((s) => `${s.path} ${s.status}`).join(', ') || 'no glue requests',
     );

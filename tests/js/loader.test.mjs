@@ -4,11 +4,11 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { load, simdSupported, WacoreError } from '../../npm/index.mjs';
+import { load, loadSync, simdSupported, WacoreError } from '../../npm/index.mjs';
 import { loadVariant, VARIANT } from './variant.mjs';
 
 const INDEX = fileURLToPath(new URL('../../npm/index.mjs', import.meta.url));
-const CJS = fileURLToPath(new URL('../../npm/index.cjs', import.meta.url));
+const CJS = fileURLToPath(new URL('../../npm/bundle.cjs', import.meta.url));
 const wasmBytes = (v) => readFileSync(new URL(`../../npm/dist/wacore.${v}.wasm`, import.meta.url));
 
 /** Runs an ES module snippet in a fresh Node with `m` = the package; returns its stdout (trimmed). */
@@ -131,6 +131,44 @@ describe(`loader (${VARIANT})`, () => {
       { cjs: true },
     );
     expect(out).toBe(`true ${VARIANT} 64`);
+  });
+
+  it('loadSync() returns the same API object as load(), in either order, for each variant and for auto', () => {
+    const out = runFresh(`
+      const a = m.loadSync({ variant: '${VARIANT}' });
+      const b = await m.load({ variant: '${VARIANT}' });
+      const pending = m.load();              // auto, still in flight when loadSync('auto') runs
+      const c = m.loadSync();
+      console.log(a === b, a === m.loadSync({ variant: '${VARIANT}' }), c === (await pending), c.variant,
+        a.sha256(new Uint8Array(3)).length);`);
+    expect(out).toBe(`true true true simd 32`);
+  });
+
+  it('loadSync() takes the bytes or a compiled module, and says what went wrong with a WacoreError', () => {
+    const out = runFresh(`
+      const bytes = ${JSON.stringify(INDEX)}.replace('index.mjs', 'dist/wacore.${VARIANT}.wasm');
+      const fs = process.getBuiltinModule('node:fs');
+      const mod = new WebAssembly.Module(fs.readFileSync(bytes));
+      const api = m.loadSync({ variant: '${VARIANT}', wasm: { ${VARIANT}: mod } });
+      const codes = [];
+      for (const bad of [{ variant: 'avx' }, null]) {
+        try { m.loadSync(bad); } catch (e) { codes.push(e.code); }
+      }
+      try { m.loadSync({ variant: '${VARIANT === 'simd' ? 'scalar' : 'simd'}', wasm: { ${VARIANT === 'simd' ? 'scalar' : 'simd'}: new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 99]) } }); }
+      catch (e) { codes.push(e.code, e.cause instanceof WebAssembly.CompileError); }
+      console.log(api.variant, codes.join());`);
+    expect(out).toBe(`${VARIANT} ERR_VARIANT,ERR_TYPE,ERR_LOAD,true`);
+  });
+
+  it('loadSync() with auto falls back to scalar when the SIMD module does not compile', () => {
+    const out = runFresh(`console.log(m.loadSync({ wasm: { simd: new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 99]) } }).variant);`);
+    expect(out).toBe('scalar');
+  });
+
+  it('CommonJS has every export of the ES module, and loadSync() there too', () => {
+    const esm = runFresh(`console.log(Object.keys(m).sort().join());`);
+    const cjs = runFresh(`console.log(Object.keys(m).sort().join()); console.log(m.loadSync({ variant: '${VARIANT}' }).variant, m.jidNormalizedUser('1:2@s.whatsapp.net'));`, { cjs: true });
+    expect(cjs).toBe(`${esm}\n${VARIANT} 1@s.whatsapp.net`);
   });
 
   it('exposes WacoreError as a real Error subclass', () => {
