@@ -43,10 +43,12 @@ const SIMD_PROBE = new Uint8Array([
 ]);
 
 const VARIANTS = ['scalar', 'simd'];
-const IS_NODE =
-  typeof process === 'object' && typeof process.versions === 'object' && !!process.versions.node;
+// globalThis.process, not the free identifier: browser bundlers (Parcel) take that as a request to
+// bundle a process polyfill.
+const nodeProcess = globalThis.process;
+const IS_NODE = typeof nodeProcess?.versions === 'object' && !!nodeProcess.versions.node;
 /** Node's built-in modules (Node >= 20.16, Bun, Deno), or undefined elsewhere. */
-const builtin = (name) => (IS_NODE ? globalThis.process.getBuiltinModule?.(name) : undefined);
+const builtin = (name) => (IS_NODE ? nodeProcess.getBuiltinModule?.(name) : undefined);
 
 /** True when this engine validates final-standard wasm SIMD (validate only: never instantiates). */
 export function simdSupported() {
@@ -270,6 +272,9 @@ async function compileFrom({ source, url }) {
   if (source !== undefined) return source instanceof WebAssembly.Module ? source : WebAssembly.compile(source);
   const href = String(url);
   if (isFileUrl(href)) {
+    // Deno's entry (deno.mjs) compiles through a source-phase import, which needs no permission.
+    const viaSource = globalThis[Symbol.for('wacore-wasm.compileWasmUrl')];
+    if (typeof viaSource === 'function') return viaSource(href);
     const fsp = builtin('node:fs/promises');
     if (fsp) return WebAssembly.compile(await fsp.readFile(new URL(href)));
     if (globalThis.Deno?.readFile) return WebAssembly.compile(await globalThis.Deno.readFile(new URL(href)));

@@ -2,7 +2,8 @@
 # Runs every test: native (plain, constant-time under valgrind, and ASan+UBSan), libFuzzer on the
 # binary codec, the Noise frame decoder and handshake parsers, Signal sessions and the
 # sender-key/app-state parsers, the wasm build checks, the Node suites against both wasm variants,
-# Chromium, and the benchmarks in quick mode (Node and Chromium). Installs what is missing first (scripts/setup.sh).
+# Chromium, the packed package in fresh projects (bundlers, runtimes, types), and the benchmarks in
+# quick mode (Node and Chromium). Installs what is missing first (scripts/setup.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
@@ -53,6 +54,9 @@ npx vitest run
 
 step "Chromium"
 node tests/browser/run.mjs
+
+step "the packed package in fresh projects: webpack, esbuild, Rollup, Vite (build and dev), Parcel in Chromium; Node, Bun, Deno; types"
+node tests/consumers/run.mjs
 
 step "benchmarks, quick mode (keeps bench/ working; no timing assertions)"
 node bench/all.mjs --quick >/dev/null

@@ -3,6 +3,7 @@
 // works on both).
 import { asBytes, WacoreError } from './core.mjs';
 import { makeOutputCalls, output as out, Reader as OutputReader } from './output.mjs';
+import { NodeBuffer } from './node-buffer.mjs';
 
 const KEY = 32;
 const MAC = 32;
@@ -190,7 +191,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     for (const part of parts) size += part.length;
     return outputs.callParts(parts, (first) => invoke(first, size), fail);
   };
-  const HAS_BUFFER = typeof Buffer === 'function';
+  const HAS_BUFFER = NodeBuffer !== undefined;
   // Results outlive the output (which is wiped after reading): byte fields are copied out.
   class Reader extends OutputReader {
     bytes(n) {
@@ -276,7 +277,7 @@ export function makeAppState({ M, fail, io, wipe }) {
   }
 
   const toNumber = (v) => (typeof v === 'object' && v !== null && typeof v.toNumber === 'function' ? v.toNumber() : Number(v ?? NaN));
-  const b64 = (u8) => (HAS_BUFFER ? Buffer.from(u8).toString('base64') : btoa(String.fromCharCode(...u8)));
+  const b64 = (u8) => (HAS_BUFFER ? NodeBuffer.from(u8).toString('base64') : btoa(String.fromCharCode(...u8)));
   // The key ids a patch or snapshot names (base64), each once.
   const keyIdsOf = (main, records) => {
     const ids = new Map();

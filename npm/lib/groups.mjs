@@ -14,20 +14,21 @@
 import { asBytes, WacoreError } from './core.mjs';
 import { makeOutputCalls, output, Reader } from './output.mjs';
 import { queueJob } from './signal.mjs';
+import { NodeBuffer } from './node-buffer.mjs';
 
-const HAS_BUFFER = typeof Buffer === 'function';
+const HAS_BUFFER = NodeBuffer !== undefined;
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
 const EMPTY = new Uint8Array(0);
 
 function toBase64(u8) {
-  if (HAS_BUFFER) return Buffer.from(u8.buffer, u8.byteOffset, u8.length).toString('base64');
+  if (HAS_BUFFER) return NodeBuffer.from(u8.buffer, u8.byteOffset, u8.length).toString('base64');
   let s = '';
   for (const b of u8) s += String.fromCharCode(b);
   return btoa(s);
 }
 function fromBase64(s) {
-  if (HAS_BUFFER) return Buffer.from(s, 'base64');
+  if (HAS_BUFFER) return NodeBuffer.from(s, 'base64');
   const bin = atob(s);
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);

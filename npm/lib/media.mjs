@@ -3,6 +3,7 @@
 // decryption, the streaming sidecar, and the media-retry helpers. Baileys' names where it has them.
 import { asBytes, WacoreError } from './core.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
+import { NodeBuffer } from './node-buffer.mjs';
 
 const MEDIA_KEY = 32;
 const MAC = 10;
@@ -112,7 +113,7 @@ export function makeMedia(core, crypto) {
     let out;
     try {
       const d = nc.createDecipheriv('aes-256-cbc', cipher, iv);
-      const buf = Buffer.concat([d.update(ct), d.final()]);
+      const buf = NodeBuffer.concat([d.update(ct), d.final()]);
       out = new Uint8Array(buf.buffer, buf.byteOffset, buf.length); // a view: no second copy
     } catch {
       throw new WacoreError('ERR_BAD_PADDING', 'decryption failed');

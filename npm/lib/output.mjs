@@ -2,12 +2,13 @@
 // the inputs are laid out in the I/O buffer, the call runs, and the output (address and length read
 // from the buffer's published view) is copied into JS memory; inputs and output are then wiped.
 // Shared by the Signal sessions, sender keys and app-state patches.
+import { NodeBuffer } from './node-buffer.mjs';
 
-const HAS_BUFFER = typeof Buffer === 'function';
+const HAS_BUFFER = NodeBuffer !== undefined;
 
 /** Outputs are Buffers in Node (as the libraries this package stands in for return them),
  * Uint8Arrays elsewhere. Zero-copy. */
-export const output = (u8) => (HAS_BUFFER ? Buffer.from(u8.buffer, u8.byteOffset, u8.length) : u8);
+export const output = (u8) => (HAS_BUFFER ? NodeBuffer.from(u8.buffer, u8.byteOffset, u8.length) : u8);
 
 /** Reads the little-endian layouts the glue writes. */
 export class Reader {
