@@ -43,6 +43,7 @@ describe(`npm package (${VARIANT})`, () => {
         'README.md',
         'bundle.cjs',
         'bundle.mjs',
+        'deno.mjs',
         'dist/wacore.scalar.wasm',
         'dist/wacore.simd.wasm',
         'index.d.cts',
