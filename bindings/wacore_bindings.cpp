@@ -8,6 +8,7 @@
 #include <malloc.h>
 #include <sodium.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <span>
@@ -51,11 +52,18 @@ int js_random(uint8_t* buf, size_t n) { return wacore_js_fill_random(buf, n); }
 uint8_t* g_io = nullptr;
 size_t g_io_size = 0;
 
-// Returns the buffer's address once it holds at least n bytes, or 0 if memory cannot grow.
+// Returns the buffer's address once it holds at least n bytes, or 0 if memory cannot grow. It grows
+// by half again what is asked, so a run of slowly rising sizes reallocates rarely; the headroom is
+// clamped so that the size never wraps, and dropped when only the exact size fits.
 uintptr_t io_buffer(size_t n) {
   if (n > g_io_size) {
-    size_t want = n < 4096 ? 4096 : n + n / 2;
+    size_t want = 4096;
+    if (n > want) want = n + std::min(n / 2, SIZE_MAX - n);
     auto* p = static_cast<uint8_t*>(std::malloc(want));
+    if (p == nullptr && want > n) {
+      want = n;
+      p = static_cast<uint8_t*>(std::malloc(want));
+    }
     if (p == nullptr) return 0;
     if (g_io != nullptr) {
       sodium_memzero(g_io, g_io_size);

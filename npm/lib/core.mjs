@@ -20,6 +20,8 @@ export function asBytes(x, name) {
 }
 
 const EMPTY = new Uint8Array(0);
+/** The largest I/O buffer a wasm32 module can address. */
+const MAX_IO_BYTES = 2 ** 32 - 1;
 /** As asBytes, with undefined and null meaning empty. */
 export const asOptionalBytes = (x, name) => (x === undefined || x === null ? EMPTY : asBytes(x, name));
 
@@ -44,6 +46,9 @@ export function makeCore(M) {
   let ioSize = 0;
   const io = (n) => {
     if (n <= ioSize) return ioAt;
+    // wasm32 addresses stop at 4 GiB (and this module's memory at 2 GiB): a larger request cannot
+    // be met, and must not reach the size_t parameter, which would wrap it.
+    if (!(n <= MAX_IO_BYTES)) throw new WacoreError('ERR_OUT_OF_MEMORY', 'the input is larger than wasm memory can hold');
     const p = M.ioBuffer(n);
     if (p === 0) throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to hold the input');
     ioAt = p;
