@@ -176,7 +176,8 @@ export function makeBinary({ M, fail, io }) {
     let count = 0;
     const attrs = node.attrs;
     if (attrs !== undefined && attrs !== null) {
-      for (const key in attrs) {
+      // Own enumerable keys only: a polluted Object.prototype must not add attributes to stanzas.
+      for (const key of Object.keys(attrs)) {
         const value = attrs[key];
         if (value === undefined || value === null) continue; // skipped, as Baileys does
         word(stringRef(key, 'attribute name'));

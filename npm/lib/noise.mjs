@@ -21,11 +21,12 @@ const RESPONDER = 1;
 const MAX_FRAME = 0xffffff;
 const EMPTY = new Uint8Array(0);
 
-/** WhatsApp's certificate root key (X25519), the default `rootKey` of processServerHello. */
-export const WA_CERT_ROOT_KEY = Uint8Array.from(
-  '142375574d0a587166aae71ebe516437c4a28b73e3695c6ce1f7f9545da8ee6b'.match(/../g),
-  (h) => parseInt(h, 16),
-);
+const WA_CERT_ROOT_HEX = '142375574d0a587166aae71ebe516437c4a28b73e3695c6ce1f7f9545da8ee6b';
+const fromHex = (h) => Uint8Array.from(h.match(/../g), (b) => parseInt(b, 16));
+/** WhatsApp's certificate root key (X25519), for reference. processServerHello's default trust
+ * anchor is a private copy: changing this array changes nothing it trusts. */
+export const WA_CERT_ROOT_KEY = fromHex(WA_CERT_ROOT_HEX);
+const DEFAULT_ROOT = fromHex(WA_CERT_ROOT_HEX);
 
 export function makeNoise(core, binary) {
   const { M, fail, io, wipe } = core;
@@ -191,11 +192,17 @@ export function makeNoise(core, binary) {
       return frames;
     }
     /** As decryptFrames, each frame decoded as a binary node (flag byte, zlib if flagged). The frames
-     * are decoded in wasm memory where they were decrypted, then wiped there. */
+     * are decoded in wasm memory where they were decrypted, then wiped there. A frame that
+     * authenticates but does not decode loses nothing else: every other frame of the batch is
+     * decoded, then the call throws the first such frame's binary error, with the decoded nodes on
+     * `frames` and, on `undecodable`, each bad frame's position in the batch, its error and its
+     * plaintext (the counter has moved past it; nothing can be asked again). An authentication
+     * failure (ERR_AUTH_TAG) takes precedence, as in decryptFrames. */
     decodeFrames(chunk) {
       const rc = this.#feed(chunk);
       const count = M.HEAP32[R + 2];
       const nodes = [];
+      const undecodable = [];
       if (count > 0) {
         const at = M.HEAP32[R];
         const total = M.HEAP32[R + 1];
@@ -203,14 +210,32 @@ export function makeNoise(core, binary) {
         try {
           for (let i = 0, off = at; i < count; i++) {
             const n = M.HEAPU8[off] | (M.HEAPU8[off + 1] << 8) | (M.HEAPU8[off + 2] << 16) | (M.HEAPU8[off + 3] << 24);
-            nodes.push(binary.decodeAt(off + 4, n, d));
+            try {
+              nodes.push(binary.decodeAt(off + 4, n, d));
+            } catch (error) {
+              if (!(error instanceof WacoreError)) throw error;
+              undecodable.push({ index: i, error, plaintext: M.HEAPU8.slice(off + 4, off + 4 + n) });
+            }
             off += 4 + n;
           }
         } finally {
           wipe(at, total);
         }
       }
-      if (rc !== 0) this.#fail(rc, nodes);
+      if (rc !== 0) {
+        try {
+          this.#fail(rc, nodes);
+        } catch (e) {
+          e.undecodable = undecodable;
+          throw e;
+        }
+      }
+      if (undecodable.length > 0) {
+        const e = undecodable[0].error;
+        e.frames = nodes;
+        e.undecodable = undecodable;
+        throw e;
+      }
       return nodes;
     }
   }
@@ -249,7 +274,7 @@ export function makeNoise(core, binary) {
       const c = asOptionalBytes(chunk, 'chunk');
       const noiseKey = key32(options.noiseKey, 'noiseKey');
       const payload = asOptionalBytes(options.payload, 'payload');
-      const root = options.rootKey === undefined ? WA_CERT_ROOT_KEY : key32(options.rootKey, 'rootKey');
+      const root = options.rootKey === undefined ? DEFAULT_ROOT : key32(options.rootKey, 'rootKey');
       const now = seconds(options.now ?? Math.floor(Date.now() / 1000), 'now');
       const { p, at, total } = place(c, noiseKey, payload, root);
       try {

@@ -39,3 +39,37 @@ describe(`sizes near the 32-bit edge (${VARIANT})`, () => {
     expect(hex(api.sha256(big))).toBe(nodeCrypto.createHash('sha256').update(big).digest('hex'));
   });
 });
+
+describe(`trust anchors and shared objects (${VARIANT})`, () => {
+  // processServerHello used the exported WA_CERT_ROOT_KEY array itself as its default root.
+  it('the default Noise root cannot be changed through api.WA_CERT_ROOT_KEY', () => {
+    const root = api.generateKeyPair();
+    const inter = api.generateKeyPair();
+    const server = api.generateKeyPair();
+    const certChain = api.makeNoiseCertChain({ rootPrivateKey: root.privKey, intermediatePrivateKey: inter.privKey, leafKey: server.pubKey });
+    const saved = api.WA_CERT_ROOT_KEY.slice();
+    api.WA_CERT_ROOT_KEY.set(root.pubKey.subarray(1));
+    try {
+      const client = api.createNoiseClient();
+      const responder = api.createNoiseResponder({ staticKey: server.privKey, certChain });
+      const hello = responder.processClientHello(client.start());
+      expect(codeOf(() => client.processServerHello(hello, { noiseKey: api.generateKeyPair().privKey }))).toBe('ERR_NOISE_CERT_SIGNATURE');
+    } finally {
+      api.WA_CERT_ROOT_KEY.set(saved);
+    }
+  });
+});
+
+describe(`prototype pollution (${VARIANT})`, () => {
+  it('encodeBinaryNode encodes own attributes only, whatever Object.prototype holds', () => {
+    const node = { tag: 'message', attrs: { id: '1', to: 's.whatsapp.net' }, content: [{ tag: 'body', attrs: {} }] };
+    const clean = hex(api.encodeBinaryNode(node));
+    Object.prototype.polluted = 'evil'; // eslint-disable-line no-extend-native
+    try {
+      expect(hex(api.encodeBinaryNode(node))).toBe(clean);
+      expect(Object.keys(api.decodeBinaryNode(api.encodeBinaryNode(node)).attrs)).toEqual(['id', 'to']);
+    } finally {
+      delete Object.prototype.polluted;
+    }
+  });
+});

@@ -138,6 +138,25 @@ describe(`noise (${VARIANT})`, () => {
     expect(server.decodeFrames(client.encodeFrame(ping))).toEqual([ping]);
   });
 
+  it('decodeFrames loses no frame of a batch when one authentic frame is not a node', () => {
+    const { client, server } = connect();
+    const bad = Uint8Array.from([0, 0xf8, 0x02, 0xf0, 0x00]);
+    const ack = { tag: 'ack', attrs: { id: 'after' }, content: undefined };
+    const batch = Buffer.concat([client.encodeFrame(ping), client.encryptFrame(bad), client.encodeFrame(ack)]);
+    let error;
+    try {
+      server.decodeFrames(batch);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(api.WacoreError);
+    expect(error.code).toBe('ERR_BINARY_TAG');
+    expect(error.frames).toEqual([ping, ack]); // before and after the bad one
+    expect(error.undecodable.map((u) => [u.index, u.error.code, hex(u.plaintext)])).toEqual([[1, 'ERR_BINARY_TAG', hex(bad)]]);
+    expect(server.decodeFrames()).toEqual([]); // nothing left over, nothing replayed
+    expect(server.decodeFrames(client.encodeFrame(ping))).toEqual([ping]);
+  });
+
   it('the client rejects a chain that does not verify, and the default root is WhatsApp\'s', () => {
     const id = serverIdentity();
     const attempt = (opts) => {
