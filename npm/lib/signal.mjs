@@ -250,17 +250,23 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
     const type = r.u8();
     const hasReg = r.u8() === 1;
     const registrationId = r.u32();
-    const remoteIdentityKey = output(r.bytes(PUB));
-    const body = output(r.field());
-    return { type, body, registrationId: hasReg ? registrationId : undefined, remoteIdentityKey, record: r.field() };
+    // Each output gets memory of its own: the result buffer also holds the new record (root and
+    // chain keys, the ratchet private key), which a logger or a postMessage of .buffer must not reach.
+    const remoteIdentityKey = output(r.bytes(PUB).slice());
+    const body = output(r.field().slice());
+    const newRecord = r.field().slice();
+    r.b.fill(0);
+    return { type, body, registrationId: hasReg ? registrationId : undefined, remoteIdentityKey, record: newRecord };
   }
 
   const decrypted = (bytes) => {
     const r = new Reader(bytes);
-    const remoteIdentityKey = output(r.bytes(PUB));
+    const remoteIdentityKey = output(r.bytes(PUB).slice()); // own memory each, as in encrypt()
     const preKeyUsed = r.u8() === 1;
-    const plaintext = output(r.field());
-    return { plaintext, remoteIdentityKey, preKeyUsed, record: r.field() };
+    const plaintext = output(r.field().slice());
+    const record = r.field().slice();
+    bytes.fill(0);
+    return { plaintext, remoteIdentityKey, preKeyUsed, record };
   };
 
   /** SessionCipher.decryptWhisperMessage: { plaintext, remoteIdentityKey, record }. */

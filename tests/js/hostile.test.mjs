@@ -2,6 +2,7 @@
 // must answer with a WacoreError and keep working, with its other state intact.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hex, loadVariant, VARIANT } from './variant.mjs';
+import { libraries, Party } from './signal-parties.mjs';
 import nodeCrypto from 'node:crypto';
 
 let api;
@@ -71,5 +72,31 @@ describe(`prototype pollution (${VARIANT})`, () => {
     } finally {
       delete Object.prototype.polluted;
     }
+  });
+});
+
+describe(`outputs never share memory with session state (${VARIANT})`, () => {
+  // encrypt().body, decryptWhisper().plaintext and remoteIdentityKey were views into one buffer that
+  // also held the new serialized record.
+  it('encrypt and decrypt results each own exactly their bytes', async () => {
+    const ours = libraries(api).ours;
+    const alice = new Party(ours, 'alice');
+    const bob = new Party(ours, 'bob');
+    await alice.connect(bob);
+    const owns = (u8) => u8.byteOffset === 0 && u8.buffer.byteLength === u8.length;
+    const first = await new ours.SessionCipher(alice.store, alice.addr(bob)).encrypt(Buffer.from('hello'));
+    expect(owns(first.body), 'pkmsg body').toBe(true);
+    const pt1 = await new ours.SessionCipher(bob.store, bob.addr(alice)).decryptPreKeyWhisperMessage(first.body);
+    expect(owns(pt1), 'pkmsg plaintext').toBe(true);
+    const reply = await new ours.SessionCipher(bob.store, bob.addr(alice)).encrypt(Buffer.from('back'));
+    expect(owns(reply.body), 'msg body').toBe(true);
+    const pt2 = await new ours.SessionCipher(alice.store, alice.addr(bob)).decryptWhisperMessage(reply.body);
+    expect(owns(pt2), 'msg plaintext').toBe(true);
+    expect(Buffer.from(pt2).toString()).toBe('back');
+    // The functional form: every byte output of encrypt and decryptWhisper.
+    const s = api.signalSessions;
+    const rec = alice.store.sessions.get(bob.address);
+    const e = s.encrypt(s.recordFromJson(JSON.parse(rec)), alice.store.identity.pubKey, 0, Buffer.from('again'));
+    for (const k of ['body', 'remoteIdentityKey', 'record']) expect(owns(e[k]), `encrypt ${k}`).toBe(true);
   });
 });
