@@ -11,12 +11,37 @@ export class WacoreError extends Error {
   }
 }
 
-/** Views x as bytes: Uint8Array (and so Node's Buffer), other ArrayBuffer views, or ArrayBuffer. */
+/** Views x as bytes: Uint8Array (and so Node's Buffer), other ArrayBuffer views, or ArrayBuffer.
+ * Only real views and buffers pass: ArrayBuffer.isView is false for a Proxy around a view and for
+ * an object that merely has a typed array's prototype, which would otherwise read as zeros. A
+ * detached buffer (its views then have length 0) is refused rather than read as empty. */
 export function asBytes(x, name) {
-  if (x instanceof Uint8Array) return x;
-  if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
-  if (x instanceof ArrayBuffer) return new Uint8Array(x);
+  if (ArrayBuffer.isView(x)) {
+    if (x.byteLength === 0) checkAttached(x.buffer, name);
+    return x instanceof Uint8Array ? x : new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+  }
+  if (x instanceof ArrayBuffer) {
+    try {
+      // The real getter throws for an object that only has ArrayBuffer's prototype; the view
+      // constructor throws for a detached buffer.
+      arrayBufferByteLength.call(x);
+      return new Uint8Array(x);
+    } catch {
+      throw new WacoreError('ERR_TYPE', `${name} is a detached or invalid ArrayBuffer`);
+    }
+  }
   throw new WacoreError('ERR_TYPE', `${name} must be a Uint8Array or Buffer`);
+}
+
+const arrayBufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
+
+// Constructing a view over a detached buffer throws; over an attached one, even empty, it does not.
+function checkAttached(buffer, name) {
+  try {
+    new Uint8Array(buffer, 0, 0); // eslint-disable-line no-new
+  } catch {
+    throw new WacoreError('ERR_TYPE', `${name} is a view of a detached ArrayBuffer`);
+  }
 }
 
 const EMPTY = new Uint8Array(0);

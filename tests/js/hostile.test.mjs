@@ -100,3 +100,51 @@ describe(`outputs never share memory with session state (${VARIANT})`, () => {
     for (const k of ['body', 'remoteIdentityKey', 'record']) expect(owns(e[k]), `encrypt ${k}`).toBe(true);
   });
 });
+
+describe(`byte arguments that are not what they seem (${VARIANT})`, () => {
+  const detachedView = () => {
+    const b = new ArrayBuffer(32);
+    const u = new Uint8Array(b);
+    structuredClone(b, { transfer: [b] });
+    return u;
+  };
+  const detachedBuffer = () => {
+    const b = new ArrayBuffer(32);
+    structuredClone(b, { transfer: [b] });
+    return b;
+  };
+  const hostile = {
+    'a detached view': detachedView,
+    'a detached ArrayBuffer': detachedBuffer,
+    'a Proxy around a Uint8Array': () => new Proxy(new Uint8Array(32), {}),
+    'an object with Uint8Array.prototype': () => Object.create(Uint8Array.prototype),
+    'an object with ArrayBuffer.prototype': () => Object.create(ArrayBuffer.prototype),
+  };
+  const calls = {
+    sha256: (x) => api.sha256(x),
+    hmacSha256: (x) => api.hmacSha256(x, new Uint8Array(3)),
+    hkdf: (x) => api.hkdf(x, 32),
+    aesGcmSeal: (x) => api.aesGcmSeal(new Uint8Array(32), new Uint8Array(12), x),
+    aesCbcEncrypt: (x) => api.aesCbcEncrypt(x, new Uint8Array(16), new Uint8Array(3)),
+    calculateSignature: (x) => api.calculateSignature(x, new Uint8Array(3)),
+    calculateAgreement: (x) => api.calculateAgreement(x, new Uint8Array(32)),
+    'encodeBinaryNode content': (x) => api.encodeBinaryNode({ tag: 'a', attrs: {}, content: x }),
+    decodeBinaryNode: (x) => api.decodeBinaryNode(x),
+    encryptMedia: (x) => api.encryptMedia(x, 'image'),
+  };
+  for (const [what, make] of Object.entries(hostile)) {
+    it(`refuses ${what} with ERR_TYPE everywhere, and keeps working`, () => {
+      for (const [fn, call] of Object.entries(calls)) expect(codeOf(() => call(make())), fn).toBe('ERR_TYPE');
+      expect(hex(api.sha256(new TextEncoder().encode('abc')))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    });
+  }
+  it('still accepts empty views and buffers, Buffers, DataViews and views of a SharedArrayBuffer', () => {
+    const empty = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+    for (const x of [new Uint8Array(0), new ArrayBuffer(0), Buffer.alloc(0), new DataView(new ArrayBuffer(0)), new Uint8Array(new SharedArrayBuffer(0))]) {
+      expect(hex(api.sha256(x))).toBe(empty);
+    }
+    const sab = new Uint8Array(new SharedArrayBuffer(3));
+    sab.set([97, 98, 99]);
+    expect(hex(api.sha256(sab))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+  });
+});
