@@ -99,9 +99,13 @@ export function makeAppState({ M, fail, io, wipe }) {
   /** HMAC-SHA256(indexKey, index): the index MAC of a mutation. */
   function generateIndexMac(index, key) {
     const i = asBytes(index, 'index');
-    const { at } = place([key32(key, 'key'), i], MAC);
-    M._wacore_appstateIndexMac(at[0], at[1], i.length, at[2]);
-    return M.HEAPU8.slice(at[2], at[2] + MAC);
+    const { base, total, at } = place([key32(key, 'key'), i], MAC);
+    try {
+      M._wacore_appstateIndexMac(at[0], at[1], i.length, at[2]);
+      return M.HEAPU8.slice(at[2], at[2] + MAC);
+    } finally {
+      wipe(base, total); // the key
+    }
   }
 
   /** The value MAC (Baileys' generateMac): operation 0 = SET, 1 = REMOVE; data = iv || ciphertext. */
@@ -109,10 +113,14 @@ export function makeAppState({ M, fail, io, wipe }) {
     const op = operationOf(operation);
     const kid = keyIdBytes(keyId);
     const d = asBytes(data, 'data');
-    const { at } = place([kid, d, key32(key, 'key')], MAC);
-    const rc = M._wacore_appstateValueMac(op, at[0], kid.length, at[1], d.length, at[2], at[3]);
-    if (rc !== 0) fail(rc);
-    return M.HEAPU8.slice(at[3], at[3] + MAC);
+    const { base, total, at } = place([kid, d, key32(key, 'key')], MAC);
+    try {
+      const rc = M._wacore_appstateValueMac(op, at[0], kid.length, at[1], d.length, at[2], at[3]);
+      if (rc !== 0) fail(rc);
+      return M.HEAPU8.slice(at[3], at[3] + MAC);
+    } finally {
+      wipe(base, total);
+    }
   }
 
   /** HMAC-SHA256(key, lthash || uint64_BE(version) || name). */
@@ -121,9 +129,13 @@ export function makeAppState({ M, fail, io, wipe }) {
     if (h.length !== LTHASH) throw new WacoreError('ERR_DATA_LENGTH', 'an LTHash is 128 bytes');
     const [hi, lo] = versionWords(version);
     const n = utf8.encode(String(name));
-    const { at } = place([h, n, key32(key, 'key')], MAC);
-    M._wacore_appstateSnapshotMac(at[0], hi, lo, at[1], n.length, at[2], at[3]);
-    return M.HEAPU8.slice(at[3], at[3] + MAC);
+    const { base, total, at } = place([h, n, key32(key, 'key')], MAC);
+    try {
+      M._wacore_appstateSnapshotMac(at[0], hi, lo, at[1], n.length, at[2], at[3]);
+      return M.HEAPU8.slice(at[3], at[3] + MAC);
+    } finally {
+      wipe(base, total);
+    }
   }
 
   /** HMAC-SHA256(key, snapshotMac || valueMacs… || uint64_BE(version) || name). */
@@ -133,9 +145,13 @@ export function makeAppState({ M, fail, io, wipe }) {
     const macs = macList(valueMacs, 'valueMacs');
     const [hi, lo] = versionWords(version);
     const n = utf8.encode(String(name));
-    const { at } = place([s, macs, n, key32(key, 'key')], MAC);
-    M._wacore_appstatePatchMac(at[0], at[1], macs.length, hi, lo, at[2], n.length, at[3], at[4]);
-    return M.HEAPU8.slice(at[4], at[4] + MAC);
+    const { base, total, at } = place([s, macs, n, key32(key, 'key')], MAC);
+    try {
+      M._wacore_appstatePatchMac(at[0], at[1], macs.length, hi, lo, at[2], n.length, at[3], at[4]);
+      return M.HEAPU8.slice(at[4], at[4] + MAC);
+    } finally {
+      wipe(base, total);
+    }
   }
 
   const keyBlock = (keys) => {

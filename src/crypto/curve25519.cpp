@@ -148,15 +148,28 @@ namespace {
 // The Edwards public key of the last key that signed. A group sender signs every message with one
 // key, an identity signs its pre-keys one after another: for them this saves one of the two
 // fixed-base multiplications of each signature. What the branch on the comparison reveals is only
-// whether the key is the one used last time. The cached key is wiped when another replaces it.
+// whether the key is the one used last time. The key itself is not kept (it would outlive the call
+// in memory): a SHA-256 fingerprint of it, under a label of its own, identifies it.
 struct LastSigner {
   bool valid = false;
-  uint8_t a[32];
+  uint8_t fingerprint[32];
   uint8_t edwards_public[32];
 } g_last_signer;
 
+void signer_fingerprint(const uint8_t a[32], uint8_t out[32]) noexcept {
+  static constexpr char kLabel[] = "wacore last signer";
+  crypto_hash_sha256_state st;
+  crypto_hash_sha256_init(&st);
+  crypto_hash_sha256_update(&st, reinterpret_cast<const uint8_t*>(kLabel), sizeof kLabel - 1);
+  crypto_hash_sha256_update(&st, a, 32);
+  crypto_hash_sha256_final(&st, out);  // wipes the state
+}
+
 void edwards_public_of(const uint8_t a[32], uint8_t out[32]) noexcept {
-  if (g_last_signer.valid && ct::declassify(sodium_memcmp(g_last_signer.a, a, 32) == 0)) {
+  uint8_t fingerprint[32];
+  signer_fingerprint(a, fingerprint);
+  WACORE_CT_PUBLIC(fingerprint, sizeof fingerprint);  // a one-way function of the key: public
+  if (g_last_signer.valid && std::memcmp(g_last_signer.fingerprint, fingerprint, 32) == 0) {
     std::memcpy(out, g_last_signer.edwards_public, 32);
     return;
   }
@@ -164,7 +177,7 @@ void edwards_public_of(const uint8_t a[32], uint8_t out[32]) noexcept {
   base_mult(&point, a);
   ge25519_p3_tobytes(out, &point);
   sodium_memzero(&point, sizeof point);
-  std::memcpy(g_last_signer.a, a, 32);
+  std::memcpy(g_last_signer.fingerprint, fingerprint, 32);
   std::memcpy(g_last_signer.edwards_public, out, 32);
   g_last_signer.valid = true;
 }

@@ -1,0 +1,149 @@
+// Whole-memory scans: after each secret-bearing call returns, no copy of the secret it was given
+// (or of the session keys it derived and handed back inside a record) remains anywhere in the wasm
+// instance's linear memory — stack, heap, I/O buffer or static data. The memory is reached by
+// recording what WebAssembly.instantiate returns, before the package is imported; each test file
+// runs in a process of its own, so this instance is this file's alone. What is scanned for is raw
+// byte sequences: derived forms (AES round keys, field elements) are outside what this can see.
+import { Buffer } from 'node:buffer';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { VARIANT } from './variant.mjs';
+import { Party } from './signal-parties.mjs';
+
+let api;
+let memory;
+beforeAll(async () => {
+  const original = WebAssembly.instantiate;
+  WebAssembly.instantiate = async (...args) => {
+    const result = await original.apply(WebAssembly, args);
+    const instance = result instanceof WebAssembly.Instance ? result : result.instance;
+    for (const v of Object.values(instance.exports)) if (v instanceof WebAssembly.Memory) memory = v;
+    return result;
+  };
+  try {
+    const { load } = await import('../../npm/index.mjs');
+    api = await load({ variant: VARIANT });
+  } finally {
+    WebAssembly.instantiate = original;
+  }
+  expect(api.variant).toBe(VARIANT);
+  expect(memory).toBeInstanceOf(WebAssembly.Memory);
+});
+
+/** Offsets in wasm memory where `secret` occurs (the memory may have grown: read it afresh). */
+function occurrences(secret) {
+  const heap = Buffer.from(memory.buffer);
+  const found = [];
+  for (let i = heap.indexOf(secret); i !== -1; i = heap.indexOf(secret, i + 1)) found.push(i);
+  return found;
+}
+const expectGone = (what, secret) => expect(occurrences(Buffer.from(secret)), what).toEqual([]);
+const random = (n) => crypto.getRandomValues(new Uint8Array(n));
+
+describe(`no secret left in wasm memory (${VARIANT})`, () => {
+  it('curve: private keys after signing, agreement and public-key derivation', () => {
+    const k = api.generateKeyPair();
+    const other = api.generateKeyPair();
+    api.calculateSignature(k.privKey, random(100));
+    expectGone('after calculateSignature', k.privKey);
+    api.calculateAgreement(other.pubKey, k.privKey);
+    expectGone('after calculateAgreement', k.privKey);
+    api.getPublicFromPrivateKey(k.privKey);
+    expectGone('after getPublicFromPrivateKey', k.privKey);
+    const spk = api.keyhelper.generateSignedPreKey(k, 7);
+    expectGone('after generateSignedPreKey (identity key)', k.privKey);
+    expectGone('after generateSignedPreKey (its own key)', spk.keyPair.privKey);
+    expectGone('generated keys are not kept', other.privKey);
+  });
+
+  it('symmetric primitives: keys and IKM after one-shot and streaming calls', () => {
+    const key = random(32);
+    const data = random(300);
+    const iv12 = random(12);
+    api.aesGcmOpen(key, iv12, api.aesGcmSeal(key, iv12, data));
+    api.aesCbcDecrypt(key, random(16).fill(0), api.aesCbcEncrypt(key, new Uint8Array(16), data));
+    api.aesCtr(key, random(16), data);
+    api.hmacSha256(key, data);
+    api.hmacSha512(key, data);
+    expectGone('AES and HMAC keys', key);
+    const ikm = random(32);
+    api.hkdf(ikm, 112, { info: random(8) });
+    expectGone('HKDF input key material', ikm);
+    const skey = random(32);
+    api.createHmac('sha256', skey).update(data).digest();
+    const enc = api.createAesGcmEncryptor(skey, iv12);
+    enc.update(data);
+    enc.final();
+    expectGone('stream keys after digest()/final()', skey);
+  });
+
+  it('app state: key data and every MAC key', () => {
+    const keyData = random(32);
+    const keys = api.mutationKeys(keyData);
+    expectGone('mutationKeys input', keyData);
+    const macKey = random(32);
+    api.generateIndexMac(random(20), macKey);
+    api.generateMac(0, random(48), random(6), macKey);
+    api.generateSnapshotMac(new Uint8Array(128), 3, 'regular', macKey);
+    api.generatePatchMac(random(32), [random(32)], 3, 'regular', macKey);
+    expectGone('MAC keys', macKey);
+    const keyId = random(6);
+    const blob = api.encryptSyncdValue(keys, 0, keyId, random(40));
+    api.decryptSyncdValue(keys, 0, keyId, blob);
+    for (const name of ['indexKey', 'valueEncryptionKey', 'valueMacKey', 'snapshotMacKey', 'patchMacKey']) {
+      if (keys[name]) expectGone(`mutation key ${name}`, keys[name]);
+    }
+  });
+
+  it('media: the media key and its derived keys after encrypt and decrypt', () => {
+    const file = random(5000);
+    const up = api.encryptMedia(file, 'image');
+    api.decryptMedia(up.encrypted, up.mediaKey, 'image');
+    expectGone('mediaKey', up.mediaKey);
+    const derived = api.getMediaKeys(up.mediaKey, 'image');
+    for (const [name, v] of Object.entries(derived)) if (v instanceof Uint8Array && v.length >= 16) expectGone(`media ${name}`, v);
+  });
+
+  it("Signal sessions: the record's root, chain and ratchet keys and both identities' private keys", async () => {
+    const ours = { ...api };
+    const alice = new Party(ours, 'alice');
+    const bob = new Party(ours, 'bob');
+    await alice.connect(bob);
+    for (let i = 0; i < 3; i++) {
+      await bob.receive(alice, await alice.send(bob, `ping ${i}`));
+      await alice.receive(bob, await bob.send(alice, `pong ${i}`));
+    }
+    const secrets = [];
+    for (const party of [alice, bob]) {
+      secrets.push(['identity private key', party.store.identity.privKey]);
+      const other = party === alice ? bob : alice;
+      for (const session of Object.values(JSON.parse(party.record(other))._sessions)) {
+        const r = session.currentRatchet;
+        secrets.push(['root key', Buffer.from(r.rootKey, 'base64')]);
+        secrets.push(['ratchet private key', Buffer.from(r.ephemeralKeyPair.privKey, 'base64')]);
+        for (const chain of Object.values(session._chains)) {
+          if (chain.chainKey.key) secrets.push(['chain key', Buffer.from(chain.chainKey.key, 'base64')]);
+        }
+      }
+    }
+    expect(secrets.length).toBeGreaterThan(6);
+    for (const [what, bytes] of secrets) expectGone(what, bytes);
+  });
+
+  it('sender keys: the chain key and the signing private key of the record', async () => {
+    const { record, distributionMessage } = api.senderKeys.create(undefined);
+    const distribution = api.senderKeys.distributionInfo(distributionMessage);
+    let r = record;
+    for (let i = 0; i < 3; i++) r = api.senderKeys.encrypt(r, random(50)).record;
+    const json = api.senderKeys.recordToJson(r);
+    const states = Array.isArray(json) ? json : json.senderKeyStates ?? [];
+    const found = [];
+    for (const st of states) {
+      const chain = st.senderChainKey?.seed;
+      const signing = st.senderSigningKey?.private;
+      for (const v of [chain, signing]) if (v !== undefined) found.push(typeof v === 'string' ? Buffer.from(v, 'base64') : Buffer.from(v.data ?? v));
+    }
+    expect(found.length, JSON.stringify(Object.keys(states[0] ?? {}))).toBeGreaterThanOrEqual(2);
+    for (const bytes of found) expectGone('sender key secret', bytes);
+    expectGone('the distributed chain key', distribution.chainKey);
+  });
+});
