@@ -5,7 +5,6 @@
 // turns into a WacoreError).
 #include <emscripten.h>
 #include <emscripten/bind.h>
-#include <emscripten/stack.h>
 #include <malloc.h>
 #include <sodium.h>
 
@@ -547,9 +546,6 @@ EMSCRIPTEN_KEEPALIVE int wacore_binary_encode(uintptr_t words, size_t word_count
 // generic invoker on every call (~4,000 instructions). embind keeps what runs once per module: the
 // build's name, start-up, the error table, the token strings and the memory figures.
 extern "C" {
-// An address in a frame just below the caller's on the shadow stack: where the next call's stack
-// begins. The tests measure, and check the wiping of, the stack a call used with it.
-EMSCRIPTEN_KEEPALIVE uintptr_t wacore_stackProbe() { return emscripten_stack_get_current(); }
 EMSCRIPTEN_KEEPALIVE int wacore_curveGenerateKeyPair(uintptr_t out) { return curve_generate_key_pair(out); }
 EMSCRIPTEN_KEEPALIVE int wacore_curvePublicFromPrivate(uintptr_t priv, size_t priv_len, uintptr_t out) {
   return curve_public_from_private(priv, priv_len, out);
