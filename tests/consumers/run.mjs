@@ -228,20 +228,26 @@ function runtimes() {
   return table;
 }
 
+const typescriptVersion = () => JSON.parse(readFileSync(join(ROOT, 'node_modules', 'typescript', 'package.json'), 'utf8')).version;
+
 // --- types and package lint ----------------------------------------------------------------------
 function types() {
   const table = [];
   const samples = join(ROOT, 'tests', 'types');
   if (wanted('types') && existsSync(samples)) {
     cpSync(samples, join(app, 'types'), { recursive: true });
-    const configs = readdirSync(join(app, 'types')).filter((f) => /^tsconfig\..+\.json$/.test(f));
+    // tsconfig.node.json checks against @types/node (and its undici-types), as a Node project has.
+    for (const dep of [join('@types', 'node'), 'undici-types']) {
+      cpSync(join(ROOT, 'node_modules', dep), join(app, 'node_modules', dep), { recursive: true });
+    }
+    const configs = readdirSync(join(app, 'types')).filter((f) => /^tsconfig\..+\.json$/.test(f)).sort();
     let all = configs.length > 0;
     for (const cfg of configs) {
       const r = sh(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join('types', cfg)], app);
       check(`tsc ${cfg}`, r.ok, tail(r.out, 10));
       all &&= r.ok;
     }
-    table.push(['TypeScript (strict; ESM, CommonJS, bundler, no DOM lib)', configs.join(', '), all]);
+    table.push([`TypeScript ${typescriptVersion()} (strict, skipLibCheck off)`, configs.map((c) => c.split('.')[1]).join(', '), all]);
   }
   if (wanted('lint')) {
     // The .wasm subpaths are assets, not modules: attw has nothing to resolve there.
