@@ -3,7 +3,7 @@
 // works on both).
 import { asBytes, WacoreError } from './core.mjs';
 import { makeOutputCalls, output as out, Reader as OutputReader } from './output.mjs';
-import { NodeBuffer } from './node-buffer.mjs';
+import { fromBase64, toBase64 } from './base64.mjs';
 
 const KEY = 32;
 const MAC = 32;
@@ -14,13 +14,7 @@ const utf8 = new TextEncoder();
 const utf8d = new TextDecoder();
 
 // Key ids travel as bytes; Baileys passes them as base64 strings, which are accepted too.
-const keyIdBytes = (keyId) => (typeof keyId === 'string' ? base64(keyId) : asBytes(keyId, 'keyId'));
-function base64(s) {
-  const bin = atob(s);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
+const keyIdBytes = (keyId) => (typeof keyId === 'string' ? fromBase64(keyId, 'keyId') : asBytes(keyId, 'keyId'));
 const operationOf = (op) => {
   if (op !== 0 && op !== 1) throw new WacoreError('ERR_TYPE', 'operation must be 0 (SET) or 1 (REMOVE)');
   return op;
@@ -207,7 +201,6 @@ export function makeAppState({ M, fail, io, wipe }) {
     for (const part of parts) size += part.length;
     return outputs.callParts(parts, (first) => invoke(first, size), fail);
   };
-  const HAS_BUFFER = NodeBuffer !== undefined;
   // Results outlive the output (which is wiped after reading): byte fields are copied out.
   class Reader extends OutputReader {
     bytes(n) {
@@ -293,12 +286,11 @@ export function makeAppState({ M, fail, io, wipe }) {
   }
 
   const toNumber = (v) => (typeof v === 'object' && v !== null && typeof v.toNumber === 'function' ? v.toNumber() : Number(v ?? NaN));
-  const b64 = (u8) => (HAS_BUFFER ? NodeBuffer.from(u8).toString('base64') : btoa(String.fromCharCode(...u8)));
   // The key ids a patch or snapshot names (base64), each once.
   const keyIdsOf = (main, records) => {
     const ids = new Map();
     for (const id of [main, ...records.map((r) => r?.keyId?.id)]) {
-      if (id != null) ids.set(b64(asBytes(id, 'keyId')), asBytes(id, 'keyId'));
+      if (id != null) ids.set(toBase64(asBytes(id, 'keyId')), asBytes(id, 'keyId'));
     }
     return ids;
   };
@@ -337,7 +329,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const entries = Object.entries(state?.indexValueMap ?? {});
     w.u32(entries.length);
     for (const [index, { valueMac }] of entries) {
-      const i = base64(index);
+      const i = fromBase64(index, 'an indexValueMap key');
       const v = asBytes(valueMac, 'valueMac');
       if (i.length !== MAC || v.length !== MAC) throw new WacoreError('ERR_DATA_LENGTH', 'index and value MACs are 32 bytes');
       w.raw(i);
@@ -351,7 +343,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const indexValueMap = {};
     for (let i = 0, n = r.u32(); i < n; i++) {
       const index = r.bytes(MAC);
-      indexValueMap[b64(index)] = { valueMac: r.bytes(MAC) };
+      indexValueMap[toBase64(index)] = { valueMac: r.bytes(MAC) };
     }
     const removesWithoutSet = r.u32();
     const mutations = [];

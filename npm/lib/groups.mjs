@@ -14,26 +14,12 @@
 import { asBytes, WacoreError } from './core.mjs';
 import { makeOutputCalls, output, Reader } from './output.mjs';
 import { queueJob } from './signal.mjs';
-import { NodeBuffer } from './node-buffer.mjs';
+import { fromBase64, toBase64 } from './base64.mjs';
 
-const HAS_BUFFER = NodeBuffer !== undefined;
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
 const EMPTY = new Uint8Array(0);
 
-function toBase64(u8) {
-  if (HAS_BUFFER) return NodeBuffer.from(u8.buffer, u8.byteOffset, u8.length).toString('base64');
-  let s = '';
-  for (const b of u8) s += String.fromCharCode(b);
-  return btoa(s);
-}
-function fromBase64(s) {
-  if (HAS_BUFFER) return NodeBuffer.from(s, 'base64');
-  const bin = atob(s);
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
 
 // Byte values in a Baileys record as it may arrive: Buffer/Uint8Array (in memory), BufferJSON's
 // { type: 'Buffer', data: base64 | number[] } (from a JSON store), or base64 (protobufjs toJSON).

@@ -4,6 +4,7 @@
 import { asBytes, WacoreError } from './core.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
 import { NodeBuffer } from './node-buffer.mjs';
+import { fromBase64 } from './base64.mjs';
 
 const MEDIA_KEY = 32;
 const MAC = 10;
@@ -42,12 +43,13 @@ export function makeMedia(core, crypto) {
   const Stream = makeStreamBase(core);
 
   const infoOf = (mediaType) => {
-    const word = MEDIA_HKDF_KEY_MAPPING[mediaType];
-    if (word === undefined) throw new WacoreError('ERR_TYPE', `unknown media type ${String(mediaType)}`);
+    // Own keys only: 'toString', 'constructor' or '__proto__' are no media types.
+    const word = typeof mediaType === 'string' && Object.hasOwn(MEDIA_HKDF_KEY_MAPPING, mediaType) ? MEDIA_HKDF_KEY_MAPPING[mediaType] : undefined;
+    if (typeof word !== 'string') throw new WacoreError('ERR_TYPE', `unknown media type ${typeof mediaType === 'symbol' ? 'symbol' : String(mediaType)}`);
     return utf8.encode(`WhatsApp ${word} Keys`);
   };
   const mediaKeyOf = (k) => {
-    const b = typeof k === 'string' ? Uint8Array.from(atob(k.replace('data:;base64,', '')), (c) => c.charCodeAt(0)) : asBytes(k, 'mediaKey');
+    const b = typeof k === 'string' ? fromBase64(k.replace('data:;base64,', ''), 'mediaKey') : asBytes(k, 'mediaKey');
     if (b.length !== MEDIA_KEY) throw new WacoreError('ERR_KEY_LENGTH', 'a media key is 32 bytes');
     return b;
   };

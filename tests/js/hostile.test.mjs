@@ -148,3 +148,18 @@ describe(`byte arguments that are not what they seem (${VARIANT})`, () => {
     expect(hex(api.sha256(sab))).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 });
+
+describe(`names that are not what they seem (${VARIANT})`, () => {
+  it("media types are the mapping's own names only; invalid base64 keys are ERR_TYPE", () => {
+    const key = new Uint8Array(32);
+    for (const t of ['toString', 'constructor', '__proto__', 'valueOf', 'hasOwnProperty', Symbol('image'), 7, null]) {
+      expect(codeOf(() => api.getMediaKeys(key, t)), String(t)).toBe('ERR_TYPE');
+    }
+    expect(codeOf(() => api.getMediaKeys('***not base64***', 'image'))).toBe('ERR_TYPE');
+    expect(api.getMediaKeys(Buffer.from(key).toString('base64'), 'image').iv.length).toBe(16);
+    const keys = api.mutationKeys(new Uint8Array(32));
+    expect(codeOf(() => api.generateMac(0, new Uint8Array(48), 'not*base64', keys.valueMacKey))).toBe('ERR_TYPE');
+    const state = { version: 0, hash: new Uint8Array(128), indexValueMap: { '%%%': { valueMac: new Uint8Array(32) } } };
+    expect(codeOf(() => api.verifySyncdPatch({ version: { version: 1 }, mutations: [], snapshotMac: new Uint8Array(32), patchMac: new Uint8Array(32), keyId: { id: new Uint8Array(4) } }, 'regular', state, {}))).toBe('ERR_TYPE');
+  });
+});
