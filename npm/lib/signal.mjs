@@ -166,10 +166,11 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
     return call(text.length, (h, p) => h.set(text, p), (p) => M._wacore_signalRecordFromJson(p, text.length)).subarray(4);
   }
 
-  function recordToJson(record) {
+  function recordToJsonText(record) {
     const rec = recordBytes(record);
-    return JSON.parse(utf8.decode(call(rec.length, (h, p) => h.set(rec, p), (p) => M._wacore_signalRecordToJson(p, rec.length))));
+    return utf8.decode(call(rec.length, (h, p) => h.set(rec, p), (p) => M._wacore_signalRecordToJson(p, rec.length)));
   }
+  const recordToJson = (record) => JSON.parse(recordToJsonText(record));
 
   function recordInfo(record) {
     const rec = recordBytes(record);
@@ -428,14 +429,15 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
 
     constructor() {
       this._bytes = EMPTY;
-      this._json = undefined;
+      this._jsonText = undefined;
       this.version = 'v1';
     }
 
     /** libsignal-node's JSON object: { _sessions, version: 'v1' }. */
     serialize() {
-      this._json ??= recordToJson(this._bytes);
-      return this._json;
+      // A fresh object each call: the caller may change it (the text is what is kept).
+      this._jsonText ??= recordToJsonText(this._bytes);
+      return JSON.parse(this._jsonText);
     }
 
     /** The binary form (libsignal's RecordStructure protobuf with libsignal-node's extra fields). */
@@ -450,7 +452,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
     // bytes: a fresh copy nobody else holds (call() outputs are).
     _set(bytes) {
       this._bytes = bytes;
-      this._json = undefined;
+      this._jsonText = undefined;
     }
   }
 

@@ -163,3 +163,19 @@ describe(`names that are not what they seem (${VARIANT})`, () => {
     expect(codeOf(() => api.verifySyncdPatch({ version: { version: 1 }, mutations: [], snapshotMac: new Uint8Array(32), patchMac: new Uint8Array(32), keyId: { id: new Uint8Array(4) } }, 'regular', state, {}))).toBe('ERR_TYPE');
   });
 });
+
+describe(`objects handed out are the caller's (${VARIANT})`, () => {
+  it("SessionRecord.serialize() returns a fresh object: the caller's changes do not persist", async () => {
+    const ours = libraries(api).ours;
+    const alice = new Party(ours, 'alice');
+    const bob = new Party(ours, 'bob');
+    await alice.connect(bob);
+    const record = api.SessionRecord.deserialize(JSON.parse(alice.record(bob)));
+    const first = record.serialize();
+    const text = JSON.stringify(first);
+    first._sessions = {};
+    first.version = 'tampered';
+    expect(JSON.stringify(record.serialize())).toBe(text);
+    expect(record.serialize()).not.toBe(record.serialize());
+  });
+});
