@@ -112,6 +112,15 @@ export function makeBinary({ M, fail, io }) {
 
   // --- encode ----------------------------------------------------------------------------------------
 
+  // What one encode may take, checked as the tape grows (before the memory is taken, not after): a
+  // node shared by many parents is written once per reference, so a small object graph can stand
+  // for an exponential tree. 2^24 tape words are over four million nodes; 256 MiB of strings and
+  // byte contents is sixteen times the largest frame the transport carries (2^24 bytes).
+  const MAX_TAPE_WORDS = 1 << 24;
+  const MAX_AREA_BYTES = 256 << 20;
+  const tooLarge = () =>
+    new WacoreError('ERR_BINARY_TOO_LARGE', 'the node is too large to encode (over 2^24 tape words or 256 MiB of strings and bytes)');
+
   // Scratch buffers kept between calls (grown when needed): tape words, the string table, and the
   // area holding string bytes and byte contents.
   let words = new Int32Array(256);
@@ -124,6 +133,7 @@ export function makeBinary({ M, fail, io }) {
 
   const word = (v) => {
     if (nw === words.length) {
+      if (nw >= MAX_TAPE_WORDS) throw tooLarge();
       const w = new Int32Array(words.length * 2);
       w.set(words);
       words = w;
@@ -132,6 +142,7 @@ export function makeBinary({ M, fail, io }) {
   };
   const room = (n) => {
     if (na + n > area.length) {
+      if (na + n > MAX_AREA_BYTES) throw tooLarge();
       const a = new Uint8Array(Math.max(area.length * 2, na + n));
       a.set(area.subarray(0, na));
       area = a;
@@ -219,7 +230,14 @@ export function makeBinary({ M, fail, io }) {
   function writeTape(node, d) {
     ids = tokenIds[d];
     nw = ns = na = 0;
-    encodeNode(node, 1);
+    try {
+      encodeNode(node, 1);
+    } catch (e) {
+      // A refused node keeps none of the scratch memory it made grow.
+      if (words.length > 1 << 16) words = new Int32Array(256);
+      if (area.length > 1 << 20) area = new Uint8Array(4096);
+      throw e;
+    }
     const wordsBytes = nw * 4;
     const tableBytes = ns * 8;
     const p = io(wordsBytes + tableBytes + na);

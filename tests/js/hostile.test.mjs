@@ -179,3 +179,20 @@ describe(`objects handed out are the caller's (${VARIANT})`, () => {
     expect(record.serialize()).not.toBe(record.serialize());
   });
 });
+
+describe(`shared subtrees (${VARIANT})`, () => {
+  // A node whose every level points to the next twice is 2^40 nodes as a tree: encoding it once ran
+  // for minutes and took gigabytes before failing.
+  it('encodeBinaryNode refuses an exponential DAG quickly with ERR_BINARY_TOO_LARGE, then works', () => {
+    let node = { tag: 'leaf', attrs: { id: 'x' } };
+    for (let i = 0; i < 40; i++) node = { tag: 'n', attrs: {}, content: [node, node] };
+    const started = Date.now();
+    expect(codeOf(() => api.encodeBinaryNode(node))).toBe('ERR_BINARY_TOO_LARGE');
+    expect(Date.now() - started).toBeLessThan(20_000);
+    let bytes = { tag: 'b', attrs: {}, content: new Uint8Array(1 << 20) };
+    for (let i = 0; i < 12; i++) bytes = { tag: 'n', attrs: {}, content: [bytes, bytes] }; // 4 GiB of content
+    expect(codeOf(() => api.encodeBinaryNode(bytes))).toBe('ERR_BINARY_TOO_LARGE');
+    const ok = { tag: 'iq', attrs: { id: '1' }, content: [{ tag: 'ping', attrs: {} }] };
+    expect(api.decodeBinaryNode(api.encodeBinaryNode(ok))).toEqual({ ...ok, content: [{ tag: 'ping', attrs: {}, content: undefined }] });
+  });
+});
