@@ -214,7 +214,14 @@ export function makeCrypto(core) {
   class AesGcm extends Stream {
     constructor(kind, key, iv, aad) {
       super(kind, key, iv);
-      if (aad !== undefined && aad !== null) this.setAAD(aad);
+      if (aad !== undefined && aad !== null) {
+        try {
+          this.setAAD(aad);
+        } catch (e) {
+          this.destroy(); // the caller never gets the object: free its state now, not at GC
+          throw e;
+        }
+      }
     }
     /** Adds additional authenticated data; only before the first update(). */
     setAAD(aad) {

@@ -300,13 +300,30 @@ export function makeMedia(core, crypto) {
     let resolve;
     let reject;
     const done = new Promise((res, rej) => ((resolve = res), (reject = rej)));
+    // Any failure (a bad chunk, a failing final, a cancel) errors the stream, frees the encryptor
+    // and rejects `done`: it never stays pending.
+    const failed = (e) => {
+      enc.destroy();
+      reject(e);
+      throw e;
+    };
     const stream = new TransformStream({
       transform(chunk, controller) {
-        const out = enc.update(chunk);
+        let out;
+        try {
+          out = enc.update(chunk);
+        } catch (e) {
+          failed(e);
+        }
         if (out.length) controller.enqueue(out);
       },
       flush(controller) {
-        const r = enc.final();
+        let r;
+        try {
+          r = enc.final();
+        } catch (e) {
+          failed(e);
+        }
         controller.enqueue(r.tail);
         resolve({ mediaKey: enc.mediaKey, fileSha256: r.fileSha256, fileEncSha256: r.fileEncSha256 });
       },
@@ -315,6 +332,7 @@ export function makeMedia(core, crypto) {
         reject(reason);
       },
     });
+    done.catch(() => {}); // a caller that only reads the stream must not see an unhandled rejection
     return { stream, done };
   }
 
@@ -328,7 +346,13 @@ export function makeMedia(core, crypto) {
     };
     return new TransformStream({
       transform(chunk, controller) {
-        const out = dec.update(chunk);
+        let out;
+        try {
+          out = dec.update(chunk);
+        } catch (e) {
+          dec.destroy(); // the stream is errored: free the decryptor now, not at garbage collection
+          throw e;
+        }
         if (out.length) controller.enqueue(out);
       },
       flush(controller) {

@@ -196,3 +196,25 @@ describe(`shared subtrees (${VARIANT})`, () => {
     expect(api.decodeBinaryNode(api.encodeBinaryNode(ok))).toEqual({ ...ok, content: [{ tag: 'ping', attrs: {}, content: undefined }] });
   });
 });
+
+describe(`streams that fail (${VARIANT})`, () => {
+  it("createMediaEncryptStream's done rejects, and its state is freed, when a chunk is refused", async () => {
+    const before = api.memoryStats().heapInUseBytes;
+    const { stream, done } = api.createMediaEncryptStream('image');
+    const writer = stream.writable.getWriter();
+    const wrote = writer.write('not bytes').catch((e) => e.code);
+    stream.readable.getReader().read().catch(() => {});
+    expect(await wrote).toBe('ERR_TYPE');
+    await expect(done).rejects.toMatchObject({ code: 'ERR_TYPE' });
+    expect(api.memoryStats().heapInUseBytes).toBe(before);
+  });
+
+  it('a GCM stream constructor refusing its AAD frees the state it made', () => {
+    const before = api.memoryStats().heapInUseBytes;
+    for (let i = 0; i < 100; i++) {
+      expect(codeOf(() => api.createAesGcmEncryptor(new Uint8Array(32), new Uint8Array(12), 'not bytes'))).toBe('ERR_TYPE');
+      expect(codeOf(() => api.createAesGcmDecryptor(new Uint8Array(32), new Uint8Array(12), 42))).toBe('ERR_TYPE');
+    }
+    expect(api.memoryStats().heapInUseBytes).toBe(before);
+  });
+});
