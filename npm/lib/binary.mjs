@@ -188,7 +188,9 @@ export function makeBinary({ M, fail, io }) {
     const attrs = node.attrs;
     if (attrs !== undefined && attrs !== null) {
       // Own enumerable keys only: a polluted Object.prototype must not add attributes to stanzas.
-      for (const key of Object.keys(attrs)) {
+      // (for-in with the own-key check keeps V8's enum-cache fast path; Object.keys allocates.)
+      for (const key in attrs) {
+        if (!Object.hasOwn(attrs, key)) continue;
         const value = attrs[key];
         if (value === undefined || value === null) continue; // skipped, as Baileys does
         word(stringRef(key, 'attribute name'));
