@@ -1,7 +1,7 @@
 // App-state sync integrity with Baileys' chat-utils names: mutation keys, LTHash, index/value/
 // snapshot/patch MACs, and mutation value encryption. Synchronous (Baileys' are async: `await`
 // works on both).
-import { asBytes, WacoreError } from './core.mjs';
+import { asBytes, optionsOf, WacoreError } from './core.mjs';
 import { makeOutputCalls, output as out, Reader as OutputReader } from './output.mjs';
 import { fromBase64, toBase64 } from './base64.mjs';
 
@@ -328,9 +328,9 @@ export function makeAppState({ M, fail, io, wipe }) {
     w.raw(h);
     const entries = Object.entries(state?.indexValueMap ?? {});
     w.u32(entries.length);
-    for (const [index, { valueMac }] of entries) {
+    for (const [index, entry] of entries) {
       const i = fromBase64(index, 'an indexValueMap key');
-      const v = asBytes(valueMac, 'valueMac');
+      const v = asBytes(entry?.valueMac, 'valueMac');
       if (i.length !== MAC || v.length !== MAC) throw new WacoreError('ERR_DATA_LENGTH', 'index and value MACs are 32 bytes');
       w.raw(i);
       w.raw(v);
@@ -377,8 +377,9 @@ export function makeAppState({ M, fail, io, wipe }) {
    * Returns { state, mutations: [{ operation, syncAction: { index, value (SyncActionValue bytes),
    * version, data }, index (parsed JSON) }], removesWithoutSet }; throws and changes nothing on any
    * failure. */
-  function verifySyncdPatch(patch, name, state, keys, options = {}) {
-    const p = patch instanceof Uint8Array || ArrayBuffer.isView(patch) ? parseSyncdPatch(patch) : patch;
+  function verifySyncdPatch(patch, name, state, keys, options) {
+    options = optionsOf(options);
+    const p = patch instanceof Uint8Array || ArrayBuffer.isView(patch) || patch instanceof ArrayBuffer ? parseSyncdPatch(patch) : patch;
     if (p?.version?.version == null) throw new WacoreError('ERR_INVALID_PATCH', 'the patch has no version');
     const mutations = p.mutations ?? [];
     const w = new Writer();
@@ -401,7 +402,7 @@ export function makeAppState({ M, fail, io, wipe }) {
 
   /** Verifies a snapshot (its records on a zero LTHash, then its MAC): { state, mutations }. */
   function verifySyncdSnapshot(snapshot, name, keys) {
-    const s = snapshot instanceof Uint8Array || ArrayBuffer.isView(snapshot) ? parseSyncdSnapshot(snapshot) : snapshot;
+    const s = ArrayBuffer.isView(snapshot) || snapshot instanceof ArrayBuffer ? parseSyncdSnapshot(snapshot) : snapshot;
     if (s?.version?.version == null) throw new WacoreError('ERR_INVALID_PATCH', 'the snapshot has no version');
     const records = s.records ?? [];
     const w = new Writer();
@@ -434,7 +435,7 @@ export function makeAppState({ M, fail, io, wipe }) {
    * resolves to { hash, indexValueMap, version, removesWithoutSet }. */
   async function decodeSyncdPatch(msg, name, initialState, getAppStateSyncKey, onMutation, validateMacs = true) {
     requireValidation(validateMacs);
-    const p = msg instanceof Uint8Array || ArrayBuffer.isView(msg) ? parseSyncdPatch(msg) : msg;
+    const p = ArrayBuffer.isView(msg) || msg instanceof ArrayBuffer ? parseSyncdPatch(msg) : msg;
     const keys = await resolveKeys(getAppStateSyncKey, p?.keyId?.id, (p?.mutations ?? []).map(recordOf));
     const r = verifySyncdPatch(p, name, initialState, keys);
     if (onMutation) for (const m of r.mutations) onMutation({ syncAction: m.syncAction, index: m.index });
@@ -445,7 +446,7 @@ export function makeAppState({ M, fail, io, wipe }) {
    * index JSON; left empty when the version is not above minimumVersionNumber). */
   async function decodeSyncdSnapshot(name, snapshot, getAppStateSyncKey, minimumVersionNumber, validateMacs = true) {
     requireValidation(validateMacs);
-    const s = snapshot instanceof Uint8Array || ArrayBuffer.isView(snapshot) ? parseSyncdSnapshot(snapshot) : snapshot;
+    const s = ArrayBuffer.isView(snapshot) || snapshot instanceof ArrayBuffer ? parseSyncdSnapshot(snapshot) : snapshot;
     const keys = await resolveKeys(getAppStateSyncKey, s?.keyId?.id, s?.records ?? []);
     const r = verifySyncdSnapshot(s, name, keys);
     const mutationMap = {};

@@ -45,6 +45,13 @@ function checkAttached(buffer, name) {
 }
 
 const EMPTY = new Uint8Array(0);
+
+/** An options argument: undefined and null mean none; anything but an object is ERR_TYPE. */
+export function optionsOf(options, name = 'options') {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object' && typeof options !== 'function') throw new WacoreError('ERR_TYPE', `${name} must be an object`);
+  return options;
+}
 /** The largest I/O buffer a wasm32 module can address. */
 const MAX_IO_BYTES = 2 ** 32 - 1;
 /** As asBytes, with undefined and null meaning empty. */

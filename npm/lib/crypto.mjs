@@ -1,6 +1,6 @@
 // Symmetric primitives: AES-256 (CBC with PKCS#7, CTR, GCM), SHA-256/512, HMAC, HKDF, constant-time
 // comparison; one-shot functions and streaming objects.
-import { asBytes, asOptionalBytes, WacoreError } from './core.mjs';
+import { asBytes, asOptionalBytes, optionsOf, WacoreError } from './core.mjs';
 import { FINISH, HANDLE, makeStreamBase, PUSH } from './stream.mjs';
 
 const KEY = 32;
@@ -60,7 +60,8 @@ export function makeCrypto(core) {
   const hmacSha512 = (key, data) => mac(1, 64, key, data);
 
   /** HKDF-SHA256 (RFC 5869): `length` bytes (0..8160) from ikm, with optional salt and info. */
-  function hkdf(ikm, length, options = {}) {
+  function hkdf(ikm, length, options) {
+    options = optionsOf(options);
     const k = asBytes(ikm, 'ikm');
     const salt = asOptionalBytes(options.salt, 'salt');
     const info = asOptionalBytes(options.info, 'info');

@@ -117,9 +117,16 @@ export function makeGroups({ M, fail, io, wipe }) {
    * or its JSON text (BufferJSON's { type: 'Buffer', data } or base64 strings). */
   function recordFromJson(json) {
     let list = json;
-    if (typeof json === 'string') list = JSON.parse(json);
-    if (!Array.isArray(list)) throw new GroupError('ERR_INVALID_RECORD', GROUP_MESSAGES.ERR_INVALID_RECORD);
-    const text = utf8Encoder.encode(JSON.stringify(list.map(normalizeState)));
+    let text;
+    try {
+      if (typeof json === 'string') list = JSON.parse(json);
+      if (!Array.isArray(list)) throw new GroupError('ERR_INVALID_RECORD', GROUP_MESSAGES.ERR_INVALID_RECORD);
+      text = utf8Encoder.encode(JSON.stringify(list.map(normalizeState)));
+    } catch (e) {
+      if (e instanceof WacoreError) throw e;
+      // Not JSON, nested past what JSON.parse or stringify can take, or states of the wrong shape.
+      throw new GroupError('ERR_INVALID_RECORD', GROUP_MESSAGES.ERR_INVALID_RECORD, { cause: e });
+    }
     return call([text], (p) => M._wacore_groupRecordFromJson(p, text.length)).subarray(4);
   }
 

@@ -1,7 +1,7 @@
 // WhatsApp media: per-type keys, encryption to upload bytes with both file hashes, decryption that
 // authenticates before releasing plaintext, streaming forms (and Web Streams wrappers), range
 // decryption, the streaming sidecar, and the media-retry helpers. Baileys' names where it has them.
-import { asBytes, WacoreError } from './core.mjs';
+import { asBytes, optionsOf, WacoreError } from './core.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
 import { NodeBuffer } from './node-buffer.mjs';
 import { fromBase64 } from './base64.mjs';
@@ -129,7 +129,8 @@ export function makeMedia(core, crypto) {
 
   /** Encrypts a whole file: { mediaKey, encrypted (upload bytes), fileSha256, fileEncSha256, fileLength }.
    * A fresh random media key is made unless options.mediaKey is given. options.native: see above. */
-  function encryptMedia(data, mediaType, options = {}) {
+  function encryptMedia(data, mediaType, options) {
+    options = optionsOf(options);
     const d = asBytes(data, 'data');
     const mediaKey = options.mediaKey === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(MEDIA_KEY)) : mediaKeyOf(options.mediaKey);
     const keys = derive(mediaKey, mediaType);
@@ -167,7 +168,8 @@ export function makeMedia(core, crypto) {
   /** Decrypts a whole file. The MAC, and options.fileEncSha256 when given, are checked before
    * anything is decrypted; options.fileSha256 when given, after. ERR_AUTH_TAG on any mismatch,
    * ERR_DATA_LENGTH for a truncated file, ERR_BAD_PADDING. */
-  function decryptMedia(encrypted, mediaKey, mediaType, options = {}) {
+  function decryptMedia(encrypted, mediaKey, mediaType, options) {
+    options = optionsOf(options);
     const e = asBytes(encrypted, 'encrypted');
     const encSha = options.fileEncSha256 === undefined ? undefined : asBytes(options.fileEncSha256, 'fileEncSha256');
     const sha = options.fileSha256 === undefined ? undefined : asBytes(options.fileSha256, 'fileSha256');
@@ -280,13 +282,15 @@ export function makeMedia(core, crypto) {
     }
   }
 
-  function createMediaEncryptor(mediaType, options = {}) {
+  function createMediaEncryptor(mediaType, options) {
+    options = optionsOf(options);
     const mediaKey = options.mediaKey === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(MEDIA_KEY)) : mediaKeyOf(options.mediaKey);
     const s = new MediaEncryptor(mediaKey, mediaType);
     s.mediaKey = mediaKey.slice();
     return s;
   }
-  function createMediaDecryptor(mediaKey, mediaType, options = {}) {
+  function createMediaDecryptor(mediaKey, mediaType, options) {
+    options = optionsOf(options);
     if (options.unverified !== true) {
       throw new WacoreError('ERR_TYPE', 'streaming decryption hands out unauthenticated plaintext: pass { unverified: true }, or use decryptMedia');
     }
@@ -295,7 +299,8 @@ export function makeMedia(core, crypto) {
 
   /** Web Streams: a TransformStream from plaintext chunks to upload bytes. `done` resolves to the
    * file hashes and the media key once the stream has flushed. */
-  function createMediaEncryptStream(mediaType, options = {}) {
+  function createMediaEncryptStream(mediaType, options) {
+    options = optionsOf(options);
     const enc = createMediaEncryptor(mediaType, options);
     let resolve;
     let reject;
@@ -339,7 +344,8 @@ export function makeMedia(core, crypto) {
   /** Web Streams: upload bytes to plaintext. Plaintext chunks flow before the MAC is checked (as
    * with createMediaDecryptor, so { unverified: true } is required); the stream errors at the end if
    * the MAC, or the expected hashes given in options, do not match. */
-  function createMediaDecryptStream(mediaKey, mediaType, options = {}) {
+  function createMediaDecryptStream(mediaKey, mediaType, options) {
+    options = optionsOf(options);
     const dec = createMediaDecryptor(mediaKey, mediaType, options);
     const expect = (got, want, what) => {
       if (want !== undefined && !crypto.constantTimeEqual(got, want)) throw new WacoreError('ERR_AUTH_TAG', `${what} does not match`);

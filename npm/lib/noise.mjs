@@ -13,7 +13,7 @@
 // it from the handshake object to the returned transport; free() (or `using`, Symbol.dispose) wipes
 // and frees it. An object dropped without free() is freed when garbage-collected, later and without
 // guarantee.
-import { asBytes, asOptionalBytes, WacoreError } from './core.mjs';
+import { asBytes, asOptionalBytes, optionsOf, WacoreError } from './core.mjs';
 
 const KEY = 32;
 const CLIENT = 0;
@@ -253,7 +253,8 @@ export function makeNoise(core, binary) {
 
   /** The client side of the handshake (what a WhatsApp client does). */
   class NoiseClient extends Owner {
-    constructor(opts = {}) {
+    constructor(opts) {
+      opts = optionsOf(opts);
       const { h, dict } = create(CLIENT, opts);
       super(h, dict);
     }
@@ -269,7 +270,8 @@ export function makeNoise(core, binary) {
      * default) and returns the framed clientFinish carrying options.noiseKey's public key and
      * options.payload (the ClientPayload protobuf). Returns null while more bytes are needed. Any
      * failure is final. */
-    processServerHello(chunk, options = {}) {
+    processServerHello(chunk, options) {
+      options = optionsOf(options);
       const h = this._handle();
       const c = asOptionalBytes(chunk, 'chunk');
       const noiseKey = key32(options.noiseKey, 'noiseKey');
@@ -297,7 +299,8 @@ export function makeNoise(core, binary) {
     #chain;
     /** options.staticKey: the server's 32-byte private key; options.certChain: the CertChain bytes
      * (makeNoiseCertChain) sent to the client. */
-    constructor(opts = {}) {
+    constructor(opts) {
+      opts = optionsOf(opts);
       const staticKey = key32(opts.staticKey, 'staticKey');
       const chain = asBytes(opts.certChain, 'certChain');
       const { h, dict } = create(RESPONDER, opts);
@@ -349,6 +352,7 @@ export function makeNoise(core, binary) {
    * rootPrivateKey, the leaf naming leafKey (the server's static public key) signed by
    * intermediatePrivateKey; both valid from notBefore to notAfter (seconds). */
   function makeNoiseCertChain(o) {
+    o = optionsOf(o, 'makeNoiseCertChain options');
     const root = key32(o.rootPrivateKey, 'rootPrivateKey');
     const inter = key32(o.intermediatePrivateKey, 'intermediatePrivateKey');
     let leaf = asBytes(o.leafKey, 'leafKey');

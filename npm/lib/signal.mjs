@@ -640,7 +640,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
     generateIdentityKeyPair: () => output2(curve.generateKeyPair()),
     generateRegistrationId: () => curve.generateRegistrationId(),
     generatePreKey(keyId) {
-      if (!Number.isInteger(keyId) || keyId < 0) throw new TypeError(`Invalid argument for keyId: ${keyId}`);
+      if (!Number.isInteger(keyId) || keyId < 0) throw new TypeError(`Invalid argument for keyId: ${String(keyId)}`);
       return { keyId, keyPair: output2(curve.generateKeyPair()) };
     },
     generateSignedPreKey(identityKeyPair, signedKeyId) {
@@ -649,7 +649,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
         throw new TypeError('Invalid argument for identityKeyPair');
       }
       if (!Number.isInteger(signedKeyId) || signedKeyId < 0) {
-        throw new TypeError(`Invalid argument for signedKeyId: ${signedKeyId}`);
+        throw new TypeError(`Invalid argument for signedKeyId: ${String(signedKeyId)}`);
       }
       const keyPair = output2(curve.generateKeyPair());
       return { keyId: signedKeyId, keyPair, signature: output(curve.calculateSignature(priv, keyPair.pubKey)) };

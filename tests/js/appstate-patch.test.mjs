@@ -127,6 +127,9 @@ describe(`app-state patches (${VARIANT})`, () => {
     const bytes = await server.patch(2, [mutation(1, ['mute', 'a'], muteValue(false)), mutation(0, ['star', 'b', 'X', '1', '0'], { starAction: { starred: true } })]);
     const keysMap = new Map([[keyB64, keyData]]);
     const good = api.verifySyncdPatch(bytes, NAME, state, keysMap);
+    // A raw ArrayBuffer is read as the bytes it holds, as views are.
+    const fromBuffer = api.verifySyncdPatch(Uint8Array.from(bytes).buffer, NAME, state, keysMap);
+    expect(Buffer.from(fromBuffer.state.hash).equals(Buffer.from(good.state.hash))).toBe(true);
     const snapshotOfState = JSON.stringify(state, (k, v) => (v?.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v));
     let sameMeaning = 0;
     const codes = new Set();

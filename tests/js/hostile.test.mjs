@@ -218,3 +218,36 @@ describe(`streams that fail (${VARIANT})`, () => {
     expect(api.memoryStats().heapInUseBytes).toBe(before);
   });
 });
+
+describe(`options, records and maps of the wrong shape (${VARIANT})`, () => {
+  it('null options mean none; non-object options are ERR_TYPE', () => {
+    const ikm = new Uint8Array(8);
+    expect(Buffer.from(api.hkdf(ikm, 32, null)).equals(Buffer.from(api.hkdf(ikm, 32)))).toBe(true);
+    expect(api.encryptMedia(new Uint8Array(10), 'image', null).mediaKey.length).toBe(32);
+    expect(api.createNoiseClient(null).start().length).toBeGreaterThan(4);
+    expect(codeOf(() => api.createNoiseResponder(null))).toBe('ERR_TYPE');
+    expect(codeOf(() => api.makeNoiseCertChain(null))).toBe('ERR_TYPE');
+    expect(codeOf(() => api.hkdf(ikm, 32, 'salt'))).toBe('ERR_TYPE');
+    expect(codeOf(() => api.encryptMedia(new Uint8Array(10), 'image', 7))).toBe('ERR_TYPE');
+  });
+
+  it('sender-key JSON that is not JSON, not an array, or nested 5,000 deep is ERR_INVALID_RECORD', () => {
+    for (const bad of ['{not json', '{}', '['.repeat(5000) + ']'.repeat(5000), '"text"']) {
+      expect(codeOf(() => api.senderKeys.recordFromJson(bad))).toBe('ERR_INVALID_RECORD');
+      expect(codeOf(() => api.SenderKeyRecord.deserialize(bad))).toBe('ERR_INVALID_RECORD');
+    }
+  });
+
+  it('a null indexValueMap entry is ERR_TYPE', () => {
+    const state = { version: 0, hash: new Uint8Array(128), indexValueMap: {} };
+    const patch = { version: { version: 1 }, mutations: [], snapshotMac: new Uint8Array(32), patchMac: new Uint8Array(32), keyId: { id: new Uint8Array(4) } };
+    expect(codeOf(() => api.verifySyncdPatch(patch, 'regular', { ...state, indexValueMap: { AAAA: null } }, {}))).toBe('ERR_TYPE');
+  });
+
+  it('keyhelper refuses Symbol and BigInt ids with the TypeError libsignal-node throws, naming them', () => {
+    for (const id of [Symbol('x'), 5n]) {
+      expect(() => api.keyhelper.generatePreKey(id)).toThrow(/Invalid argument for keyId/);
+      expect(() => api.keyhelper.generateSignedPreKey(api.generateKeyPair(), id)).toThrow(/Invalid argument for signedKeyId/);
+    }
+  });
+});
