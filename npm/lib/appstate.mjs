@@ -1,7 +1,7 @@
 // App-state sync integrity with Baileys' chat-utils names: mutation keys, LTHash, index/value/
 // snapshot/patch MACs, and mutation value encryption. Synchronous (Baileys' are async: `await`
 // works on both).
-import { asBytes, optionsOf, WacoreError } from './core.mjs';
+import { asBytes, optionsOf, textOf, WacoreError } from './core.mjs';
 import { makeOutputCalls, output as out, Reader as OutputReader } from './output.mjs';
 import { fromBase64, toBase64 } from './base64.mjs';
 
@@ -122,7 +122,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const h = asBytes(ltHash, 'lthash');
     if (h.length !== LTHASH) throw new WacoreError('ERR_DATA_LENGTH', 'an LTHash is 128 bytes');
     const [hi, lo] = versionWords(version);
-    const n = utf8.encode(String(name));
+    const n = utf8.encode(textOf(name, 'name'));
     const { base, total, at } = place([h, n, key32(key, 'key')], MAC);
     try {
       M._wacore_appstateSnapshotMac(at[0], hi, lo, at[1], n.length, at[2], at[3]);
@@ -138,7 +138,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     if (s.length !== MAC) throw new WacoreError('ERR_DATA_LENGTH', 'snapshotMac must be 32 bytes');
     const macs = macList(valueMacs, 'valueMacs');
     const [hi, lo] = versionWords(version);
-    const n = utf8.encode(String(name));
+    const n = utf8.encode(textOf(name, 'name'));
     const { base, total, at } = place([s, macs, n, key32(key, 'key')], MAC);
     try {
       M._wacore_appstatePatchMac(at[0], at[1], macs.length, hi, lo, at[2], n.length, at[3], at[4]);
@@ -367,7 +367,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     bytes.fill(0);
     return { state: { version, hash, indexValueMap }, mutations, removesWithoutSet };
   }
-  const nameBytes = (name) => utf8.encode(String(name));
+  const nameBytes = (name) => utf8.encode(textOf(name, 'name'));
 
   /** Verifies a patch against a running state and applies it (docs/protocol.md §4): patch MAC, every
    * mutation's value MAC and index MAC, the LTHash, then the snapshot MAC of the result.
@@ -420,6 +420,7 @@ export function makeAppState({ M, fail, io, wipe }) {
 
   // Baileys' async key lookup (getAppStateSyncKey(base64 id) -> { keyData }) resolved up front.
   async function resolveKeys(getAppStateSyncKey, main, records) {
+    if (typeof getAppStateSyncKey !== 'function') throw new WacoreError('ERR_TYPE', 'getAppStateSyncKey must be a function');
     const map = new Map();
     for (const id of keyIdsOf(main, records).keys()) {
       const k = await getAppStateSyncKey(id);

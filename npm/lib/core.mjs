@@ -46,6 +46,31 @@ function checkAttached(buffer, name) {
 
 const EMPTY = new Uint8Array(0);
 
+/** A value named in an error message, without calling anything of the value's own (a forged typed
+ * array's toString throws; a Symbol does not convert). */
+export function describe(x) {
+  if (typeof x === 'string') return JSON.stringify(x.length > 40 ? `${x.slice(0, 40)}…` : x);
+  if (typeof x === 'symbol') return 'a symbol';
+  if (typeof x === 'function') return 'a function';
+  if (x !== null && typeof x === 'object') return 'an object';
+  return String(x); // number, bigint, boolean, undefined, null
+}
+
+/** A text argument (names, ids): a string, or a number as its decimal text; else ERR_TYPE. */
+export function textOf(x, name) {
+  if (typeof x === 'string') return x;
+  if (typeof x === 'number' || typeof x === 'bigint') return String(x);
+  throw new WacoreError('ERR_TYPE', `${name} must be a string, not ${describe(x)}`);
+}
+
+/** An unsigned 32-bit integer argument (ids, counters), else ERR_TYPE. */
+export function u32(v, name) {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffffffff) {
+    throw new WacoreError('ERR_TYPE', `${name} must be an integer in 0..2^32-1, not ${describe(v)}`);
+  }
+  return v;
+}
+
 /** An options argument: undefined and null mean none; anything but an object is ERR_TYPE. */
 export function optionsOf(options, name = 'options') {
   if (options === undefined || options === null) return {};

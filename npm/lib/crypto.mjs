@@ -278,7 +278,7 @@ export function makeCrypto(core) {
   }
 
   const pick = (table, algorithm) => {
-    const kind = table[algorithm];
+    const kind = typeof algorithm === 'string' && Object.hasOwn(table, algorithm) ? table[algorithm] : undefined;
     if (kind === undefined) throw new WacoreError('ERR_TYPE', `algorithm must be 'sha256' or 'sha512'`);
     return kind;
   };

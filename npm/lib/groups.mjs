@@ -11,7 +11,7 @@
 //    loads, computes, and stores once, after success.
 //
 // A SenderKeyRecord is plain JS holding record bytes: nothing to free.
-import { asBytes, WacoreError } from './core.mjs';
+import { asBytes, describe, WacoreError } from './core.mjs';
 import { makeOutputCalls, output, Reader } from './output.mjs';
 import { queueJob } from './signal.mjs';
 import { fromBase64, toBase64 } from './base64.mjs';
@@ -299,19 +299,41 @@ export function makeGroups({ M, fail, io, wipe }) {
     r._set(bytes);
     return r;
   };
-  const distributionBytes = (m) =>
-    m instanceof Uint8Array || ArrayBuffer.isView(m) || m instanceof ArrayBuffer ? asBytes(m) : asBytes(m.serialize(), 'distributionMessage');
+  const distributionBytes = (m) => {
+    if (ArrayBuffer.isView(m) || m instanceof ArrayBuffer) return asBytes(m, 'distributionMessage');
+    if (typeof m?.serialize !== 'function') throw new WacoreError('ERR_TYPE', 'distributionMessage must be bytes or a SenderKeyDistributionMessage');
+    return asBytes(m.serialize(), 'distributionMessage');
+  };
+  // What a sender-key store must have, checked when a class is made (not at the first message).
+  const checkStore = (store) => {
+    if (typeof store?.loadSenderKey !== 'function' || typeof store?.storeSenderKey !== 'function') {
+      throw new WacoreError('ERR_TYPE', 'senderKeyStore must have loadSenderKey and storeSenderKey methods');
+    }
+    return store;
+  };
+  // The queue key of a SenderKeyName (or its string form), without trusting the value's conversion.
+  const nameKey = (name) => {
+    if (typeof name === 'string') return name;
+    if (name instanceof SenderKeyName) {
+      try {
+        return name.toString();
+      } catch {
+        // falls through to the error below
+      }
+    }
+    throw new WacoreError('ERR_TYPE', `senderKeyName must be a SenderKeyName or its string form, not ${describe(name)}`);
+  };
 
   /** Baileys' GroupSessionBuilder over a sender-key store. */
   class GroupSessionBuilder {
     constructor(senderKeyStore) {
-      this.senderKeyStore = senderKeyStore;
+      this.senderKeyStore = checkStore(senderKeyStore);
     }
 
     /** Adds the sender key a distribution message carries (from `senderKeyName`'s sender). */
     async process(senderKeyName, senderKeyDistributionMessage) {
       const msg = distributionBytes(senderKeyDistributionMessage);
-      return queueJob(String(senderKeyName), async () => {
+      return queueJob(nameKey(senderKeyName), async () => {
         const current = toRecordBytes(await this.senderKeyStore.loadSenderKey(senderKeyName));
         await this.senderKeyStore.storeSenderKey(senderKeyName, recordOf(process(current, msg)));
       });
@@ -319,7 +341,7 @@ export function makeGroups({ M, fail, io, wipe }) {
 
     /** Our sender key for the group (made when there is none) as a distribution message. */
     async create(senderKeyName) {
-      return queueJob(String(senderKeyName), async () => {
+      return queueJob(nameKey(senderKeyName), async () => {
         const current = toRecordBytes(await this.senderKeyStore.loadSenderKey(senderKeyName));
         const r = create(current);
         if (current.length === 0) await this.senderKeyStore.storeSenderKey(senderKeyName, recordOf(r.record));
@@ -331,13 +353,14 @@ export function makeGroups({ M, fail, io, wipe }) {
   /** Baileys' GroupCipher for one sender in one group. */
   class GroupCipher {
     constructor(senderKeyStore, senderKeyName) {
-      this.senderKeyStore = senderKeyStore;
+      this.senderKeyStore = checkStore(senderKeyStore);
+      nameKey(senderKeyName);
       this.senderKeyName = senderKeyName;
     }
 
     async encrypt(paddedPlaintext) {
       const pt = asBytes(paddedPlaintext, 'plaintext');
-      return queueJob(String(this.senderKeyName), async () => {
+      return queueJob(nameKey(this.senderKeyName), async () => {
         const current = toRecordBytes(await this.senderKeyStore.loadSenderKey(this.senderKeyName));
         if (current.length === 0) throw new GroupError('ERR_NO_SESSION', 'No SenderKeyRecord found for encryption');
         const r = encrypt(current, pt);
@@ -348,7 +371,7 @@ export function makeGroups({ M, fail, io, wipe }) {
 
     async decrypt(senderKeyMessageBytes) {
       const msg = asBytes(senderKeyMessageBytes, 'ciphertext');
-      return queueJob(String(this.senderKeyName), async () => {
+      return queueJob(nameKey(this.senderKeyName), async () => {
         const current = toRecordBytes(await this.senderKeyStore.loadSenderKey(this.senderKeyName));
         if (current.length === 0) throw new GroupError('ERR_NO_SENDER_KEY', 'No SenderKeyRecord found for decryption');
         const r = decrypt(current, msg);

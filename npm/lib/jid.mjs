@@ -1,5 +1,6 @@
 // JID helpers with Baileys' names and semantics (its 7.x jid-utils, which extends 6.x's): plain
 // string functions, no wasm. Text form: user[_agent][:device]@server.
+import { WacoreError } from './core.mjs';
 
 export const S_WHATSAPP_NET = '@s.whatsapp.net';
 export const OFFICIAL_BIZ_JID = '16505361212@c.us';
@@ -14,6 +15,10 @@ const SERVER_DOMAIN = { lid: 1, hosted: 128, 'hosted.lid': 129 };
 
 /** user, server, and optionally device and agent, as JID text; falsy device and agent are left out. */
 export function jidEncode(user, server, device, agent) {
+  for (const [v, name] of [[user, 'user'], [server, 'server'], [device, 'device'], [agent, 'agent']]) {
+    if (v !== null && typeof v === 'object') throw new WacoreError('ERR_TYPE', `jidEncode: ${name} must be a string or a number`);
+    if (typeof v === 'symbol' || typeof v === 'function') throw new WacoreError('ERR_TYPE', `jidEncode: ${name} must be a string or a number`);
+  }
   let out = user ? String(user) : '';
   if (agent) out += `_${agent}`;
   if (device) out += `:${device}`;

@@ -1,7 +1,7 @@
 // WhatsApp media: per-type keys, encryption to upload bytes with both file hashes, decryption that
 // authenticates before releasing plaintext, streaming forms (and Web Streams wrappers), range
 // decryption, the streaming sidecar, and the media-retry helpers. Baileys' names where it has them.
-import { asBytes, optionsOf, WacoreError } from './core.mjs';
+import { asBytes, describe, optionsOf, textOf, WacoreError } from './core.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
 import { NodeBuffer } from './node-buffer.mjs';
 import { fromBase64 } from './base64.mjs';
@@ -45,7 +45,7 @@ export function makeMedia(core, crypto) {
   const infoOf = (mediaType) => {
     // Own keys only: 'toString', 'constructor' or '__proto__' are no media types.
     const word = typeof mediaType === 'string' && Object.hasOwn(MEDIA_HKDF_KEY_MAPPING, mediaType) ? MEDIA_HKDF_KEY_MAPPING[mediaType] : undefined;
-    if (typeof word !== 'string') throw new WacoreError('ERR_TYPE', `unknown media type ${typeof mediaType === 'symbol' ? 'symbol' : String(mediaType)}`);
+    if (typeof word !== 'string') throw new WacoreError('ERR_TYPE', `unknown media type ${describe(mediaType)}`);
     return utf8.encode(`WhatsApp ${word} Keys`);
   };
   const mediaKeyOf = (k) => {
@@ -381,7 +381,7 @@ export function makeMedia(core, crypto) {
     const key = retryKey(mediaKey);
     const iv = globalThis.crypto.getRandomValues(new Uint8Array(12));
     try {
-      return { ciphertext: crypto.aesGcmSeal(key, iv, asBytes(data, 'data'), utf8.encode(String(messageId))), iv };
+      return { ciphertext: crypto.aesGcmSeal(key, iv, asBytes(data, 'data'), utf8.encode(textOf(messageId, 'messageId'))), iv };
     } finally {
       key.fill(0);
     }
@@ -390,7 +390,7 @@ export function makeMedia(core, crypto) {
   function decryptMediaRetryData(mediaKey, messageId, ciphertext, iv) {
     const key = retryKey(mediaKey);
     try {
-      return crypto.aesGcmOpen(key, asBytes(iv, 'iv'), asBytes(ciphertext, 'ciphertext'), utf8.encode(String(messageId)));
+      return crypto.aesGcmOpen(key, asBytes(iv, 'iv'), asBytes(ciphertext, 'ciphertext'), utf8.encode(textOf(messageId, 'messageId')));
     } finally {
       key.fill(0);
     }

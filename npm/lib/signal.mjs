@@ -10,7 +10,7 @@
 //    operation reads what it needs from the store, computes, and writes once, after success.
 //
 // A SessionRecord is plain JS (it holds record bytes, not wasm memory): nothing to free.
-import { asBytes, WacoreError } from './core.mjs';
+import { asBytes, u32, WacoreError } from './core.mjs';
 import { makeOutputCalls, output, Reader } from './output.mjs';
 
 const PUB = 33;
@@ -162,7 +162,13 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
   // --- the functional layer -------------------------------------------------------------------------
 
   function recordFromJson(json) {
-    const text = utf8Encoder.encode(typeof json === 'string' ? json : JSON.stringify(json));
+    let text;
+    try {
+      text = utf8Encoder.encode(typeof json === 'string' ? json : JSON.stringify(json));
+    } catch (e) {
+      // A cyclic object, or one whose text would exceed what a string holds.
+      throw new SessionError('ERR_INVALID_RECORD', 'the session record is not JSON-serializable', { cause: e });
+    }
     return call(text.length, (h, p) => h.set(text, p), (p) => M._wacore_signalRecordFromJson(p, text.length)).subarray(4);
   }
 
@@ -201,8 +207,8 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
   function initOutgoing(record, ourIdentity, bundle, time) {
     const rec = recordBytes(record);
     const id = pair(ourIdentity, 'ourIdentity');
-    const identityKey = pub33(bundle.identityKey, 'identityKey');
-    const spk = pub33(bundle.signedPreKey.publicKey, 'signedPreKey.publicKey');
+    const identityKey = pub33(bundle?.identityKey, 'identityKey');
+    const spk = pub33(bundle.signedPreKey?.publicKey, 'signedPreKey.publicKey');
     const sig = asBytes(bundle.signedPreKey.signature, 'signedPreKey.signature');
     if (sig.length !== 64) throw new WacoreError('ERR_SIGNATURE_LENGTH', 'signedPreKey.signature must be 64 bytes');
     const opk = bundle.preKey ? pub33(bundle.preKey.publicKey, 'preKey.publicKey') : undefined;
@@ -371,14 +377,15 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
   /** The fields of a decoded PreKeyWhisperMessage (libsignal-node's object: identityKey, baseKey,
    * preKeyId?, signedPreKeyId, registrationId?) in the layout the glue reads (80 bytes). */
   function preKeyFields(m) {
+    if (m === null || typeof m !== 'object') throw new WacoreError('ERR_TYPE', 'message must be bytes or the fields of a pre-key message');
     const out = new Uint8Array(80);
     const d = new DataView(out.buffer);
     const has = (v) => v !== undefined && v !== null;
     out[0] = has(m.preKeyId) ? 1 : 0;
-    d.setUint32(1, has(m.preKeyId) ? m.preKeyId >>> 0 : 0, true);
-    d.setUint32(5, m.signedPreKeyId >>> 0, true);
+    d.setUint32(1, has(m.preKeyId) ? u32(m.preKeyId, 'message.preKeyId') : 0, true);
+    d.setUint32(5, u32(m.signedPreKeyId, 'message.signedPreKeyId'), true);
     out[9] = has(m.registrationId) ? 1 : 0;
-    d.setUint32(10, has(m.registrationId) ? m.registrationId >>> 0 : 0, true);
+    d.setUint32(10, has(m.registrationId) ? u32(m.registrationId, 'message.registrationId') : 0, true);
     out.set(pub33(m.baseKey, 'message.baseKey'), 14);
     out.set(pub33(m.identityKey, 'message.identityKey'), 47);
     return out;
