@@ -1062,8 +1062,8 @@ export interface SenderKeyState {
  * What a SenderKeyStore's loadSenderKey may return: our SenderKeyRecord; Baileys' SenderKeyRecord
  * (anything whose serialize() gives the JSON form); the JSON form (the array of states) or its
  * text; libsignal's SenderKeyRecordStructure protobuf bytes (SenderKeyRecord#toBytes()); null or
- * undefined for none. Bytes are always read as the protobuf: a Buffer holding JSON text (what
- * Baileys' auth-state store keeps) must be given as its text or parsed first.
+ * undefined for none. Bytes whose first non-space byte is '[' are read as the JSON text (a Buffer of
+ * it is what Baileys' auth-state store keeps), other bytes as the protobuf.
  */
 export type StoredSenderKeyRecord =
   | SenderKeyRecord
@@ -1127,7 +1127,8 @@ export interface SenderKeyRecord {
 export interface SenderKeyRecordClass {
   /** From Baileys' JSON form (the array, or its text); empty without one. */
   new (serialized?: readonly SenderKeyStateInput[] | string | null): SenderKeyRecord;
-  /** Bytes are read as the protobuf (fromBytes), anything else as the JSON form. */
+  /** Bytes holding JSON text (first non-space byte '[') as the JSON form, other bytes as the
+   * protobuf (fromBytes), anything else as the JSON form. */
   deserialize(data: readonly SenderKeyStateInput[] | string | Bytes): SenderKeyRecord;
   fromBytes(bytes: Bytes): SenderKeyRecord;
 }

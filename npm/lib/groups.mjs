@@ -109,6 +109,14 @@ export function makeGroups({ M, fail, io, wipe }) {
   const outputs = makeOutputCalls({ M, io, wipe }, M._wacore_groupsOut());
   const call = (parts, invoke) => outputs.callParts(parts, invoke, raise);
 
+  // JSON text of a state array starts with '[' (after spaces, tabs or CRs); the protobuf form starts
+  // with field 1's tag, 0x0a: bytes are told apart by their first byte that is not such a space.
+  const isJsonText = (bytes) => {
+    for (const b of bytes) {
+      if (b !== 0x20 && b !== 0x09 && b !== 0x0d) return b === 0x5b;
+    }
+    return false;
+  };
   const recordBytes = (r) => (r == null ? EMPTY : asBytes(r, 'record'));
 
   // --- the functional layer -------------------------------------------------------------------------
@@ -249,8 +257,13 @@ export function makeGroups({ M, fail, io, wipe }) {
   /** A sender-key record: Baileys' JSON through serialize()/deserialize() (and the constructor, as
    * Baileys' takes the serialized array), libsignal's protobuf through toBytes()/fromBytes(). */
   class SenderKeyRecord {
+    /** From any form Baileys' stores hand back: the state array, its JSON text, that text as a
+     * Buffer (what a JSON key store returns), or the protobuf bytes (toBytes()). */
     static deserialize(data) {
-      if (data instanceof Uint8Array || ArrayBuffer.isView(data) || data instanceof ArrayBuffer) return this.fromBytes(data);
+      if (ArrayBuffer.isView(data) || data instanceof ArrayBuffer) {
+        const bytes = asBytes(data, 'serialized');
+        return isJsonText(bytes) ? new this(utf8.decode(bytes)) : this.fromBytes(bytes);
+      }
       return new this(data);
     }
 
@@ -289,7 +302,10 @@ export function makeGroups({ M, fail, io, wipe }) {
   function toRecordBytes(value) {
     if (value == null) return EMPTY;
     if (value instanceof SenderKeyRecord) return value._bytes;
-    if (value instanceof Uint8Array || ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return asBytes(value);
+    if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) {
+      const bytes = asBytes(value, 'sender key record');
+      return isJsonText(bytes) ? recordFromJson(utf8.decode(bytes)) : bytes;
+    }
     if (typeof value.serialize === 'function') return recordFromJson(value.serialize());
     if (Array.isArray(value) || typeof value === 'string') return recordFromJson(value);
     throw new WacoreError('ERR_TYPE', 'loadSenderKey must return a SenderKeyRecord');

@@ -306,3 +306,29 @@ describe(`sender keys (${VARIANT})`, () => {
     expect(Buffer.from(again.serialize())).toEqual(Buffer.from(distributionMessage));
   });
 });
+
+describe(`sender-key records as Baileys' stores hand them back (${VARIANT})`, () => {
+  // Baileys' JSON key store returns SenderKeyRecord.serialize() as a Buffer of its JSON text, and
+  // its repository calls SenderKeyRecord.deserialize on that; bytes were read as protobuf only.
+  it('deserialize and the stores accept the JSON text as a Buffer, and the protobuf bytes still', async () => {
+    const api = await loadVariant();
+    const name = new api.SenderKeyName('123@g.us', { id: '5511', deviceId: 0, toString: () => '5511.0' });
+    const stored = new Map();
+    const store = {
+      loadSenderKey: (n) => stored.get(String(n)),
+      storeSenderKey: (n, r) => void stored.set(String(n), Buffer.from(JSON.stringify(r.serialize()))),
+    };
+    const dm = await new api.GroupSessionBuilder(store).create(name);
+    const sent = await new api.GroupCipher(store, name).encrypt(Buffer.from('hello group'));
+    const asJsonBuffer = stored.get(String(name));
+    expect(asJsonBuffer[0]).toBe(0x5b);
+    const fromBuffer = api.SenderKeyRecord.deserialize(asJsonBuffer);
+    const fromBytes = api.SenderKeyRecord.deserialize(fromBuffer.toBytes());
+    expect(JSON.stringify(fromBytes.serialize())).toBe(JSON.stringify(fromBuffer.serialize()));
+    // The receiving side keeps its record the same way and decrypts.
+    const theirs = new Map();
+    const theirStore = { loadSenderKey: (n) => theirs.get(String(n)), storeSenderKey: (n, r) => void theirs.set(String(n), Buffer.from(JSON.stringify(r.serialize()))) };
+    await new api.GroupSessionBuilder(theirStore).process(name, dm);
+    expect(Buffer.from(await new api.GroupCipher(theirStore, name).decrypt(sent)).toString()).toBe('hello group');
+  });
+});
