@@ -906,11 +906,14 @@ export interface PreKeyBundle {
 
 /** A session record. Plain JS (bytes), owns no wasm memory: nothing to free. */
 export interface SessionRecord {
-  /** libsignal-node's JSON object (cached until the record changes). */
+  /** libsignal-node's JSON object: a fresh object each call (the caller may change it). */
   serialize(): SessionRecordJson;
   /** The binary form: libsignal's RecordStructure protobuf with libsignal-node's extra fields. */
   toBytes(): OutputBytes;
   haveOpenSession(): boolean;
+  /** The open session's public facts as libsignal-node's getOpenSession() has them where Baileys'
+   * getSessionInfo reads them; undefined when none is open. No ratchet or chain keys. */
+  getOpenSession(): OpenSessionInfo | undefined;
 }
 export interface SessionRecordClass {
   new (): SessionRecord;
@@ -1066,6 +1069,19 @@ export interface SenderKeyState {
  * undefined for none. Bytes whose first non-space byte is '[' are read as the JSON text (a Buffer of
  * it is what Baileys' auth-state store keeps), other bytes as the protobuf.
  */
+/** SessionRecord#getOpenSession(): the open session's registration id and index facts. */
+export interface OpenSessionInfo {
+  registrationId: number | undefined;
+  indexInfo: {
+    baseKey: OutputBuffer;
+    baseKeyType: 1 | 2;
+    closed: number;
+    used?: number;
+    created?: number;
+    remoteIdentityKey: OutputBuffer;
+  };
+}
+
 export type StoredSenderKeyRecord =
   | SenderKeyRecord
   | { serialize(): readonly SenderKeyStateInput[] | string }

@@ -11,6 +11,7 @@
 //
 // A SessionRecord is plain JS (it holds record bytes, not wasm memory): nothing to free.
 import { asBytes, u32, WacoreError } from './core.mjs';
+import { fromBase64 } from './base64.mjs';
 import { makeOutputCalls, output, Reader } from './output.mjs';
 
 const PUB = 33;
@@ -454,6 +455,23 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
 
     haveOpenSession() {
       return recordInfo(this._bytes).haveOpenSession;
+    }
+
+    /** The open session's public facts, as libsignal-node's getOpenSession() has them where callers
+     * read them (Baileys' getSessionInfo): { registrationId, indexInfo: { baseKey, baseKeyType,
+     * closed, used, created, remoteIdentityKey } } with the keys as bytes; undefined when none is
+     * open. The ratchet's and chains' keys are not part of it (serialize() has the whole record). */
+    getOpenSession() {
+      const json = this.serialize();
+      for (const session of Object.values(json._sessions ?? {})) {
+        const info = session.indexInfo;
+        if (info.closed !== -1) continue;
+        return {
+          registrationId: session.registrationId,
+          indexInfo: { ...info, baseKey: fromBase64(info.baseKey, 'baseKey'), remoteIdentityKey: fromBase64(info.remoteIdentityKey, 'remoteIdentityKey') },
+        };
+      }
+      return undefined;
     }
 
     // bytes: a fresh copy nobody else holds (call() outputs are).

@@ -380,3 +380,25 @@ describe(`Signal sessions against libsignal-node 6.0.0 (${VARIANT})`, () => {
     }
   });
 });
+
+describe(`SessionRecord#getOpenSession, as Baileys' getSessionInfo reads it (${VARIANT})`, () => {
+  it('gives the registration id and base key libsignal-node gives for the same record', async () => {
+    const api = await loadVariant();
+    const { ours, libsignal } = libraries(api);
+    const alice = new Party(ours, 'alice');
+    const bob = new Party(ours, 'bob');
+    await alice.connect(bob);
+    await bob.receive(alice, await alice.send(bob, 'hi'));
+    for (const [me, peer] of [[alice, bob], [bob, alice]]) {
+      const json = JSON.parse(me.record(peer));
+      const mine = ours.SessionRecord.deserialize(json).getOpenSession();
+      const theirs = libsignal.SessionRecord.deserialize(json).getOpenSession();
+      expect(mine.registrationId).toBe(theirs.registrationId);
+      expect(Buffer.from(mine.indexInfo.baseKey).equals(theirs.indexInfo.baseKey)).toBe(true);
+      expect(mine.indexInfo.baseKeyType).toBe(theirs.indexInfo.baseKeyType);
+      expect(Buffer.from(mine.indexInfo.remoteIdentityKey).equals(theirs.indexInfo.remoteIdentityKey)).toBe(true);
+      expect(mine.currentRatchet, 'no ratchet keys').toBeUndefined();
+    }
+    expect(new ours.SessionRecord().getOpenSession()).toBeUndefined();
+  });
+});
