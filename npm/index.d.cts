@@ -263,10 +263,10 @@ export interface HashStream extends WacoreStream {
 }
 
 export interface HkdfOptions {
-  /** Default: empty (equivalent to 32 zero bytes). */
-  salt?: Bytes | null;
-  /** Default: empty. */
-  info?: Bytes | null;
+  /** Bytes, or a string taken as UTF-8. Default: empty (equivalent to 32 zero bytes). */
+  salt?: Bytes | string | null;
+  /** Bytes, or a string taken as UTF-8 (as whatsapp-rust-bridge and Baileys 7 pass it). Default: empty. */
+  info?: Bytes | string | null;
 }
 
 // --- binary nodes --------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 // Symmetric primitives: AES-256 (CBC with PKCS#7, CTR, GCM), SHA-256/512, HMAC, HKDF, constant-time
 // comparison; one-shot functions and streaming objects.
 import { asBytes, asOptionalBytes, optionsOf, WacoreError } from './core.mjs';
+
+const utf8Encoder = new TextEncoder();
 import { FINISH, HANDLE, makeStreamBase, PUSH } from './stream.mjs';
 
 const KEY = 32;
@@ -59,12 +61,16 @@ export function makeCrypto(core) {
   /** HMAC-SHA512 (64 bytes); keys of any length. */
   const hmacSha512 = (key, data) => mac(1, 64, key, data);
 
-  /** HKDF-SHA256 (RFC 5869): `length` bytes (0..8160) from ikm, with optional salt and info. */
+  // salt and info as bytes, or as text (UTF-8), as whatsapp-rust-bridge and Baileys 7 pass info.
+  const bytesOrText = (x, name) => (typeof x === 'string' ? utf8Encoder.encode(x) : asOptionalBytes(x, name));
+
+  /** HKDF-SHA256 (RFC 5869): `length` bytes (0..8160) from ikm, with optional salt and info (bytes,
+   * or strings taken as UTF-8). */
   function hkdf(ikm, length, options) {
     options = optionsOf(options);
     const k = asBytes(ikm, 'ikm');
-    const salt = asOptionalBytes(options.salt, 'salt');
-    const info = asOptionalBytes(options.info, 'info');
+    const salt = bytesOrText(options.salt, 'salt');
+    const info = bytesOrText(options.info, 'info');
     if (!Number.isInteger(length) || length < 0 || length > HKDF_MAX) {
       throw new WacoreError('ERR_OUTPUT_LENGTH', `length must be an integer in 0..${HKDF_MAX}`);
     }

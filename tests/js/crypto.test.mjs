@@ -292,3 +292,14 @@ describe(`errors (${VARIANT})`, () => {
     expect(codeOf(() => api.aesGcmOpen(key, nonce, sealed, new Uint8Array([1])))).toBe('ERR_AUTH_TAG');
   });
 });
+
+describe(`hkdf with text salt and info (${VARIANT})`, () => {
+  it('takes strings as UTF-8, as whatsapp-rust-bridge and Baileys 7 call it, equal to node:crypto', async () => {
+    const api = await loadVariant();
+    const ikm = nodeCrypto.randomBytes(32);
+    for (const [salt, info] of [['', 'WhatsApp Image Keys'], ['sälz ✓', 'WhatsApp Mutation Keys'], [undefined, 'ünïcødé']]) {
+      const want = Buffer.from(nodeCrypto.hkdfSync('sha256', ikm, Buffer.from(salt ?? ''), Buffer.from(info), 112));
+      expect(Buffer.from(api.hkdf(ikm, 112, { salt, info })).equals(want), `${salt} / ${info}`).toBe(true);
+    }
+  });
+});
