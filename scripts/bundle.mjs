@@ -30,7 +30,7 @@ await build({
     banner: `${banner}\n'use strict';\nconst __wacoreModuleUrl = require('node:url').pathToFileURL(__filename).href;`,
   },
 });
-// The CommonJS entry's types: the same declarations (they import nothing, so they mean the same
+// The CommonJS entry's types (generated, not committed): the same declarations (they import nothing, so they mean the same
 // in either module format).
 writeFileSync(
   `${out}index.d.cts`,

@@ -1,7 +1,7 @@
 // Hostile and careless input, each case a regression test of a defect once found: the instance
 // must answer with a WacoreError and keep working, with its other state intact.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hex, loadVariant, VARIANT } from './variant.mjs';
+import { hex, loadVariant, VARIANT, wacoreCode } from './variant.mjs';
 import { libraries, Party } from './signal-parties.mjs';
 import nodeCrypto from 'node:crypto';
 
@@ -10,15 +10,7 @@ beforeAll(async () => {
   api = await loadVariant();
 });
 
-const codeOf = (fn) => {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(api.WacoreError);
-    return e.code;
-  }
-  return 'NO_ERROR';
-};
+const codeOf = (fn) => wacoreCode(api, fn);
 
 describe(`sizes near the 32-bit edge (${VARIANT})`, () => {
   // The I/O buffer once grew to n + n/2, which wraps in wasm32's size_t from ~2.67 GiB: a small

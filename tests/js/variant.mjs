@@ -26,3 +26,14 @@ export function errorCode(fn) {
   }
   return 'NO_ERROR';
 }
+
+/** The code of the WacoreError fn throws, or 'NO_ERROR'; any other throw fails the test. */
+export function wacoreCode(api, fn) {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(api.WacoreError);
+    return e.code;
+  }
+  return 'NO_ERROR';
+}

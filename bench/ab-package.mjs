@@ -1,0 +1,65 @@
+// Before/after of whole-package operations: the npm/index.mjs of two checkouts (each with its own
+// npm/dist built) loaded in one process, rounds interleaved and their order alternated, so machine
+// load falls on both alike. For checking that a change to the JS layer or the core costs what it
+// should; the comparison with peers is bench/all.mjs.
+//
+//   node bench/ab-package.mjs [--variant simd|scalar] [--rounds N] BEFORE_CHECKOUT AFTER_CHECKOUT
+//   (a checkout of an older commit: git worktree add DIR COMMIT, then scripts/build-wasm.sh there)
+//
+// Each round times 2,000 calls of each operation; the first 3 rounds are warm-up. Prints medians.
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const args = process.argv.slice(2);
+const option = (flag, dflt) => {
+  const at = args.indexOf(flag);
+  if (at < 0) return dflt;
+  const [, value] = args.splice(at, 2);
+  return value;
+};
+const variant = option('--variant', 'simd');
+const rounds = Number(option('--rounds', '15'));
+if (args.length !== 2 || !(rounds > 3)) {
+  console.error('usage: node bench/ab-package.mjs [--variant simd|scalar] [--rounds N>3] BEFORE AFTER');
+  process.exit(2);
+}
+const apis = [];
+for (const dir of args) apis.push(await (await import(pathToFileURL(resolve(dir, 'npm/index.mjs')).href)).load({ variant }));
+
+const msg = new Uint8Array(100);
+const node = {
+  tag: 'message',
+  attrs: { id: '3EB0ABCDEF', to: '123@s.whatsapp.net', type: 'text', t: '1700000000' },
+  content: [{ tag: 'enc', attrs: { v: '2', type: 'msg' }, content: new Uint8Array(300) }],
+};
+const ops = apis.map((api) => {
+  const k = api.generateKeyPair();
+  let group = api.senderKeys.create(undefined).record;
+  return {
+    'sign 100 B': () => api.calculateSignature(k.privKey, msg),
+    'group encrypt 100 B': () => {
+      group = api.senderKeys.encrypt(group, msg).record;
+    },
+    'encode message': () => api.encodeBinaryNode(node),
+    generateIndexMac: () => api.generateIndexMac(msg, k.privKey),
+  };
+});
+const names = Object.keys(ops[0]);
+const N = 2000;
+const times = names.map(() => [[], []]);
+for (let r = 0; r < rounds; r++) {
+  names.forEach((name, o) => {
+    for (const i of r % 2 ? [1, 0] : [0, 1]) {
+      const f = ops[i][name];
+      const t = process.hrtime.bigint();
+      for (let n = 0; n < N; n++) f();
+      times[o][i].push(Number(process.hrtime.bigint() - t) / N / 1000);
+    }
+  });
+}
+const median = (a) => a.slice(3).sort((x, y) => x - y)[(a.length - 3) >> 1];
+console.log(`| ${variant} | before µs | after µs | change |\n|---|---|---|---|`);
+names.forEach((name, o) => {
+  const [a, b] = times[o].map(median);
+  console.log(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${((b / a - 1) * 100).toFixed(1)}% |`);
+});
