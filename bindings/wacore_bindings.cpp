@@ -158,12 +158,14 @@ int registration_id() {
 
 // --- hashes and KDF ------------------------------------------------------------------------------
 
-// kind: 0 = SHA-256, 1 = SHA-512.
+// kind: 0 = SHA-256, 1 = SHA-512, 2 = MD5.
 void sha(int kind, uintptr_t in, size_t len, uintptr_t out) {
   if (kind == 0) {
     wacore::hash::sha256(bytes(in, len), at(out));
-  } else {
+  } else if (kind == 1) {
     wacore::hash::sha512(bytes(in, len), at(out));
+  } else {
+    wacore::hash::md5(bytes(in, len), at(out));
   }
 }
 

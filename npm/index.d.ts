@@ -601,6 +601,8 @@ export interface Wacore extends JidHelpers {
   sha256(data: Bytes): OutputBytes;
   /** SHA-512 digest (64 bytes). */
   sha512(data: Bytes): OutputBytes;
+  /** MD5 digest (16 bytes), for checksums only (never for keys or MACs). */
+  md5(data: Bytes): OutputBytes;
   /** HMAC-SHA256 (32 bytes); keys of any length. */
   hmacSha256(key: Bytes, data: Bytes): OutputBytes;
   /** HMAC-SHA512 (64 bytes); keys of any length. */
@@ -999,6 +1001,10 @@ export interface SessionDecryptResult {
  */
 export interface SignalSessions {
   recordFromJson(json: SessionRecordJsonInput | string): OutputBytes;
+  /** Record bytes from whatever a store holds: bytes (the binary form), libsignal-node's JSON
+   * object or text, or a SessionRecord of either library; undefined for null or undefined. The
+   * bytes given are returned as they are, not copied. */
+  recordFromStored(value: unknown): Bytes | undefined;
   recordToJson(record: Bytes | null | undefined): SessionRecordJson;
   recordInfo(record: Bytes | null | undefined): {
     haveOpenSession: boolean;
@@ -1105,6 +1111,9 @@ export interface SenderKeysApi {
   decrypt(record: Bytes, ciphertext: Bytes): { plaintext: OutputBuffer; record: OutputBytes };
   recordFromJson(json: readonly SenderKeyStateInput[] | string): OutputBytes;
   recordToJson(record: Bytes | null | undefined): SenderKeyState[];
+  /** Record bytes from any form Baileys' stores hold: the state array, its JSON text, that text as
+   * bytes (a Buffer of JSON), the binary form, or a SenderKeyRecord; empty for null or undefined. */
+  recordFromStored(value: unknown): Bytes;
   /** The states, oldest first. */
   recordInfo(record: Bytes | null | undefined): { keyId: number; iteration: number; canEncrypt: boolean }[];
   distributionInfo(message: Bytes): { id: number; iteration: number; chainKey: OutputBuffer; signatureKey: OutputBuffer };

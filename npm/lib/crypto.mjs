@@ -56,6 +56,8 @@ export function makeCrypto(core) {
   const sha256 = (data) => digest(0, 32, data);
   /** SHA-512 digest (64 bytes). */
   const sha512 = (data) => digest(1, 64, data);
+  /** MD5 digest (16 bytes): a checksum, never for keys or MACs (whatsapp-rust-bridge's md5). */
+  const md5 = (data) => digest(2, 16, data);
   /** HMAC-SHA256 (32 bytes); keys of any length. */
   const hmacSha256 = (key, data) => mac(0, 32, key, data);
   /** HMAC-SHA512 (64 bytes); keys of any length. */
@@ -292,6 +294,7 @@ export function makeCrypto(core) {
   return {
     sha256,
     sha512,
+    md5,
     hmacSha256,
     hmacSha512,
     hkdf,

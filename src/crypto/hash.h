@@ -14,6 +14,7 @@ namespace wacore::hash {
 
 inline constexpr size_t kSha256Bytes = 32;
 inline constexpr size_t kSha512Bytes = 64;
+inline constexpr size_t kMd5Bytes = 16;
 // RFC 5869: HKDF-Expand produces at most 255 blocks of the hash's output.
 inline constexpr size_t kHkdfMaxOutput = 255 * kSha256Bytes;
 
@@ -21,6 +22,8 @@ using Bytes = std::span<const uint8_t>;
 
 void sha256(Bytes in, uint8_t out[kSha256Bytes]) noexcept;
 void sha512(Bytes in, uint8_t out[kSha512Bytes]) noexcept;
+// MD5 (RFC 1321), for checksums only (md5.cpp says where it is used); never for keys or MACs.
+void md5(Bytes in, uint8_t out[kMd5Bytes]) noexcept;
 // Keys of any length (longer than the block are hashed first, as RFC 2104 says).
 void hmac_sha256(Bytes key, Bytes message, uint8_t out[kSha256Bytes]) noexcept;
 void hmac_sha512(Bytes key, Bytes message, uint8_t out[kSha512Bytes]) noexcept;

@@ -120,7 +120,10 @@ Error maybe_step_ratchet(Session& s, const PublicKey& remote, uint32_t previous_
   if (find_receiver(s, remote) != nullptr) return Error::ok;
   if (s.has_sender && same_key(s.sender.ratchet_key, remote)) return Error::invalid_message;
   if (Chain* prev = find_receiver(s, s.last_remote_ratchet); prev != nullptr) {
-    if (Error e = fill(*prev, previous_counter); e != Error::ok) return e;
+    // libsignal-node writes its chain counter, -1 for a chain that never sent, as a uint32: the
+    // peer sent nothing on that chain, so there is nothing to derive (docs/protocol.md).
+    const int64_t sent_up_to = previous_counter == UINT32_MAX ? -1 : int64_t{previous_counter};
+    if (Error e = fill(*prev, sent_up_to); e != Error::ok) return e;
     trim(*prev);
     wipe_bytes(prev->key);
     prev->has_key = false;

@@ -124,6 +124,7 @@ describe(`differential against node:crypto and the other build (${VARIANT})`, ()
       expect(hex(api.aesGcmOpen(key, nonce, gcm, aad))).toBe(hex(msg));
       expect(hex(api.sha256(msg))).toBe(nodeCrypto.createHash('sha256').update(msg).digest('hex'));
       expect(hex(api.sha512(msg))).toBe(nodeCrypto.createHash('sha512').update(msg).digest('hex'));
+      expect(hex(api.md5(msg))).toBe(nodeCrypto.createHash('md5').update(msg).digest('hex'));
       expect(hex(api.hmacSha256(aad, msg))).toBe(nodeCrypto.createHmac('sha256', aad).update(msg).digest('hex'));
       expect(hex(api.hmacSha512(aad, msg))).toBe(nodeCrypto.createHmac('sha512', aad).update(msg).digest('hex'));
       if (len % 8 === 0) {

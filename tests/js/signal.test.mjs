@@ -97,6 +97,24 @@ describe(`Signal sessions against libsignal-node 6.0.0 (${VARIANT})`, () => {
     expect(await bob.receive(alice, await alice.send(bob, 'next'))).toBe('next');
   });
 
+  it('reads previousCounter 4294967295 (libsignal-node\'s -1, a chain that sent nothing) as nothing sent', async () => {
+    const alice = new Party(libs.ours, 'alice');
+    const bob = new Party(libs.libsignal, 'bob');
+    await alice.connect(bob);
+    expect(await bob.receive(alice, await alice.send(bob, 'hi'))).toBe('hi');
+    // Bob's record as libsignal-node has it after stepping twice without sending: its ratchet's
+    // previous counter is its last chain's counter, -1.
+    const rec = JSON.parse(bob.record(alice));
+    const open = Object.values(rec._sessions).find((s) => s.indexInfo.closed === -1);
+    open.currentRatchet.previousCounter = -1;
+    bob.store.sessions.set(alice.address, JSON.stringify(rec));
+    const reply = await bob.send(alice, 'reply');
+    // WhisperMessage field 3 (previousCounter) as libsignal-node wrote it: the uint32 varint ff ff ff ff 0f.
+    expect(Buffer.from(reply.body).includes(Buffer.from([0x18, 0xff, 0xff, 0xff, 0xff, 0x0f]))).toBe(true);
+    expect(await alice.receive(bob, reply)).toBe('reply');
+    expect(await bob.receive(alice, await alice.send(bob, 'again'))).toBe('again');
+  });
+
   it('handles a session reset (a new pre-key message while a session exists), both libraries', async () => {
     for (const [a, b] of [
       ['libsignal', 'ours'],

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "test_util.h"
 
@@ -26,6 +27,42 @@ TEST(Sha2, KnownAnswers) {
             "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f");
   sha256({}, d256);
   EXPECT_EQ(to_hex(d256, 32), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+// RFC 1321's test suite (appendix A.5), then lengths around the padding's block edges (bytes
+// (7i + 1) mod 256; digests from Python's hashlib).
+TEST(Md5, KnownAnswers) {
+  const std::pair<const char*, const char*> rfc[] = {
+      {"", "d41d8cd98f00b204e9800998ecf8427e"},
+      {"a", "0cc175b9c0f1b6a831c399e269772661"},
+      {"abc", "900150983cd24fb0d6963f7d28e17f72"},
+      {"message digest", "f96b697d7cb7938d525a2f31aaf161d0"},
+      {"abcdefghijklmnopqrstuvwxyz", "c3fcd3d76192e4007dfb496cca67e13b"},
+      {"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", "d174ab98d277d9f5a5611c2c9f419d9f"},
+      {"12345678901234567890123456789012345678901234567890123456789012345678901234567890",
+       "57edf4a22be3c955ac49da2e2107b67a"},
+  };
+  uint8_t d[kMd5Bytes];
+  for (const auto& [text, want] : rfc) {
+    md5(str(text), d);
+    EXPECT_EQ(to_hex(d, kMd5Bytes), want) << text;
+  }
+  const std::pair<size_t, const char*> edges[] = {
+      {55, "8c3eb046bcdb1f0ffe75fdbaf890cf13"},
+      {56, "d5e0fa3122448ddd3d843a9c5ed9e839"},
+      {63, "1dd0d6ddeb881b118518c2881555f34b"},
+      {64, "7b412e00d38c31b0845a4f502d39d5e3"},
+      {65, "ba03b626aceb7b09c86c2d544afe1dce"},
+      {119, "dac58560b386c3d5b29ebbdec5197e10"},
+      {120, "6818845a0494b5fade3155f6a8e47b15"},
+      {1000, "7874d3c13d4ed33f057def947e0621ef"},
+  };
+  for (const auto& [n, want] : edges) {
+    Bytes msg(n);
+    for (size_t i = 0; i < n; ++i) msg[i] = static_cast<uint8_t>(i * 7 + 1);
+    md5(msg, d);
+    EXPECT_EQ(to_hex(d, kMd5Bytes), want) << n;
+  }
 }
 
 // Every MAC test of Wycheproof's hmac_sha256/512 files: a valid tag equals our (possibly truncated)
