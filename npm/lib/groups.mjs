@@ -206,7 +206,7 @@ export function makeGroups({ M, fail, io, wipe }) {
     return output(call([head, ck, sk], (p) => M._wacore_groupDistributionEncode(p)));
   }
 
-  const senderKeys = Object.freeze({ recordFromJson, recordToJson, recordInfo, create, process, encrypt, decrypt, distributionInfo });
+  const senderKeys = Object.freeze({ recordFromJson, recordFromStored: toRecordBytes, recordToJson, recordInfo, create, process, encrypt, decrypt, distributionInfo });
 
   // --- Baileys' classes -------------------------------------------------------------------------------
 

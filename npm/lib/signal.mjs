@@ -404,6 +404,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
 
   const signalSessions = Object.freeze({
     recordFromJson,
+    recordFromStored: toRecordBytes,
     recordToJson,
     recordInfo,
     closeOpenSession,

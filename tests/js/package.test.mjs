@@ -34,7 +34,7 @@ const run = (args, file, code) => {
 };
 
 describe(`npm package (${VARIANT})`, () => {
-  it('contains exactly the loader (one ES and one CommonJS module), both builds, types, README, changelog and license', () => {
+  it('contains exactly the loader (one ES and one CommonJS module per entry), both builds, types, README, changelog and license', () => {
     const files = packed.files.map((f) => f.path).sort();
     expect(files).toEqual(
       [
@@ -43,6 +43,14 @@ describe(`npm package (${VARIANT})`, () => {
         'README.md',
         'bundle.cjs',
         'bundle.mjs',
+        'bundle-baileys.cjs',
+        'bundle-baileys.mjs',
+        'bundle-whatsapp-rust-bridge.cjs',
+        'bundle-whatsapp-rust-bridge.mjs',
+        'baileys.d.ts',
+        'baileys.d.cts',
+        'whatsapp-rust-bridge.d.ts',
+        'whatsapp-rust-bridge.d.cts',
         'deno.mjs',
         'dist/wacore.scalar.wasm',
         'dist/wacore.simd.wasm',
@@ -91,7 +99,9 @@ describe(`npm package (${VARIANT})`, () => {
     const out = mkdtempSync(join(tmpdir(), 'wacore-bundle-'));
     try {
       execFileSync(process.execPath, [fileURLToPath(new URL('../../scripts/bundle.mjs', import.meta.url)), out]);
-      for (const f of ['bundle.mjs', 'bundle.cjs', 'index.d.cts']) {
+      const generated = ['bundle.mjs', 'bundle.cjs', 'index.d.cts'];
+      for (const name of ['baileys', 'whatsapp-rust-bridge']) generated.push(`bundle-${name}.mjs`, `bundle-${name}.cjs`, `${name}.d.cts`);
+      for (const f of generated) {
         const same = readFileSync(join(NPM_DIR, f), 'utf8') === readFileSync(join(out, f), 'utf8');
         expect(same, `${f} is stale: run scripts/build-wasm.sh`).toBe(true);
       }
@@ -108,6 +118,22 @@ describe(`npm package (${VARIANT})`, () => {
     const b = await modules.load({ variant: VARIANT });
     expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
     expect(a.variant).toBe(VARIANT);
+  });
+
+  it('serves wacore-wasm/baileys and wacore-wasm/whatsapp-rust-bridge on the same module instance, through import and require', () => {
+    const code = (head) => `${head}
+      const api = main.loadSync({ variant: '${VARIANT}' });
+      baileys.useWacore(api);
+      const err = (() => { try { baileys.jidToSignalProtocolAddress('nobody'); } catch (e) { return e; } })();
+      const node = { tag: 'iq', attrs: { id: '1' }, content: [{ tag: 'x', attrs: {}, content: Buffer.from([1]) }] };
+      baileys.decodeBinaryNode(baileys.encodeBinaryNode(node)).then((back) => {
+        console.log(typeof baileys.makeSignalRepository, err instanceof main.WacoreError, err.code,
+          Buffer.isBuffer(back.content[0].content), Buffer.from(bridge.md5(Buffer.from('abc'))).toString('hex'),
+          typeof new bridge.LTHashAntiTampering().subtractThenAdd);
+      });`;
+    const want = `function true ERR_TYPE true 900150983cd24fb0d6963f7d28e17f72 function`;
+    expect(run([], 'sub.mjs', code(`import * as main from 'wacore-wasm'; import * as baileys from 'wacore-wasm/baileys'; import * as bridge from 'wacore-wasm/whatsapp-rust-bridge';`))).toBe(want);
+    expect(run([], 'sub.cjs', code(`const main = require('wacore-wasm'), baileys = require('wacore-wasm/baileys'), bridge = require('wacore-wasm/whatsapp-rust-bridge');`))).toBe(want);
   });
 
   it('resolves the wasm files through the exports map', () => {
@@ -164,6 +190,43 @@ describe(`npm package (${VARIANT})`, () => {
       }),
     );
     const tsc = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: scratch, encoding: 'utf8' });
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+  });
+
+  it('types wacore-wasm/baileys so that Baileys 7\'s own SocketConfig accepts its makeSignalRepository (import and require)', () => {
+    const ROOT_MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+    const body = `
+      const a: SocketConfig['makeSignalRepository'] = makeSignalRepository;
+      const b: SocketConfig['makeSignalRepository'] = makeSignalRepositoryFactory({ records: 'libsignal' });
+      export const socket = (auth: SocketConfig['auth']) => makeWASocket({ auth, makeSignalRepository });
+      const h: Uint8Array = hkdf(new Uint8Array(32), 32, { info: 'WhatsApp Media Retry Notification' });
+      const l: Uint8Array = new LTHashAntiTampering().subtractThenAdd(new Uint8Array(128), [], [h]);
+      // @ts-expect-error: records is 'binary' or 'libsignal'
+      makeSignalRepositoryFactory({ records: 'json' });
+      void a; void b; void l;`;
+    writeFileSync(join(scratch, 'socket.mts'), `import makeWASocket, { type SocketConfig } from '@whiskeysockets/baileys';
+      import { makeSignalRepository, makeSignalRepositoryFactory } from 'wacore-wasm/baileys';
+      import { hkdf, LTHashAntiTampering } from 'wacore-wasm/whatsapp-rust-bridge';
+      ${body}`);
+    writeFileSync(join(scratch, 'socket.cts'), `import makeWASocket, { type SocketConfig } from '@whiskeysockets/baileys';
+      import { makeSignalRepository, makeSignalRepositoryFactory } from 'wacore-wasm/baileys';
+      import { hkdf, LTHashAntiTampering } from 'wacore-wasm/whatsapp-rust-bridge';
+      ${body}`);
+    // Baileys' declarations (and what they import) from this repository's install; ours from the
+    // packed package installed by name.
+    writeFileSync(
+      join(scratch, 'tsconfig.socket.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', strict: true, noEmit: true, skipLibCheck: true,
+          types: ['node'], typeRoots: [join(ROOT_MODULES, '@types')],
+          paths: { '@whiskeysockets/baileys': [join(ROOT_MODULES, '@whiskeysockets/baileys/lib/index.d.ts')] },
+        },
+        files: ['socket.mts', 'socket.cts'],
+      }),
+    );
+    const tsc = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.socket.json'], { cwd: scratch, encoding: 'utf8' });
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
   });

@@ -1,0 +1,359 @@
+// Baileys' SignalRepository (Baileys 7's Types/Signal.ts, which extends 6.x's) over a loaded
+// wacore-wasm API: what makeWASocket({ makeSignalRepository }) builds its encryption on.
+//
+// It keeps Baileys' storage contract, so an auth state moves between this repository and Baileys'
+// own (makeLibSignalRepository) both ways:
+// - key types 'session', 'sender-key', 'identity-key', 'pre-key', 'lid-mapping', 'device-list';
+//   the signed pre-key and our identity come from auth.creds;
+// - session and sender-key addresses as Baileys writes them (user[_domain].device and
+//   group::user[_domain]::device), sessions under the LID address once a contact's LID is known;
+// - trust on first use: a pre-key message from a new identity is accepted and the identity stored.
+// What it does differently, each for a reason Baileys' users have reported:
+// - one queue per contact: the PN and LID forms of one contact resolve to one address, and every
+//   operation on it runs alone, inside one Baileys transaction (one commit per operation);
+// - a failed decryption changes nothing: a changed identity replaces the session and the stored
+//   identity only once its message decrypts;
+// - migrateSession never overwrites a LID session that is open, and deletes a PN session only in
+//   the write that re-creates it under the LID.
+// Records are stored in the binary form (bytes, which Baileys' BufferJSON keeps) unless
+// `records: 'libsignal'` is given: then in libsignal-node's and Baileys' own JSON forms, so the
+// auth state can go back to Baileys' repository at any time. Either form is read.
+// Everything from the package comes through its entry (index.mjs), never from lib/ directly: the
+// published baileys.mjs imports the published bundle, and errors must be the bundle's WacoreError.
+import { isHostedLidUser, isHostedPnUser, isLidUser, isPnUser, jidDecode, transferDevice, WacoreError, WAJIDDomains } from '../../index.mjs';
+import { LIDMappingStore } from './lid-mapping.mjs';
+
+const NodeBuffer = typeof globalThis.Buffer === 'function' ? globalThis.Buffer : undefined;
+
+const RECORD_FORMATS = ['binary', 'libsignal'];
+const EMPTY = new Uint8Array(0);
+const utf8 = new TextEncoder();
+const toBuffer = (u8) => (NodeBuffer ? NodeBuffer.from(u8.buffer, u8.byteOffset, u8.length) : u8);
+const copyBuffer = (u8) => (NodeBuffer ? NodeBuffer.from(u8) : Uint8Array.from(u8));
+
+/** A Baileys key pair's 32-byte public key with the 0x05 type byte (33 bytes). */
+function signalPub(pub, name) {
+  if (!(pub instanceof Uint8Array)) throw new WacoreError('ERR_TYPE', `${name} must be bytes`);
+  if (pub.length === 33) return pub;
+  const out = new Uint8Array(33);
+  out[0] = 5;
+  out.set(pub, 1);
+  return out;
+}
+
+/** The Signal address of a JID as Baileys writes it: user, `_domain` when not WhatsApp's, `.device`. */
+export function jidToSignalProtocolAddress(jid) {
+  const d = jidDecode(jid);
+  if (!d?.user) throw new WacoreError('ERR_TYPE', `not a user JID: ${JSON.stringify(String(jid))}`);
+  if (d.device === 99 && d.server !== 'hosted' && d.server !== 'hosted.lid') {
+    throw new WacoreError('ERR_TYPE', `device 99 outside a hosted server: ${jid}`);
+  }
+  const user = d.domainType === WAJIDDomains.WHATSAPP ? d.user : `${d.user}_${d.domainType}`;
+  return `${user}.${d.device || 0}`;
+}
+
+/** Baileys' SenderKeyName text: group::user[_domain]::device. */
+export function jidToSenderKeyName(group, jid) {
+  const addr = jidToSignalProtocolAddress(jid);
+  const dot = addr.lastIndexOf('.');
+  return `${group}::${addr.slice(0, dot)}::${addr.slice(dot + 1)}`;
+}
+
+/** Runs jobs one at a time per key, in call order; a failing job does not stop the next. */
+function makeQueues() {
+  const tails = new Map();
+  return (key, job) => {
+    const prev = tails.get(key) ?? Promise.resolve();
+    const run = prev.then(job, job);
+    const tail = run.then(
+      () => {},
+      () => {},
+    );
+    tails.set(key, tail);
+    tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return run;
+  };
+}
+
+export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
+  const format = options.records ?? 'binary';
+  if (!RECORD_FORMATS.includes(format)) {
+    throw new WacoreError('ERR_TYPE', `records must be 'binary' or 'libsignal', not ${String(format)}`);
+  }
+  const { creds, keys } = auth ?? {};
+  if (!creds || typeof keys?.get !== 'function' || typeof keys?.set !== 'function') {
+    throw new WacoreError('ERR_TYPE', 'auth must be { creds, keys } as Baileys passes it');
+  }
+  const sessions = api.signalSessions;
+  const senderKeys = api.senderKeys;
+  const lidMapping = new LIDMappingStore(keys, logger, pnToLIDFunc);
+  const exclusive = makeQueues();
+  // Baileys 6's key store has no transaction(); 7's runs `work` with one commit at the end.
+  const transaction = (work, key) => (typeof keys.transaction === 'function' ? keys.transaction(work, key) : work());
+  // Runs `work` alone for `key` (one contact, or one sender in one group), in one transaction.
+  const serialized = (key, work) => exclusive(key, () => transaction(work, key));
+
+  // The last record this repository stored per key, with its bytes: a store that hands the same
+  // object back (makeCacheableSignalKeyStore, a transaction's cache) is not parsed again.
+  const lastStored = new Map();
+  const remember = (type, key, value, bytes) => {
+    if (lastStored.size > 10_000) lastStored.clear();
+    lastStored.set(`${type}\u0000${key}`, { value, bytes });
+  };
+  const known = (type, key, value) => {
+    const hit = lastStored.get(`${type}\u0000${key}`);
+    return hit !== undefined && hit.value === value ? hit.bytes : undefined;
+  };
+
+  let identityCache;
+  /** Our identity as the sessions take it: { pubKey (33 bytes), privKey }. */
+  const ourIdentity = () => {
+    const k = creds.signedIdentityKey;
+    if (identityCache?.from !== k) identityCache = { from: k, pair: { pubKey: signalPub(k.public, 'signedIdentityKey.public'), privKey: k.private } };
+    return identityCache.pair;
+  };
+
+  /** The address a session of `jid` is kept under: its LID's once that is known. */
+  async function sessionAddress(jid) {
+    const addr = jidToSignalProtocolAddress(jid);
+    const d = jidDecode(jid);
+    if (d.domainType === WAJIDDomains.LID || d.domainType === WAJIDDomains.HOSTED_LID) return addr;
+    const pnJid = `${d.user}${d.device ? `:${d.device}` : ''}@${d.domainType === WAJIDDomains.HOSTED ? 'hosted' : 's.whatsapp.net'}`;
+    const lid = await lidMapping.getLIDForPN(pnJid);
+    return lid ? jidToSignalProtocolAddress(lid) : addr;
+  }
+
+  async function loadSession(addr) {
+    const { [addr]: value } = await keys.get('session', [addr]);
+    if (value == null) return undefined;
+    return known('session', addr, value) ?? sessions.recordFromStored(value);
+  }
+  /** The stored form of session bytes (and remembers it). */
+  function sessionValue(addr, bytes) {
+    const value = format === 'binary' ? toBuffer(bytes) : sessions.recordToJson(bytes);
+    remember('session', addr, value, bytes);
+    return value;
+  }
+
+  async function loadSenderKey(name) {
+    const { [name]: value } = await keys.get('sender-key', [name]);
+    if (value == null) return EMPTY;
+    return known('sender-key', name, value) ?? senderKeys.recordFromStored(value);
+  }
+  function senderKeyValue(name, bytes) {
+    // Baileys keeps its JSON form as a Buffer of the text (its storeSenderKey).
+    const value =
+      format === 'binary' ? toBuffer(bytes) : toBuffer(utf8.encode(JSON.stringify(senderKeys.recordToJson(bytes))));
+    remember('sender-key', name, value, bytes);
+    return value;
+  }
+
+  async function preKeysFor(info) {
+    let preKey;
+    if (info.preKeyId !== undefined) {
+      const id = String(info.preKeyId);
+      const { [id]: stored } = await keys.get('pre-key', [id]);
+      if (!stored) throw new api.PreKeyError('ERR_INVALID_PREKEY_ID', 'Invalid PreKey ID');
+      preKey = { pubKey: signalPub(stored.public, 'pre-key.public'), privKey: stored.private };
+    }
+    // Baileys has one signed pre-key, in creds, whatever id the message names.
+    const spk = creds.signedPreKey?.keyPair;
+    if (!spk) throw new api.PreKeyError('ERR_INVALID_PREKEY_ID', 'Missing SignedPreKey');
+    return { preKey, signedPreKey: { pubKey: signalPub(spk.public, 'signedPreKey.public'), privKey: spk.private } };
+  }
+
+  const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+  async function decryptPreKeyMessage(addr, ciphertext) {
+    const { [addr]: knownIdentity } = await keys.get('identity-key', [addr]);
+    let record = await loadSession(addr);
+    const info = sessions.preKeyMessageInfo(record, ciphertext);
+    const changed = knownIdentity != null && !sameBytes(knownIdentity, info.identityKey);
+    if (changed) {
+      logger?.info?.({ addr }, 'identity key changed, session will be re-established');
+      record = undefined;
+    }
+    if (record === undefined && info.registrationId === undefined) {
+      throw new api.SessionError('ERR_INVALID_MESSAGE', 'No registrationId');
+    }
+    const preKeys = info.hasSession && !changed ? undefined : await preKeysFor(info);
+    const r = sessions.decryptPreKey(record, ourIdentity(), ciphertext, preKeys);
+    const writes = { session: { [addr]: sessionValue(addr, r.record) } };
+    if (knownIdentity == null || changed) writes['identity-key'] = { [addr]: copyBuffer(info.identityKey) };
+    if (r.preKeyUsed && info.preKeyId !== undefined) writes['pre-key'] = { [String(info.preKeyId)]: null };
+    await keys.set(writes);
+    return r.plaintext;
+  }
+
+  async function decryptWhisperMessage(addr, ciphertext) {
+    const record = await loadSession(addr);
+    if (record === undefined) throw new api.SessionError('ERR_NO_SESSION', 'No session record');
+    const r = sessions.decryptWhisper(record, ourIdentity().pubKey, ciphertext);
+    await keys.set({ session: { [addr]: sessionValue(addr, r.record) } });
+    return r.plaintext;
+  }
+
+  const bytesOf = (x, name) => {
+    if (x instanceof Uint8Array) return x;
+    if (ArrayBuffer.isView(x)) return new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+    throw new WacoreError('ERR_TYPE', `${name} must be bytes`);
+  };
+
+  // Sender keys: create when absent, then `use` the record; one store write at most.
+  async function withOwnSenderKey(group, meId, use) {
+    const name = jidToSenderKeyName(group, meId);
+    return serialized(name, async () => {
+      const current = await loadSenderKey(name);
+      const created = senderKeys.create(current);
+      const record = current.length === 0 ? created.record : current;
+      const { result, next } = use(record, created.distributionMessage);
+      if (next !== current) await keys.set({ 'sender-key': { [name]: senderKeyValue(name, next) } });
+      return result;
+    });
+  }
+
+  const repository = {
+    lidMapping,
+
+    jidToSignalProtocolAddress,
+
+    async decryptMessage({ jid, type, ciphertext }) {
+      const message = bytesOf(ciphertext, 'ciphertext');
+      const addr = await sessionAddress(jid);
+      return serialized(addr, () => {
+        if (type === 'pkmsg') return decryptPreKeyMessage(addr, message);
+        if (type === 'msg') return decryptWhisperMessage(addr, message);
+        throw new WacoreError('ERR_TYPE', `type must be 'pkmsg' or 'msg', not ${String(type)}`);
+      });
+    },
+
+    async encryptMessage({ jid, data }) {
+      const plaintext = bytesOf(data, 'data');
+      const addr = await sessionAddress(jid);
+      return serialized(addr, async () => {
+        const record = await loadSession(addr);
+        if (record === undefined) throw new api.SessionError('ERR_NO_SESSION', 'No sessions');
+        const r = sessions.encrypt(record, ourIdentity().pubKey, creds.registrationId, plaintext);
+        await keys.set({ session: { [addr]: sessionValue(addr, r.record) } });
+        return { type: r.type === 3 ? 'pkmsg' : 'msg', ciphertext: r.body };
+      });
+    },
+
+    async injectE2ESession({ jid, session }) {
+      const addr = await sessionAddress(jid);
+      return serialized(addr, async () => {
+        const record = await loadSession(addr);
+        const next = sessions.initOutgoing(record, ourIdentity(), session);
+        await keys.set({ session: { [addr]: sessionValue(addr, next) } });
+      });
+    },
+
+    async getSessionInfo(jid) {
+      const addr = await sessionAddress(jid);
+      const record = await loadSession(addr).catch(() => undefined);
+      if (record === undefined) return null;
+      const open = api.SessionRecord.fromBytes(record).getOpenSession();
+      if (!open?.indexInfo?.baseKey || typeof open.registrationId !== 'number') return null;
+      return { baseKey: new Uint8Array(open.indexInfo.baseKey), registrationId: open.registrationId };
+    },
+
+    async validateSession(jid) {
+      try {
+        const record = await loadSession(await sessionAddress(jid));
+        if (record === undefined) return { exists: false, reason: 'no session' };
+        if (!sessions.recordInfo(record).haveOpenSession) return { exists: false, reason: 'no open session' };
+        return { exists: true };
+      } catch {
+        return { exists: false, reason: 'validation error' };
+      }
+    },
+
+    async deleteSession(jids) {
+      if (!jids?.length) return;
+      const updates = {};
+      for (const jid of jids) {
+        updates[jidToSignalProtocolAddress(jid)] = null;
+        updates[await sessionAddress(jid)] = null;
+      }
+      for (const addr of Object.keys(updates)) lastStored.delete(`session\u0000${addr}`);
+      await transaction(() => keys.set({ session: updates }), `delete-${jids.length}-sessions`);
+    },
+
+    async migrateSession(fromJid, toJid) {
+      if (!fromJid || (!isLidUser(toJid) && !isHostedLidUser(toJid))) return { migrated: 0, skipped: 0, total: 0 };
+      if (!isPnUser(fromJid) && !isHostedPnUser(fromJid)) return { migrated: 0, skipped: 0, total: 1 };
+      const { user, device } = jidDecode(fromJid);
+      const { [user]: listed } = await keys.get('device-list', [user]);
+      if (!listed) return { migrated: 0, skipped: 0, total: 0 };
+      const devices = [...new Set([...listed.map(String), String(device || 0)])];
+      const jids = devices.map((d) => (d === '0' ? `${user}@s.whatsapp.net` : d === '99' ? `${user}:99@hosted` : `${user}:${d}@s.whatsapp.net`));
+      const pairs = jids.map((jid) => ({ pn: jidToSignalProtocolAddress(jid), lid: jidToSignalProtocolAddress(transferDevice(jid, toJid)) }));
+      const stored = await keys.get('session', pairs.map((p) => p.pn));
+      const moves = pairs.filter((p) => stored[p.pn] != null);
+      let migrated = 0;
+      // Each device under its LID address's queue, as its later operations will run.
+      for (const { pn, lid } of moves) {
+        await serialized(lid, async () => {
+          const { [pn]: value } = await keys.get('session', [pn]);
+          if (value == null) return;
+          const bytes = known('session', pn, value) ?? sessions.recordFromStored(value);
+          if (!sessions.recordInfo(bytes).haveOpenSession) return;
+          const existing = await loadSession(lid);
+          if (existing !== undefined && sessions.recordInfo(existing).haveOpenSession) return; // the LID session stays
+          lastStored.delete(`session\u0000${pn}`);
+          await keys.set({ session: { [lid]: sessionValue(lid, bytes), [pn]: null } });
+          migrated++;
+        });
+      }
+      return { migrated, skipped: moves.length - migrated, total: moves.length };
+    },
+
+    async encryptGroupMessage({ group, meId, data }) {
+      const plaintext = bytesOf(data, 'data');
+      return withOwnSenderKey(group, meId, (record, distributionMessage) => {
+        const r = senderKeys.encrypt(record, plaintext);
+        return { result: { ciphertext: r.ciphertext, senderKeyDistributionMessage: distributionMessage }, next: r.record };
+      });
+    },
+
+    async getSenderKeyDistributionMessage({ group, meId }) {
+      return withOwnSenderKey(group, meId, (record, distributionMessage) => ({ result: distributionMessage, next: record }));
+    },
+
+    async hasSenderKey({ group, meId }) {
+      const name = jidToSenderKeyName(group, meId);
+      const { [name]: value } = await keys.get('sender-key', [name]);
+      return !!value;
+    },
+
+    async processSenderKeyDistributionMessage({ item, authorJid }) {
+      if (!item?.groupId) throw new WacoreError('ERR_TYPE', 'Group ID is required for sender key distribution message');
+      const message = bytesOf(item.axolotlSenderKeyDistributionMessage, 'axolotlSenderKeyDistributionMessage');
+      const name = jidToSenderKeyName(item.groupId, authorJid);
+      return serialized(name, async () => {
+        const next = senderKeys.process(await loadSenderKey(name), message);
+        await keys.set({ 'sender-key': { [name]: senderKeyValue(name, next) } });
+      });
+    },
+
+    async decryptGroupMessage({ group, authorJid, msg }) {
+      const message = bytesOf(msg, 'msg');
+      const name = jidToSenderKeyName(group, authorJid);
+      return serialized(name, async () => {
+        const current = await loadSenderKey(name);
+        if (current.length === 0) throw new api.GroupError('ERR_NO_SENDER_KEY', 'No SenderKeyRecord found for decryption');
+        const r = senderKeys.decrypt(current, message);
+        await keys.set({ 'sender-key': { [name]: senderKeyValue(name, r.record) } });
+        return r.plaintext;
+      });
+    },
+
+    close() {
+      lastStored.clear();
+      lidMapping.close();
+    },
+  };
+  return repository;
+}
