@@ -92,7 +92,7 @@ export type MakeSignalRepository = (
 ) => SignalRepository;
 
 export interface SignalRepositoryOptions {
-  /** 'binary' (default): records as bytes. 'libsignal': libsignal-node's session JSON and Baileys'
+  /** 'binary' (default): records in the binary form, kept as base64 text. 'libsignal': libsignal-node's session JSON and Baileys'
    * sender-key JSON, which Baileys' own repository reads (the rollback path). Both are read. */
   records?: 'binary' | 'libsignal';
   /** The API load() resolved to; default: loadSync()'s (the module is loaded on first use). */

@@ -38,7 +38,7 @@ function checkOptions(options) {
 export function makeSignalRepositoryFactory(options) {
   const { records, wacore } = checkOptions(options);
   if (records !== undefined && records !== 'binary' && records !== 'libsignal') {
-    throw new WacoreError('ERR_TYPE', `records must be 'binary' or 'libsignal', not ${String(records)}`);
+    throw new WacoreError('ERR_TYPE', `records must be 'binary' or 'libsignal', not ${typeof records === 'string' ? JSON.stringify(records) : typeof records}`);
   }
   return (auth, logger, pnToLIDFunc) => makeRepository(wacore ?? defaultApi(), auth, logger, pnToLIDFunc, { records });
 }

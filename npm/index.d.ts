@@ -1001,10 +1001,14 @@ export interface SessionDecryptResult {
  */
 export interface SignalSessions {
   recordFromJson(json: SessionRecordJsonInput | string): OutputBytes;
-  /** Record bytes from whatever a store holds: bytes (the binary form), libsignal-node's JSON
-   * object or text, or a SessionRecord of either library; undefined for null or undefined. The
-   * bytes given are returned as they are, not copied. */
+  /** Record bytes from whatever a store holds: the binary form (bytes, or base64 text),
+   * libsignal-node's JSON object or text, or a SessionRecord of either library; undefined for null
+   * or undefined. Bytes given are returned as they are, not copied. */
   recordFromStored(value: unknown): Bytes | undefined;
+  /** The stored form of a record: 'text' (default), the binary form as base64 text; 'json',
+   * libsignal-node's JSON object. recordFromStored reads both. */
+  recordToStored(record: Bytes, form?: 'text'): string;
+  recordToStored(record: Bytes, form: 'json'): SessionRecordJson;
   recordToJson(record: Bytes | null | undefined): SessionRecordJson;
   recordInfo(record: Bytes | null | undefined): {
     haveOpenSession: boolean;
@@ -1112,8 +1116,13 @@ export interface SenderKeysApi {
   recordFromJson(json: readonly SenderKeyStateInput[] | string): OutputBytes;
   recordToJson(record: Bytes | null | undefined): SenderKeyState[];
   /** Record bytes from any form Baileys' stores hold: the state array, its JSON text, that text as
-   * bytes (a Buffer of JSON), the binary form, or a SenderKeyRecord; empty for null or undefined. */
+   * bytes (a Buffer of JSON), the binary form (bytes, or base64 text), or a SenderKeyRecord; empty
+   * for null or undefined. */
   recordFromStored(value: unknown): Bytes;
+  /** The stored form of a record: 'text' (default), the binary form as base64 text; 'json', Baileys'
+   * own form (its JSON text as bytes). recordFromStored reads both. */
+  recordToStored(record: Bytes, form?: 'text'): string;
+  recordToStored(record: Bytes, form: 'json'): OutputBuffer;
   /** The states, oldest first. */
   recordInfo(record: Bytes | null | undefined): { keyId: number; iteration: number; canEncrypt: boolean }[];
   distributionInfo(message: Bytes): { id: number; iteration: number; chainKey: OutputBuffer; signatureKey: OutputBuffer };

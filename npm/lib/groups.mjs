@@ -206,7 +206,7 @@ export function makeGroups({ M, fail, io, wipe }) {
     return output(call([head, ck, sk], (p) => M._wacore_groupDistributionEncode(p)));
   }
 
-  const senderKeys = Object.freeze({ recordFromJson, recordFromStored: toRecordBytes, recordToJson, recordInfo, create, process, encrypt, decrypt, distributionInfo });
+  const senderKeys = Object.freeze({ recordFromJson, recordFromStored, recordToStored, recordToJson, recordInfo, create, process, encrypt, decrypt, distributionInfo });
 
   // --- Baileys' classes -------------------------------------------------------------------------------
 
@@ -309,6 +309,26 @@ export function makeGroups({ M, fail, io, wipe }) {
     if (typeof value.serialize === 'function') return recordFromJson(value.serialize());
     if (Array.isArray(value) || typeof value === 'string') return recordFromJson(value);
     throw new WacoreError('ERR_TYPE', 'loadSenderKey must return a SenderKeyRecord');
+  }
+  /** Record bytes from any stored form: the binary form as bytes or base64 text, Baileys' JSON (the
+   * state array, its text, which starts with '[' where base64 never does, or that text as bytes),
+   * or a SenderKeyRecord. */
+  function recordFromStored(value) {
+    if (typeof value === 'string' && value.trimStart()[0] !== '[') return fromBase64(value, 'sender key record');
+    return toRecordBytes(value);
+  }
+  /** The stored form of record bytes: 'text' (default), the binary form as base64 text; or 'json',
+   * Baileys' own form, its JSON text as bytes (what its repository's storeSenderKey writes). */
+  function recordToStored(record, form = 'text') {
+    if (form === 'text') {
+      // A plain copy first: base64 is taken of an array this function made, whatever `record` is.
+      const rec = recordBytes(record);
+      const copy = new Uint8Array(rec.length);
+      copy.set(rec);
+      return toBase64(copy);
+    }
+    if (form === 'json') return output(utf8Encoder.encode(JSON.stringify(recordToJson(record))));
+    throw new WacoreError('ERR_TYPE', `form must be 'text' or 'json', not ${describe(form)}`);
   }
   const recordOf = (bytes) => {
     const r = new SenderKeyRecord();

@@ -10,8 +10,8 @@
 //    operation reads what it needs from the store, computes, and writes once, after success.
 //
 // A SessionRecord is plain JS (it holds record bytes, not wasm memory): nothing to free.
-import { asBytes, u32, WacoreError } from './core.mjs';
-import { fromBase64 } from './base64.mjs';
+import { asBytes, describe, u32, WacoreError } from './core.mjs';
+import { fromBase64, toBase64 } from './base64.mjs';
 import { makeOutputCalls, output, Reader } from './output.mjs';
 
 const PUB = 33;
@@ -404,7 +404,8 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
 
   const signalSessions = Object.freeze({
     recordFromJson,
-    recordFromStored: toRecordBytes,
+    recordFromStored,
+    recordToStored,
     recordToJson,
     recordInfo,
     closeOpenSession,
@@ -491,6 +492,26 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
     if (typeof value.serialize === 'function') return recordFromJson(value.serialize());
     if (typeof value === 'object' || typeof value === 'string') return recordFromJson(value);
     throw new WacoreError('ERR_TYPE', 'loadSession must return a SessionRecord');
+  }
+  /** Record bytes from any stored form: the binary form as bytes or as base64 text, libsignal-node's
+   * JSON (object, or text, which starts with '{' where base64 never does), or a SessionRecord. */
+  function recordFromStored(value) {
+    if (typeof value === 'string' && value.trimStart()[0] !== '{') return fromBase64(value, 'session record');
+    return toRecordBytes(value);
+  }
+  /** The stored form of record bytes: 'text' (default), the binary form as base64 text, which a key
+   * store, BufferJSON and a cache's size accounting take as one string; or 'json', libsignal-node's
+   * JSON object, which libsignal-node and Baileys' own repository read. */
+  function recordToStored(record, form = 'text') {
+    if (form === 'text') {
+      // A plain copy first: base64 is taken of an array this function made, whatever `record` is.
+      const rec = recordBytes(record);
+      const copy = new Uint8Array(rec.length);
+      copy.set(rec);
+      return toBase64(copy);
+    }
+    if (form === 'json') return recordToJson(record);
+    throw new WacoreError('ERR_TYPE', `form must be 'text' or 'json', not ${describe(form)}`);
   }
   const recordOf = (bytes) => {
     const r = new SessionRecord();

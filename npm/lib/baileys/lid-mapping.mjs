@@ -6,11 +6,15 @@
 // Users are mapped, not devices: a device keeps its number on the other side. Answers are cached
 // in memory (a bounded map, dropped by close()); lookups that are under way are shared by callers
 // asking the same thing; users the store does not know are asked of `pnToLIDFunc` (Baileys passes
-// its USync query) and what it answers is stored.
+// its USync query) and what it answers is stored. A user neither knows is not asked again for
+// UNKNOWN_FOR_MS (every message to such a contact would otherwise cost a store read and a query),
+// unless a mapping for it is stored meanwhile.
 import { isHostedLidUser, isHostedPnUser, isLidUser, isPnUser, jidDecode, jidNormalizedUser, WAJIDDomains } from '../../index.mjs';
 
 /** Users remembered per direction before the oldest are forgotten (they are re-read from the store). */
 const CACHE_USERS = 50_000;
+/** How long a phone-number user that neither the store nor pnToLIDFunc knows is taken as unknown. */
+const UNKNOWN_FOR_MS = 60_000;
 
 class BoundedMap {
   constructor(limit) {
@@ -45,10 +49,12 @@ export class LIDMappingStore {
     this.pnToLIDFunc = pnToLIDFunc;
     this.lidOfPn = new BoundedMap(CACHE_USERS); // pn user -> lid user
     this.pnOfLid = new BoundedMap(CACHE_USERS); // lid user -> pn user
+    this.unknownUntil = new BoundedMap(CACHE_USERS); // pn user -> time until which it is taken as unknown
     this.pending = new Map(); // lookup key -> promise of its answer
   }
 
   remember(pnUser, lidUser) {
+    this.unknownUntil.map.delete(pnUser);
     this.lidOfPn.set(pnUser, lidUser);
     this.pnOfLid.set(lidUser, pnUser);
   }
@@ -113,6 +119,7 @@ export class LIDMappingStore {
   close() {
     this.lidOfPn.clear();
     this.pnOfLid.clear();
+    this.unknownUntil.clear();
   }
 
   // One lookup per distinct question at a time: callers asking the same set share its answer.
@@ -137,7 +144,9 @@ export class LIDMappingStore {
       const decoded = jidDecode(pn);
       if (decoded?.user) asked.push({ pn, decoded });
     }
-    const unknown = [...new Set(asked.map((a) => a.decoded.user))].filter((u) => this.lidOfPn.get(u) === undefined);
+    const now = Date.now();
+    const unknownYet = (u) => this.lidOfPn.get(u) === undefined && !(this.unknownUntil.get(u) > now);
+    const unknown = [...new Set(asked.map((a) => a.decoded.user))].filter(unknownYet);
     if (unknown.length > 0) {
       const stored = await this.keys.get('lid-mapping', unknown);
       for (const pnUser of unknown) {
@@ -151,6 +160,7 @@ export class LIDMappingStore {
         found.set(pn, { lid: lidJid(decoded, lidUser), pn });
         continue;
       }
+      if (this.unknownUntil.get(decoded.user) > now) continue;
       const user = `${decoded.user}@s.whatsapp.net`;
       if (!remote.has(user)) remote.set(user, []);
       remote.get(user).push(decoded.device || 0);
@@ -173,6 +183,10 @@ export class LIDMappingStore {
       } else {
         this.logger?.warn?.('USync fetch yielded no results for pending PNs');
       }
+    }
+    for (const user of remote.keys()) {
+      const pnUser = jidDecode(user).user;
+      if (this.lidOfPn.get(pnUser) === undefined) this.unknownUntil.set(pnUser, now + UNKNOWN_FOR_MS);
     }
     return found.size > 0 ? [...found.values()] : null;
   }

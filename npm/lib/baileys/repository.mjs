@@ -15,9 +15,9 @@
 //   identity only once its message decrypts;
 // - migrateSession never overwrites a LID session that is open, and deletes a PN session only in
 //   the write that re-creates it under the LID.
-// Records are stored in the binary form (bytes, which Baileys' BufferJSON keeps) unless
-// `records: 'libsignal'` is given: then in libsignal-node's and Baileys' own JSON forms, so the
-// auth state can go back to Baileys' repository at any time. Either form is read.
+// Records are stored in the binary form (as base64 text) unless `records: 'libsignal'` is given:
+// then in libsignal-node's and Baileys' own JSON forms, so the auth state can go back to Baileys'
+// repository at any time. Every form is read.
 // Everything from the package comes through its entry (index.mjs), never from lib/ directly: the
 // published baileys.mjs imports the published bundle, and errors must be the bundle's WacoreError.
 import { isHostedLidUser, isHostedPnUser, isLidUser, isPnUser, jidDecode, transferDevice, WacoreError, WAJIDDomains } from '../../index.mjs';
@@ -26,9 +26,9 @@ import { LIDMappingStore } from './lid-mapping.mjs';
 const NodeBuffer = typeof globalThis.Buffer === 'function' ? globalThis.Buffer : undefined;
 
 const RECORD_FORMATS = ['binary', 'libsignal'];
+/** A caller's value in an error message, without calling anything on it. */
+const show = (x) => (typeof x === 'string' ? JSON.stringify(x) : typeof x);
 const EMPTY = new Uint8Array(0);
-const utf8 = new TextEncoder();
-const toBuffer = (u8) => (NodeBuffer ? NodeBuffer.from(u8.buffer, u8.byteOffset, u8.length) : u8);
 const copyBuffer = (u8) => (NodeBuffer ? NodeBuffer.from(u8) : Uint8Array.from(u8));
 
 /** A Baileys key pair's 32-byte public key with the 0x05 type byte (33 bytes). */
@@ -44,9 +44,9 @@ function signalPub(pub, name) {
 /** The Signal address of a JID as Baileys writes it: user, `_domain` when not WhatsApp's, `.device`. */
 export function jidToSignalProtocolAddress(jid) {
   const d = jidDecode(jid);
-  if (!d?.user) throw new WacoreError('ERR_TYPE', `not a user JID: ${JSON.stringify(String(jid))}`);
+  if (!d?.user) throw new WacoreError('ERR_TYPE', `not a user JID: ${show(jid)}`);
   if (d.device === 99 && d.server !== 'hosted' && d.server !== 'hosted.lid') {
-    throw new WacoreError('ERR_TYPE', `device 99 outside a hosted server: ${jid}`);
+    throw new WacoreError('ERR_TYPE', `device 99 outside a hosted server: ${show(jid)}`);
   }
   const user = d.domainType === WAJIDDomains.WHATSAPP ? d.user : `${d.user}_${d.domainType}`;
   return `${user}.${d.device || 0}`;
@@ -80,7 +80,7 @@ function makeQueues() {
 export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
   const format = options.records ?? 'binary';
   if (!RECORD_FORMATS.includes(format)) {
-    throw new WacoreError('ERR_TYPE', `records must be 'binary' or 'libsignal', not ${String(format)}`);
+    throw new WacoreError('ERR_TYPE', `records must be 'binary' or 'libsignal', not ${show(format)}`);
   }
   const { creds, keys } = auth ?? {};
   if (!creds || typeof keys?.get !== 'function' || typeof keys?.set !== 'function') {
@@ -130,9 +130,14 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
     if (value == null) return undefined;
     return known('session', addr, value) ?? sessions.recordFromStored(value);
   }
+  // The stored forms: base64 text of the binary form ('binary'), or libsignal-node's and Baileys'
+  // own JSON forms ('libsignal'). Text rather than a Buffer because makeCacheableSignalKeyStore's
+  // cache measures each value it holds by walking it: a Buffer is walked byte by byte on every
+  // write (the largest cost of a cached encrypt, measured), a string is measured by its length.
+  const storedForm = format === 'binary' ? 'text' : 'json';
   /** The stored form of session bytes (and remembers it). */
   function sessionValue(addr, bytes) {
-    const value = format === 'binary' ? toBuffer(bytes) : sessions.recordToJson(bytes);
+    const value = sessions.recordToStored(bytes, storedForm);
     remember('session', addr, value, bytes);
     return value;
   }
@@ -143,9 +148,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
     return known('sender-key', name, value) ?? senderKeys.recordFromStored(value);
   }
   function senderKeyValue(name, bytes) {
-    // Baileys keeps its JSON form as a Buffer of the text (its storeSenderKey).
-    const value =
-      format === 'binary' ? toBuffer(bytes) : toBuffer(utf8.encode(JSON.stringify(senderKeys.recordToJson(bytes))));
+    const value = senderKeys.recordToStored(bytes, storedForm);
     remember('sender-key', name, value, bytes);
     return value;
   }
@@ -225,7 +228,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
       return serialized(addr, () => {
         if (type === 'pkmsg') return decryptPreKeyMessage(addr, message);
         if (type === 'msg') return decryptWhisperMessage(addr, message);
-        throw new WacoreError('ERR_TYPE', `type must be 'pkmsg' or 'msg', not ${String(type)}`);
+        throw new WacoreError('ERR_TYPE', `type must be 'pkmsg' or 'msg', not ${show(type)}`);
       });
     },
 
