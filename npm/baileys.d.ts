@@ -92,9 +92,14 @@ export type MakeSignalRepository = (
 ) => SignalRepository;
 
 export interface SignalRepositoryOptions {
-  /** 'binary' (default): records in the binary form, kept as base64 text. 'libsignal': libsignal-node's session JSON and Baileys'
-   * sender-key JSON, which Baileys' own repository reads (the rollback path). Both are read. */
+  /** 'binary' (default): records in the binary form, kept as base64 text. 'libsignal': libsignal-node's
+   * session JSON and Baileys' sender-key JSON, which Baileys' own repository reads (the rollback
+   * path; see `baileys` for which version's form). Every form is read. */
   records?: 'binary' | 'libsignal';
+  /** Whose conventions to follow where Baileys 6 and 7 differ (default 7): 6 writes signal
+   * addresses without the JID's domain (user.device for a LID too), does no LID resolution, and with
+   * records: 'libsignal' stores sender keys as the state array Baileys 6 reads. */
+  baileys?: 6 | 7;
   /** The API load() resolved to; default: loadSync()'s (the module is loaded on first use). */
   wacore?: object;
 }
@@ -102,10 +107,10 @@ export interface SignalRepositoryOptions {
 /** For makeWASocket({ makeSignalRepository }): records stored in the binary form. */
 export declare const makeSignalRepository: MakeSignalRepository;
 export declare function makeSignalRepositoryFactory(options?: SignalRepositoryOptions): MakeSignalRepository;
-/** Baileys' signal address text of a JID: user[_domain].device. */
-export declare function jidToSignalProtocolAddress(jid: string): string;
-/** Baileys' sender-key name text: group::user[_domain]::device. */
-export declare function jidToSenderKeyName(group: string, jid: string): string;
+/** Baileys 7's signal address text of a JID: user[_domain].device (Baileys 6's, user.device, with baileys6). */
+export declare function jidToSignalProtocolAddress(jid: string, baileys6?: boolean): string;
+/** Baileys 7's sender-key name text: group::user[_domain]::device (Baileys 6's with baileys6). */
+export declare function jidToSenderKeyName(group: string, jid: string, baileys6?: boolean): string;
 
 export interface BinaryNode {
   tag: string;

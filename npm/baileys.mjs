@@ -27,20 +27,25 @@ function checkOptions(options) {
   if (wacore !== undefined && typeof wacore?.signalSessions?.encrypt !== 'function') {
     throw new WacoreError('ERR_TYPE', 'options.wacore must be the API load() resolved to');
   }
-  return { records: options?.records, wacore };
+  return { records: options?.records, wacore, baileys: options?.baileys };
 }
 
 /**
- * A makeSignalRepository with options: { records: 'binary' (default) | 'libsignal', wacore } —
- * `records: 'libsignal'` stores libsignal-node's and Baileys' own JSON forms (so the auth state can
- * go back to Baileys' repository), `wacore` is the API to use (default: loadSync()'s).
+ * A makeSignalRepository with options: { records: 'binary' (default) | 'libsignal', baileys: 7
+ * (default) | 6, wacore } — `records: 'libsignal'` stores libsignal-node's and Baileys' own JSON
+ * forms (so the auth state can go back to Baileys' repository), `baileys: 6` follows Baileys 6's
+ * conventions (addresses without the JID's domain, its sender-key form), `wacore` is the API to use
+ * (default: loadSync()'s).
  */
 export function makeSignalRepositoryFactory(options) {
-  const { records, wacore } = checkOptions(options);
+  const { records, wacore, baileys } = checkOptions(options);
+  if (baileys !== undefined && baileys !== 6 && baileys !== 7) {
+    throw new WacoreError('ERR_TYPE', `baileys must be 6 or 7, not ${typeof baileys === 'number' ? baileys : typeof baileys}`);
+  }
   if (records !== undefined && records !== 'binary' && records !== 'libsignal') {
     throw new WacoreError('ERR_TYPE', `records must be 'binary' or 'libsignal', not ${typeof records === 'string' ? JSON.stringify(records) : typeof records}`);
   }
-  return (auth, logger, pnToLIDFunc) => makeRepository(wacore ?? defaultApi(), auth, logger, pnToLIDFunc, { records });
+  return (auth, logger, pnToLIDFunc) => makeRepository(wacore ?? defaultApi(), auth, logger, pnToLIDFunc, { records, baileys });
 }
 
 /** Baileys' makeSignalRepository(auth, logger, pnToLIDFunc), records stored in the binary form. */

@@ -1119,10 +1119,12 @@ export interface SenderKeysApi {
    * bytes (a Buffer of JSON), the binary form (bytes, or base64 text), or a SenderKeyRecord; empty
    * for null or undefined. */
   recordFromStored(value: unknown): Bytes;
-  /** The stored form of a record: 'text' (default), the binary form as base64 text; 'json', Baileys'
-   * own form (its JSON text as bytes). recordFromStored reads both. */
+  /** The stored form of a record: 'text' (default), the binary form as base64 text; 'json', Baileys
+   * 7's own form (its JSON text as bytes); 'array', Baileys 6's (the state array). recordFromStored
+   * reads them all. */
   recordToStored(record: Bytes, form?: 'text'): string;
   recordToStored(record: Bytes, form: 'json'): OutputBuffer;
+  recordToStored(record: Bytes, form: 'array'): SenderKeyState[];
   /** The states, oldest first. */
   recordInfo(record: Bytes | null | undefined): { keyId: number; iteration: number; canEncrypt: boolean }[];
   distributionInfo(message: Bytes): { id: number; iteration: number; chainKey: OutputBuffer; signatureKey: OutputBuffer };

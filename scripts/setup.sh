@@ -85,4 +85,7 @@ if [ "$mode" != "--demo" ]; then
     (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
     echo "$want" > "$stamp"
   fi
+  # Baileys 6.17.16 with its dependencies, for tests/js/baileys6.test.mjs (its GitHub-only
+  # dependencies are replaced by registry ones: the script says how). Idempotent.
+  bash "$here/scripts/install-baileys6.sh" >/dev/null
 fi

@@ -317,8 +317,9 @@ export function makeGroups({ M, fail, io, wipe }) {
     if (typeof value === 'string' && value.trimStart()[0] !== '[') return fromBase64(value, 'sender key record');
     return toRecordBytes(value);
   }
-  /** The stored form of record bytes: 'text' (default), the binary form as base64 text; or 'json',
-   * Baileys' own form, its JSON text as bytes (what its repository's storeSenderKey writes). */
+  /** The stored form of record bytes: 'text' (default), the binary form as base64 text; 'json',
+   * Baileys 7's own form, its JSON text as bytes (what its repository's storeSenderKey writes);
+   * 'array', Baileys 6's, the state array itself (recordToJson). */
   function recordToStored(record, form = 'text') {
     if (form === 'text') {
       // A plain copy first: base64 is taken of an array this function made, whatever `record` is.
@@ -328,7 +329,8 @@ export function makeGroups({ M, fail, io, wipe }) {
       return toBase64(copy);
     }
     if (form === 'json') return output(utf8Encoder.encode(JSON.stringify(recordToJson(record))));
-    throw new WacoreError('ERR_TYPE', `form must be 'text' or 'json', not ${describe(form)}`);
+    if (form === 'array') return recordToJson(record);
+    throw new WacoreError('ERR_TYPE', `form must be 'text', 'json' or 'array', not ${describe(form)}`);
   }
   const recordOf = (bytes) => {
     const r = new SenderKeyRecord();

@@ -124,6 +124,24 @@ describe(`wacore-wasm/baileys in Baileys 7.0.0-rc14 (${VARIANT})`, () => {
     expect(lost.length).toBeGreaterThan(0);
   });
 
+  it('a failing LID query (the socket down) leaves the phone-number address in use; an answer moves the contact to its LID', async () => {
+    const alice = new BaileysParty(ours, 'alice');
+    const bob = new BaileysParty(theirs, 'bob');
+    let calls = 0;
+    let answer = () => Promise.reject(new Error('Connection Closed'));
+    alice.repository = ours(alice.auth, logger, (jids) => {
+      calls++;
+      return answer(jids);
+    });
+    await alice.connect(bob);
+    expect(Object.keys(alice.store.data.session)).toEqual([`${bob.user}.0`]);
+    expect(await bob.receive(alice, await alice.send(bob, 'over PN'))).toBe('over PN');
+    expect(calls).toBeGreaterThanOrEqual(2); // asked again each time: a failure is not remembered
+    answer = async () => [{ lid: bob.lid, pn: bob.jid }];
+    expect(await alice.repository.lidMapping.getLIDForPN(bob.jid)).toBe(bob.lid);
+    expect(alice.store.data['lid-mapping']).toEqual({ [bob.user]: bob.lidUser, [`${bob.lidUser}_reverse`]: bob.user });
+  });
+
   it('fans out to several devices of one user', async () => {
     const alice = new BaileysParty(ours, 'alice');
     const devices = [0, 1, 2].map((d) => new BaileysParty(theirs, 'bob', { user: '4915559990', lid: '99990' }));
@@ -175,6 +193,34 @@ describe(`wacore-wasm/baileys in Baileys 7.0.0-rc14 (${VARIANT})`, () => {
       const gd = baileys.decryptMessageNode(await decodeBinaryNode(baileys.encodeBinaryNode(groupStanza)), bob.creds.me.id, bob.creds.me.lid, bob.repository, logger);
       await gd.decrypt();
       expect(gd.fullMessage.message?.conversation).toBe(`group ${a}`);
+    }
+  });
+
+  it('makeWASocket({ makeSignalRepository }) builds participant nodes that a libsignal device and a wacore device both decrypt', async () => {
+    for (const [sender, kind] of [['ours', ours], ['baileys', theirs]]) {
+      const me = new BaileysParty(kind, 'me');
+      // The socket is built as a user builds it; it never connects (nothing listens on port 9).
+      const sock = baileys.makeWASocket({ auth: { creds: me.creds, keys: me.store }, logger, makeSignalRepository: kind, waWebSocketUrl: 'ws://127.0.0.1:9' });
+      sock.ev.on('connection.update', () => {});
+      try {
+        const devices = [new BaileysParty(theirs, 'phone'), new BaileysParty(ours, 'laptop')];
+        // Their LIDs are known (the socket would ask the server otherwise): sessions go under them.
+        await sock.signalRepository.lidMapping.storeLIDPNMappings(devices.map((d) => ({ lid: d.lid, pn: d.jid })));
+        for (const d of devices) await baileys.parseAndInjectE2ESessions(await d.bundleNode(), sock.signalRepository);
+        const text = `from a socket on ${sender}`;
+        const { nodes, shouldIncludeDeviceIdentity } = await sock.createParticipantNodes(devices.map((d) => d.jid), { conversation: text }, {});
+        expect(nodes.map((n) => n.attrs.jid)).toEqual(devices.map((d) => d.jid));
+        expect(shouldIncludeDeviceIdentity).toBe(true);
+        for (const [i, d] of devices.entries()) {
+          const enc = nodes[i].content[0];
+          const stanza = { tag: 'message', attrs: { id: `P${i}`, from: me.jid, t: '1700000002', type: 'text' }, content: [enc] };
+          const got = baileys.decryptMessageNode(await decodeBinaryNode(encodeBinaryNode(stanza)), d.creds.me.id, d.creds.me.lid, d.repository, logger);
+          await got.decrypt();
+          expect(got.fullMessage.message?.conversation).toBe(text);
+        }
+      } finally {
+        sock.end(undefined);
+      }
     }
   });
 

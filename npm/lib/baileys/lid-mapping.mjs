@@ -91,7 +91,8 @@ export class LIDMappingStore {
       changed.push([pnUser, lidUser]);
     }
     if (changed.length === 0) return;
-    await this.keys.transaction(() => this.keys.set({ 'lid-mapping': writes }), 'lid-mapping');
+    const write = () => this.keys.set({ 'lid-mapping': writes });
+    await (typeof this.keys.transaction === 'function' ? this.keys.transaction(write, 'lid-mapping') : write());
     for (const [pnUser, lidUser] of changed) this.remember(pnUser, lidUser);
   }
 
@@ -166,7 +167,15 @@ export class LIDMappingStore {
       remote.get(user).push(decoded.device || 0);
     }
     if (remote.size > 0 && this.pnToLIDFunc) {
-      const answered = await this.pnToLIDFunc([...remote.keys()]);
+      let answered;
+      try {
+        answered = await this.pnToLIDFunc([...remote.keys()]);
+      } catch (e) {
+        // A failed query (Baileys' USync while the socket is down) leaves these users unknown for
+        // now: callers go on with the phone-number address, and the next lookup asks again.
+        this.logger?.warn?.({ err: e }, 'LID lookup failed; using the phone-number addresses');
+        return found.size > 0 ? [...found.values()] : null;
+      }
       if (answered?.length) {
         await this.storeLIDPNMappings(answered);
         for (const { lid, pn } of answered) {

@@ -41,10 +41,12 @@ function signalPub(pub, name) {
   return out;
 }
 
-/** The Signal address of a JID as Baileys writes it: user, `_domain` when not WhatsApp's, `.device`. */
-export function jidToSignalProtocolAddress(jid) {
+/** The Signal address of a JID as Baileys 7 writes it: user, `_domain` when not WhatsApp's,
+ * `.device`; with `baileys6`, as Baileys 6 writes it: user and device only. */
+export function jidToSignalProtocolAddress(jid, baileys6 = false) {
   const d = jidDecode(jid);
   if (!d?.user) throw new WacoreError('ERR_TYPE', `not a user JID: ${show(jid)}`);
+  if (baileys6) return `${d.user}.${d.device || 0}`;
   if (d.device === 99 && d.server !== 'hosted' && d.server !== 'hosted.lid') {
     throw new WacoreError('ERR_TYPE', `device 99 outside a hosted server: ${show(jid)}`);
   }
@@ -52,9 +54,9 @@ export function jidToSignalProtocolAddress(jid) {
   return `${user}.${d.device || 0}`;
 }
 
-/** Baileys' SenderKeyName text: group::user[_domain]::device. */
-export function jidToSenderKeyName(group, jid) {
-  const addr = jidToSignalProtocolAddress(jid);
+/** Baileys' SenderKeyName text: group::user[_domain]::device (Baileys 6: group::user::device). */
+export function jidToSenderKeyName(group, jid, baileys6 = false) {
+  const addr = jidToSignalProtocolAddress(jid, baileys6);
   const dot = addr.lastIndexOf('.');
   return `${group}::${addr.slice(0, dot)}::${addr.slice(dot + 1)}`;
 }
@@ -79,6 +81,15 @@ function makeQueues() {
 
 export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
   const format = options.records ?? 'binary';
+  // Baileys 6's conventions where they differ from 7's: addresses without the JID's domain, no
+  // LID resolution (6 has no LID mapping), and sender keys in 'libsignal' records as the state
+  // array its WASignalGroup reads (7 reads a Buffer of the JSON text).
+  const v6 = options.baileys === 6;
+  if (options.baileys !== undefined && options.baileys !== 6 && options.baileys !== 7) {
+    throw new WacoreError('ERR_TYPE', `baileys must be 6 or 7, not ${show(options.baileys)}`);
+  }
+  const address = (jid) => jidToSignalProtocolAddress(jid, v6);
+  const senderKeyName = (group, jid) => jidToSenderKeyName(group, jid, v6);
   if (!RECORD_FORMATS.includes(format)) {
     throw new WacoreError('ERR_TYPE', `records must be 'binary' or 'libsignal', not ${show(format)}`);
   }
@@ -117,7 +128,8 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
 
   /** The address a session of `jid` is kept under: its LID's once that is known. */
   async function sessionAddress(jid) {
-    const addr = jidToSignalProtocolAddress(jid);
+    const addr = address(jid);
+    if (v6) return addr;
     const d = jidDecode(jid);
     if (d.domainType === WAJIDDomains.LID || d.domainType === WAJIDDomains.HOSTED_LID) return addr;
     const pnJid = `${d.user}${d.device ? `:${d.device}` : ''}@${d.domainType === WAJIDDomains.HOSTED ? 'hosted' : 's.whatsapp.net'}`;
@@ -148,7 +160,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
     return known('sender-key', name, value) ?? senderKeys.recordFromStored(value);
   }
   function senderKeyValue(name, bytes) {
-    const value = senderKeys.recordToStored(bytes, storedForm);
+    const value = senderKeys.recordToStored(bytes, v6 && storedForm === 'json' ? 'array' : storedForm);
     remember('sender-key', name, value, bytes);
     return value;
   }
@@ -206,7 +218,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
 
   // Sender keys: create when absent, then `use` the record; one store write at most.
   async function withOwnSenderKey(group, meId, use) {
-    const name = jidToSenderKeyName(group, meId);
+    const name = senderKeyName(group, meId);
     return serialized(name, async () => {
       const current = await loadSenderKey(name);
       const created = senderKeys.create(current);
@@ -220,7 +232,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
   const repository = {
     lidMapping,
 
-    jidToSignalProtocolAddress,
+    jidToSignalProtocolAddress: address,
 
     async decryptMessage({ jid, type, ciphertext }) {
       const message = bytesOf(ciphertext, 'ciphertext');
@@ -277,7 +289,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
       if (!jids?.length) return;
       const updates = {};
       for (const jid of jids) {
-        updates[jidToSignalProtocolAddress(jid)] = null;
+        updates[address(jid)] = null;
         updates[await sessionAddress(jid)] = null;
       }
       for (const addr of Object.keys(updates)) lastStored.delete(`session\u0000${addr}`);
@@ -292,7 +304,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
       if (!listed) return { migrated: 0, skipped: 0, total: 0 };
       const devices = [...new Set([...listed.map(String), String(device || 0)])];
       const jids = devices.map((d) => (d === '0' ? `${user}@s.whatsapp.net` : d === '99' ? `${user}:99@hosted` : `${user}:${d}@s.whatsapp.net`));
-      const pairs = jids.map((jid) => ({ pn: jidToSignalProtocolAddress(jid), lid: jidToSignalProtocolAddress(transferDevice(jid, toJid)) }));
+      const pairs = jids.map((jid) => ({ pn: address(jid), lid: address(transferDevice(jid, toJid)) }));
       const stored = await keys.get('session', pairs.map((p) => p.pn));
       const moves = pairs.filter((p) => stored[p.pn] != null);
       let migrated = 0;
@@ -326,7 +338,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
     },
 
     async hasSenderKey({ group, meId }) {
-      const name = jidToSenderKeyName(group, meId);
+      const name = senderKeyName(group, meId);
       const { [name]: value } = await keys.get('sender-key', [name]);
       return !!value;
     },
@@ -334,7 +346,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
     async processSenderKeyDistributionMessage({ item, authorJid }) {
       if (!item?.groupId) throw new WacoreError('ERR_TYPE', 'Group ID is required for sender key distribution message');
       const message = bytesOf(item.axolotlSenderKeyDistributionMessage, 'axolotlSenderKeyDistributionMessage');
-      const name = jidToSenderKeyName(item.groupId, authorJid);
+      const name = senderKeyName(item.groupId, authorJid);
       return serialized(name, async () => {
         const next = senderKeys.process(await loadSenderKey(name), message);
         await keys.set({ 'sender-key': { [name]: senderKeyValue(name, next) } });
@@ -343,7 +355,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
 
     async decryptGroupMessage({ group, authorJid, msg }) {
       const message = bytesOf(msg, 'msg');
-      const name = jidToSenderKeyName(group, authorJid);
+      const name = senderKeyName(group, authorJid);
       return serialized(name, async () => {
         const current = await loadSenderKey(name);
         if (current.length === 0) throw new api.GroupError('ERR_NO_SENDER_KEY', 'No SenderKeyRecord found for decryption');
