@@ -62,6 +62,27 @@ export class BaileysParty {
     this.repository = makeRepository(this.auth, logger, async () => undefined);
   }
 
+  /** A party whose auth state is a useMultiFileAuthState folder (created when absent), as a bot
+   * keeps it on disk; reopening it later (same dir) is a restart, whatever the repository. */
+  static async inFolder(makeRepository, name, dir, { user, lid } = {}) {
+    const { state, saveCreds } = await baileys.useMultiFileAuthState(dir);
+    const p = Object.create(BaileysParty.prototype);
+    p.name = name;
+    p.user = user ?? state.creds.me?.id.split(':')[0] ?? String(nextUser++);
+    p.lidUser = lid ?? state.creds.me?.lid?.split(':')[0] ?? String(10_000_000 + nextUser);
+    p.jid = `${p.user}@s.whatsapp.net`;
+    p.lid = `${p.lidUser}@lid`;
+    p.creds = state.creds;
+    p.creds.me ??= { id: `${p.user}:0@s.whatsapp.net`, lid: `${p.lidUser}:0@lid` };
+    p.store = state.keys;
+    p.saveCreds = saveCreds;
+    p.keys = baileys.addTransactionCapability(baileys.makeCacheableSignalKeyStore(state.keys, logger), logger, { maxCommitRetries: 1, delayBetweenTriesMs: 1 });
+    p.auth = { creds: p.creds, keys: p.keys };
+    p.repository = makeRepository(p.auth, logger, async () => undefined);
+    await saveCreds();
+    return p;
+  }
+
   /** Reopens the same stored state with another repository (as a restart with another library). */
   reopen(makeRepository) {
     this.repository.close?.();
@@ -72,6 +93,7 @@ export class BaileysParty {
   async bundleNode({ withPreKey = true } = {}) {
     const { update, node } = await baileys.getNextPreKeysNode(this.auth, 3);
     Object.assign(this.creds, update);
+    await this.saveCreds?.();
     const child = (tag) => node.content.find((c) => c.tag === tag);
     const keys = child('list').content;
     const user = {

@@ -8,6 +8,10 @@ import * as bridge from '../../npm/whatsapp-rust-bridge.mjs';
 import { BaileysParty, baileys, logger } from './baileys-parties.mjs';
 import { hex, loadVariant, VARIANT } from './variant.mjs';
 import * as nodeCrypto from 'node:crypto';
+import http from 'node:http';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 // The bridge Baileys 7 itself depends on (0.5.4, nested under Baileys).
 const realBridge = await import(new URL('../../node_modules/@whiskeysockets/baileys/node_modules/whatsapp-rust-bridge/dist/index.js', import.meta.url).href);
@@ -248,6 +252,36 @@ describe(`wacore-wasm/baileys in Baileys 7.0.0-rc14 (${VARIANT})`, () => {
     expect(JSON.parse(alice.store.data.session[`${bob.user}.0`])).toMatch(/^[A-Za-z0-9+/]+=*$/);
   });
 
+  it('an auth folder (useMultiFileAuthState) written on Baileys\' own repository, opened with ours, then with Baileys\' again: the chats go on', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'wacore-auth-'));
+    try {
+      const dirA = join(root, 'alice');
+      let alice = await BaileysParty.inFolder(theirs, 'alice', dirA);
+      const bob = await BaileysParty.inFolder(theirs, 'bob', join(root, 'bob'));
+      const group = '120363000000000004@g.us';
+      const chat = async (tag) => {
+        expect(await bob.receive(alice, await alice.send(bob, `${tag}-a`))).toBe(`${tag}-a`);
+        expect(await alice.receive(bob, await bob.send(alice, `${tag}-b`))).toBe(`${tag}-b`);
+        const g = await alice.repository.encryptGroupMessage({ group, meId: alice.jid, data: Buffer.from(`${tag}-g`) });
+        await bob.repository.processSenderKeyDistributionMessage({ authorJid: alice.jid, item: { groupId: group, axolotlSenderKeyDistributionMessage: g.senderKeyDistributionMessage } });
+        expect(Buffer.from(await bob.repository.decryptGroupMessage({ group, authorJid: alice.jid, msg: g.ciphertext })).toString()).toBe(`${tag}-g`);
+        const h = await bob.repository.encryptGroupMessage({ group, meId: bob.jid, data: Buffer.from(`${tag}-h`) });
+        await alice.repository.processSenderKeyDistributionMessage({ authorJid: bob.jid, item: { groupId: group, axolotlSenderKeyDistributionMessage: h.senderKeyDistributionMessage } });
+        expect(Buffer.from(await alice.repository.decryptGroupMessage({ group, authorJid: bob.jid, msg: h.ciphertext })).toString()).toBe(`${tag}-h`);
+      };
+      await alice.connect(bob);
+      await chat('libsignal');
+      for (const [tag, make] of [['wacore (libsignal records)', oursJson], ['libsignal again', theirs], ['wacore (binary records)', ours]]) {
+        alice.repository.close?.();
+        alice = await BaileysParty.inFolder(make, 'alice', dirA, { user: alice.user, lid: alice.lidUser }); // a restart
+        await chat(tag);
+      }
+      expect(readdirSync(dirA).some((f) => f.startsWith('session-'))).toBe(true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('a failed decryption changes nothing in the store', async () => {
     const alice = new BaileysParty(theirs, 'alice');
     const bob = new BaileysParty(ours, 'bob', { cache: false });
@@ -315,6 +349,39 @@ describe(`wacore-wasm/baileys in Baileys 7.0.0-rc14 (${VARIANT})`, () => {
     await alice.repository.deleteSession([bob.jid]);
     expect(await alice.repository.validateSession(bob.jid)).toEqual({ exists: false, reason: 'no session' });
     await expect(alice.send(bob, 'x')).rejects.toMatchObject({ code: 'ERR_NO_SESSION' });
+  });
+
+  it('media: Baileys downloads and decrypts what we encrypt (over local HTTP, whole and by range), we decrypt what its encryptedStream writes', async () => {
+    const plain = nodeCrypto.randomBytes(200_000);
+    const ours = api.encryptMedia(plain, 'image');
+    const server = http.createServer((req, res) => {
+      const range = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+      const body = Buffer.from(ours.encrypted);
+      if (!range) return res.end(body);
+      const end = range[2] ? Math.min(Number(range[2]), body.length - 1) : body.length - 1;
+      res.writeHead(206, { 'content-range': `bytes ${range[1]}-${end}/${body.length}` });
+      res.end(body.subarray(Number(range[1]), end + 1));
+    });
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${server.address().port}/m`;
+      const read = async (stream) => Buffer.concat(await stream.toArray());
+      const whole = await read(await baileys.downloadContentFromMessage({ mediaKey: ours.mediaKey, url }, 'image'));
+      expect(whole.equals(plain)).toBe(true);
+      const part = await read(await baileys.downloadContentFromMessage({ mediaKey: ours.mediaKey, url }, 'image', { startByte: 70_001, endByte: 150_003 }));
+      expect(part.equals(plain.subarray(70_001, 150_003))).toBe(true);
+    } finally {
+      server.close();
+    }
+    const theirs = await baileys.encryptedStream(plain, 'image', { logger });
+    try {
+      const encrypted = readFileSync(theirs.encFilePath);
+      const back = api.decryptMedia(encrypted, theirs.mediaKey, 'image', { fileEncSha256: theirs.fileEncSha256, fileSha256: theirs.fileSha256 });
+      expect(Buffer.from(back).equals(plain)).toBe(true);
+      expect(hex(api.encryptMedia(plain, 'image', { mediaKey: theirs.mediaKey }).encrypted)).toBe(hex(encrypted));
+    } finally {
+      rmSync(theirs.encFilePath, { force: true });
+    }
   });
 
   it('codec: Buffers in and out, and Baileys\' codec reads ours and ours reads Baileys\'', async () => {
