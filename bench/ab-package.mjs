@@ -35,6 +35,15 @@ const node = {
 const ops = apis.map((api) => {
   const k = api.generateKeyPair();
   let group = api.senderKeys.create(undefined).record;
+  // A session record to encrypt with (Alice's, past X3DH), made with this checkout's own API.
+  const id = api.generateKeyPair();
+  const bob = api.generateKeyPair();
+  const spk = api.generateKeyPair();
+  let session = api.signalSessions.initOutgoing(undefined, id, {
+    identityKey: bob.pubKey,
+    registrationId: 7,
+    signedPreKey: { keyId: 1, publicKey: spk.pubKey, signature: api.calculateSignature(bob.privKey, spk.pubKey) },
+  });
   return {
     'sign 100 B': () => api.calculateSignature(k.privKey, msg),
     'group encrypt 100 B': () => {
@@ -42,6 +51,9 @@ const ops = apis.map((api) => {
     },
     'encode message': () => api.encodeBinaryNode(node),
     generateIndexMac: () => api.generateIndexMac(msg, k.privKey),
+    'session encrypt 100 B': () => {
+      session = api.signalSessions.encrypt(session, id.pubKey, 5, msg).record;
+    },
   };
 });
 const names = Object.keys(ops[0]);

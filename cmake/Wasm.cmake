@@ -74,7 +74,7 @@ foreach(variant scalar simd)
   wacore_add_core(wacore_core_${variant} sodium_${variant} zlib_${variant} ${_simd})
 
   add_executable(wacore_${variant} bindings/wacore_bindings.cpp bindings/signal_bindings.cpp
-    bindings/noise_bindings.cpp bindings/group_bindings.cpp)
+    bindings/noise_bindings.cpp bindings/group_bindings.cpp bindings/wipe_on_free.cpp)
   target_link_libraries(wacore_${variant} PRIVATE wacore_core_${variant})
   target_compile_options(wacore_${variant} PRIVATE ${WACORE_WARNINGS})
   target_compile_definitions(wacore_${variant} PRIVATE WACORE_VARIANT="${variant}")

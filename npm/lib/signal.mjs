@@ -162,20 +162,49 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
 
   // --- the functional layer -------------------------------------------------------------------------
 
+  // The JSON path without the JSON work where it can be skipped (docs/baileys.md has the figures):
+  // - `untouched`: objects SessionRecord#serialize() returned whose contents nobody has read yet
+  //   (their `_sessions` is computed on first read), with the bytes they stand for. A store that
+  //   keeps the object and hands it back costs no JSON at all.
+  // - `known`: the JSON text of records made or read lately, with their bytes. A store that keeps
+  //   the text (or an object whose JSON.stringify gives it back) skips the parse in wasm.
+  // Both hold copies of record bytes (as the store itself holds them) and hand out copies;
+  // `known` keeps the last KNOWN_TEXTS.
+  const untouched = new WeakMap();
+  const KNOWN_TEXTS = 64;
+  const known = new Map();
+  const learn = (text, bytes) => {
+    known.delete(text);
+    known.set(text, bytes);
+    if (known.size > KNOWN_TEXTS) known.delete(known.keys().next().value);
+  };
+
   function recordFromJson(json) {
+    if (json !== null && typeof json === 'object') {
+      const bytes = untouched.get(json);
+      if (bytes !== undefined && json.version === 'v1') return bytes.slice();
+    }
     let text;
     try {
-      text = utf8Encoder.encode(typeof json === 'string' ? json : JSON.stringify(json));
+      text = typeof json === 'string' ? json : JSON.stringify(json);
     } catch (e) {
       // A cyclic object, or one whose text would exceed what a string holds.
       throw new SessionError('ERR_INVALID_RECORD', 'the session record is not JSON-serializable', { cause: e });
     }
-    return call(text.length, (h, p) => h.set(text, p), (p) => M._wacore_signalRecordFromJson(p, text.length)).subarray(4);
+    if (typeof text !== 'string') throw new SessionError('ERR_INVALID_RECORD', 'the session record is not JSON');
+    const hit = known.get(text);
+    if (hit !== undefined) return hit.slice();
+    const utf = utf8Encoder.encode(text);
+    const bytes = call(utf.length, (h, p) => h.set(utf, p), (p) => M._wacore_signalRecordFromJson(p, utf.length)).subarray(4);
+    learn(text, bytes.slice());
+    return bytes;
   }
 
   function recordToJsonText(record) {
     const rec = recordBytes(record);
-    return utf8.decode(call(rec.length, (h, p) => h.set(rec, p), (p) => M._wacore_signalRecordToJson(p, rec.length)));
+    const text = utf8.decode(call(rec.length, (h, p) => h.set(rec, p), (p) => M._wacore_signalRecordToJson(p, rec.length)));
+    learn(text, Uint8Array.from(rec));
+    return text;
   }
   const recordToJson = (record) => JSON.parse(recordToJsonText(record));
 
@@ -443,11 +472,32 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
       this.version = 'v1';
     }
 
-    /** libsignal-node's JSON object: { _sessions, version: 'v1' }. */
+    /** libsignal-node's JSON object: { _sessions, version: 'v1' }, a fresh one each call (the
+     * caller may change it). `_sessions` is made from the record on first read, so an object that
+     * a store keeps and hands back to deserialize() unread costs no JSON at all. */
     serialize() {
-      // A fresh object each call: the caller may change it (the text is what is kept).
-      this._jsonText ??= recordToJsonText(this._bytes);
-      return JSON.parse(this._jsonText);
+      const record = this;
+      const obj = {};
+      let sessions;
+      Object.defineProperty(obj, '_sessions', {
+        enumerable: true,
+        configurable: true,
+        get() {
+          if (sessions === undefined) {
+            untouched.delete(obj); // its contents may be changed from now on
+            record._jsonText ??= recordToJsonText(record._bytes);
+            sessions = JSON.parse(record._jsonText)._sessions;
+          }
+          return sessions;
+        },
+        set(value) {
+          untouched.delete(obj);
+          sessions = value;
+        },
+      });
+      obj.version = 'v1';
+      untouched.set(obj, this._bytes);
+      return obj;
     }
 
     /** The binary form (libsignal's RecordStructure protobuf with libsignal-node's extra fields). */

@@ -148,6 +148,7 @@ void process_distribution(SenderKeyRecord& record, const SenderKeyDistribution& 
     kept.signing_public = d.signing_key;
   }
   record.states.push_back(std::move(kept));
+  wipe_state(kept);  // the move copied its key arrays: this copy still holds them
   while (record.states.size() > kMaxSenderKeyStates) {
     wipe_state(record.states.front());
     record.states.erase(record.states.begin());

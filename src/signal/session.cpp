@@ -38,13 +38,12 @@ void wipe(Session& s) noexcept {
   for (Chain& c : s.receivers) wipe(c);
 }
 
-// Wipes a working copy of a session when it goes out of scope without being committed.
+// A working copy of a session, wiped when it goes out of scope, committed or not: moving a
+// Session into a record copies its key arrays (arrays do not move), so the copy left here still
+// holds the root key and the ratchet's private key.
 struct Scratch {
   Session s;
-  bool committed = false;
-  ~Scratch() {
-    if (!committed) wipe(s);
-  }
+  ~Scratch() { wipe(s); }
 };
 
 Error dh(const PublicKey& theirs, const Key32& ours, uint8_t out[32]) noexcept {
@@ -134,6 +133,7 @@ Error maybe_step_ratchet(Session& s, const PublicKey& remote, uint32_t previous_
     return e == Error::low_order_point || e == Error::key_type ? Error::invalid_message : e;
   }
   s.receivers.push_back(std::move(receiving));
+  wipe(receiving);  // the move copied its key array: this copy still holds the chain key
   while (s.receivers.size() > kMaxReceiverChains) {
     wipe(s.receivers.front());
     s.receivers.erase(s.receivers.begin());
@@ -428,7 +428,6 @@ Error init_outgoing(Record& record, const KeyPair& our_identity, const PreKeyBun
   s.pending.prekey_id = bundle.prekey_id;
   s.pending.base_key = base.pub;
   install(record, std::move(s), now_ms);
-  work.committed = true;
   return Error::ok;
 }
 
@@ -464,7 +463,6 @@ Error init_incoming(Record& record, const KeyPair& our_identity, const PreKeyMes
   s.used = s.created = now_ms;
   s.remote_identity = message.identity_key;
   install(record, std::move(s), now_ms);
-  work.committed = true;
   created = true;
   return Error::ok;
 }
@@ -526,6 +524,7 @@ Error encrypt(Record& record, const PublicKey& our_identity, uint32_t our_regist
   }
   wipe(s.sender);
   s.sender = std::move(chain);
+  wipe(chain);  // moved-from, but its key array was copied, not moved
   return Error::ok;
 }
 
@@ -552,7 +551,6 @@ Error decrypt_whisper(Record& record, const PublicKey& our_identity, std::span<c
       out.prekey_used = false;
       wipe(record.sessions[i]);
       record.sessions[i] = std::move(work.s);
-      work.committed = true;
       return Error::ok;
     }
     if (e == Error::duplicate_message) return e;
@@ -584,7 +582,6 @@ Error decrypt_prekey(Record& record, const KeyPair& our_identity, std::span<cons
   if (e == Error::ok) {
     wipe(*s);
     *s = std::move(scratch.s);
-    scratch.committed = true;
     for (Session& old : record.sessions) wipe(old);
     record = std::move(work);
     out.remote_identity = pm.identity_key;
