@@ -22,6 +22,7 @@ const AREAS = [
   ['Noise transport', 'noise.mjs'],
   ['App-state LTHash', 'appstate.mjs'],
   ['Media', 'media.mjs'],
+  ['Baileys repository flows', 'baileys.mjs'],
   ['Size and load time', 'load.mjs'],
 ];
 
