@@ -476,7 +476,9 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
      * caller may change it). `_sessions` is made from the record on first read, so an object that
      * a store keeps and hands back to deserialize() unread costs no JSON at all. */
     serialize() {
+      // The record as it is now, whatever happens to this SessionRecord later.
       const record = this;
+      const bytes = this._bytes;
       const obj = {};
       let sessions;
       Object.defineProperty(obj, '_sessions', {
@@ -485,8 +487,8 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
         get() {
           if (sessions === undefined) {
             untouched.delete(obj); // its contents may be changed from now on
-            record._jsonText ??= recordToJsonText(record._bytes);
-            sessions = JSON.parse(record._jsonText)._sessions;
+            const text = record._bytes === bytes ? (record._jsonText ??= recordToJsonText(bytes)) : recordToJsonText(bytes);
+            sessions = JSON.parse(text)._sessions;
           }
           return sessions;
         },
@@ -496,7 +498,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
         },
       });
       obj.version = 'v1';
-      untouched.set(obj, this._bytes);
+      untouched.set(obj, bytes);
       return obj;
     }
 

@@ -303,7 +303,7 @@ describe(`wacore-wasm/baileys in Baileys 7.0.0-rc14 (${VARIANT})`, () => {
     const bob = new BaileysParty(theirs, 'bob');
     await alice.connect(bob);
     const before = JSON.stringify(alice.store.data);
-    const hostile = [Symbol('x'), {}, [], 42, null, 'no-at-sign', '@s.whatsapp.net', new Proxy({}, {})];
+    const hostile = [Symbol('x'), {}, [], 42, null, undefined, '', 'no-at-sign', '@s.whatsapp.net', new Proxy({}, {})];
     const code = async (p) => p.then(() => 'NO_ERROR', (e) => (e instanceof api.WacoreError ? e.code : `NOT_CODED: ${e}`));
     for (const h of hostile) {
       expect(await code(alice.repository.encryptMessage({ jid: h, data: Buffer.from('x') }))).toMatch(/^ERR_/);
@@ -311,6 +311,8 @@ describe(`wacore-wasm/baileys in Baileys 7.0.0-rc14 (${VARIANT})`, () => {
       expect(await code(alice.repository.decryptMessage({ jid: bob.jid, type: h, ciphertext: Buffer.from([0x33]) }))).toMatch(/^ERR_/);
       expect(await code(alice.repository.decryptMessage({ jid: bob.jid, type: 'msg', ciphertext: h }))).toMatch(/^ERR_/);
       expect(await code(alice.repository.decryptGroupMessage({ group: 'g@g.us', authorJid: bob.jid, msg: h }))).toMatch(/^ERR_/);
+      expect(await code(alice.repository.encryptGroupMessage({ group: h, meId: alice.jid, data: Buffer.from('x') }))).toMatch(/^ERR_/);
+      expect(await code(alice.repository.lidMapping.storeLIDPNMappings(h))).toMatch(/^ERR_|NO_ERROR/);
       expect(await code(alice.repository.processSenderKeyDistributionMessage({ authorJid: bob.jid, item: { groupId: 'g@g.us', axolotlSenderKeyDistributionMessage: h } }))).toMatch(/^ERR_/);
     }
     for (const junk of [Buffer.alloc(0), Buffer.from([0x33]), Buffer.alloc(300, 0xff)]) {
@@ -321,34 +323,119 @@ describe(`wacore-wasm/baileys in Baileys 7.0.0-rc14 (${VARIANT})`, () => {
     expect(await bob.receive(alice, await alice.send(bob, 'still fine'))).toBe('still fine');
   });
 
-  it('migrateSession moves PN sessions to the LID address and never overwrites an open LID session', async () => {
+  it('migrateSession moves PN sessions to the LID address; an open LID session stays unless the PN one was used later', async () => {
     const alice = new BaileysParty(ours, 'alice', { cache: false });
     const bob = new BaileysParty(theirs, 'bob');
     await alice.connect(bob);
-    await alice.keys.set({ 'device-list': { [bob.user]: ['0'] } });
+    await alice.keys.set({ 'device-list': { [bob.user]: ['0', '99'] } }); // a hosted device listed too
     const r = await alice.repository.migrateSession(bob.jid, bob.lid);
     expect(r).toEqual({ migrated: 1, skipped: 0, total: 1 });
     expect(Object.keys(alice.store.data.session)).toEqual([`${bob.lidUser}_1.0`]);
     await alice.repository.lidMapping.storeLIDPNMappings([{ lid: bob.lid, pn: bob.jid }]);
     expect(await bob.receive(alice, await alice.send(bob, 'after migration'))).toBe('after migration');
-    // A new PN session while the LID one is open: the LID one stays, the PN one is kept too.
+    // A PN session (made by another party, so older in use than the LID one once that one
+    // decrypts again: a session's `used` time is its last decryption, as in libsignal-node): the
+    // LID one stays, and the PN one is left where it is.
     const other = new BaileysParty(ours, 'alice2', { cache: false });
     await other.connect(bob);
     const pnRecord = other.store.data.session[`${bob.user}.0`];
     alice.store.data.session[`${bob.user}.0`] = pnRecord;
+    await new Promise((done) => setTimeout(done, 5));
+    expect(await alice.receive(bob, await bob.send(alice, 'on the LID session'))).toBe('on the LID session');
     const lidBefore = hex(alice.store.data.session[`${bob.lidUser}_1.0`]);
     expect(await alice.repository.migrateSession(bob.jid, bob.lid)).toEqual({ migrated: 0, skipped: 1, total: 1 });
     expect(hex(alice.store.data.session[`${bob.lidUser}_1.0`])).toBe(lidBefore);
     expect(alice.store.data.session[`${bob.user}.0`]).toBe(pnRecord);
+    // Used later than the LID one: it is the one the peer talks on, and it moves.
+    await new Promise((done) => setTimeout(done, 5));
+    const fresh = new BaileysParty(ours, 'alice3', { cache: false });
+    await fresh.connect(bob);
+    alice.store.data.session[`${bob.user}.0`] = fresh.store.data.session[`${bob.user}.0`];
+    expect(await alice.repository.migrateSession(bob.jid, bob.lid)).toEqual({ migrated: 1, skipped: 0, total: 1 });
+    expect(alice.store.data.session[`${bob.lidUser}_1.0`]).toBe(fresh.store.data.session[`${bob.user}.0`]);
+    expect(alice.store.data.session[`${bob.user}.0`]).toBeUndefined();
   });
 
-  it('deleteSession removes the PN and LID addresses', async () => {
-    const alice = new BaileysParty(ours, 'alice');
+  it('a send under way to the PN address when the contact moves to its LID: migrateSession waits for it and copies what it wrote', async () => {
+    const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+    const alice = new BaileysParty(ours, 'alice', { cache: false });
     const bob = new BaileysParty(theirs, 'bob');
     await alice.connect(bob);
+    await bob.receive(alice, await alice.send(bob, 'hello'));
+    await alice.receive(bob, await bob.send(alice, 'hi'));
+    await alice.keys.set({ 'device-list': { [bob.user]: ['0'] } });
+    // A store with I/O: the next session read takes 100 ms.
+    const get = alice.store.get.bind(alice.store);
+    let slow = 1;
+    alice.store.get = async (type, ids) => {
+      const found = await get(type, ids);
+      await sleep(type === 'session' && slow-- > 0 ? 100 : 1);
+      return found;
+    };
+    const first = alice.send(bob, 'm1'); // reaches the PN address, then waits on the store
+    await sleep(10);
+    await alice.repository.lidMapping.storeLIDPNMappings([{ lid: bob.lid, pn: bob.jid }]);
+    await alice.repository.migrateSession(bob.jid, bob.lid);
+    const m1 = await first;
+    const m2 = await alice.send(bob, 'm2');
+    expect([await bob.receive(alice, m1), await bob.receive(alice, m2)]).toEqual(['m1', 'm2']);
+    expect(Object.keys(alice.store.data.session)).toEqual([`${bob.lidUser}_1.0`]);
+  });
+
+  it("an encrypt inside Baileys' own transaction (relayMessage's) commits on its own: a decryption meanwhile does not undo it", async () => {
+    const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+    for (const kind of [ours, oursJson]) {
+      const alice = new BaileysParty(kind, 'alice', { cache: false });
+      const bob = new BaileysParty(theirs, 'bob');
+      await alice.connect(bob);
+      await bob.receive(alice, await alice.send(bob, 'hello'));
+      await alice.receive(bob, await bob.send(alice, 'hi'));
+      // A store with I/O: session reads are answered 30 ms after they are made.
+      const get = alice.store.get.bind(alice.store);
+      let onSessionRead = () => {};
+      alice.store.get = async (type, ids) => {
+        const found = await get(type, ids);
+        if (type === 'session') onSessionRead();
+        await sleep(30);
+        return found;
+      };
+      const b1 = await bob.send(alice, 'b1');
+      let release;
+      const sent = new Promise((done) => (release = done));
+      let m1;
+      // As relayMessage: the encrypt inside a transaction keyed by our JID that ends after sendNode.
+      const relay = alice.keys.transaction(async () => {
+        m1 = await alice.send(bob, 'm1');
+        await sent;
+      }, alice.creds.me.id);
+      await sleep(80);
+      // A message arrives while the send is on the wire; the send's transaction ends right after
+      // the decryption has read the session, before the decryption writes it.
+      onSessionRead = () => {
+        onSessionRead = () => {};
+        setTimeout(release, 5);
+      };
+      const received = alice.receive(bob, b1);
+      await relay;
+      expect(await received).toBe('b1');
+      const m2 = await alice.send(bob, 'm2');
+      expect([await bob.receive(alice, m1), await bob.receive(alice, m2).catch((e) => `failed: ${e.message}`)]).toEqual(['m1', 'm2']);
+    }
+  });
+
+  it('deleteSession removes the PN and the LID address, after an operation under way', async () => {
+    const alice = new BaileysParty(ours, 'alice');
+    const bob = new BaileysParty(theirs, 'bob');
+    await alice.repository.lidMapping.storeLIDPNMappings([{ lid: bob.lid, pn: bob.jid }]);
+    await alice.connect(bob);
+    expect(Object.keys(alice.store.data.session)).toEqual([`${bob.lidUser}_1.0`]);
+    const under = alice.send(bob, 'x');
     await alice.repository.deleteSession([bob.jid]);
+    await under;
+    expect(alice.store.data.session).toEqual({});
     expect(await alice.repository.validateSession(bob.jid)).toEqual({ exists: false, reason: 'no session' });
     await expect(alice.send(bob, 'x')).rejects.toMatchObject({ code: 'ERR_NO_SESSION' });
+    await expect(alice.repository.deleteSession('not an array')).rejects.toMatchObject({ code: 'ERR_TYPE' });
   });
 
   it('media: Baileys downloads and decrypts what we encrypt (over local HTTP, whole and by range), we decrypt what its encryptedStream writes', async () => {

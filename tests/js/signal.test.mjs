@@ -3,7 +3,7 @@
 // the two libraries mid-conversation, and "nothing lost" on every kind of failure.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { libraries, Party } from './signal-parties.mjs';
-import { loadVariant, VARIANT } from './variant.mjs';
+import { hex, loadVariant, VARIANT } from './variant.mjs';
 
 let api;
 let libs;
@@ -95,6 +95,27 @@ describe(`Signal sessions against libsignal-node 6.0.0 (${VARIANT})`, () => {
     expect(err.name).toBe('MessageCounterError');
     expect(bob.store.snapshot()).toBe(before);
     expect(await bob.receive(alice, await alice.send(bob, 'next'))).toBe('next');
+  });
+
+  it('serialize() is a snapshot: a later change to the record changes neither what it stands for nor its JSON', async () => {
+    const alice = new Party(libs.ours, 'alice');
+    const bob = new Party(libs.ours, 'bob');
+    await alice.connect(bob);
+    const rec = libs.ours.SessionRecord.deserialize(JSON.parse(alice.record(bob)));
+    const before = rec.toBytes();
+    const unread = rec.serialize();
+    const read = rec.serialize();
+    const text = JSON.stringify(read);
+    rec._set(libs.ours.signalSessions.closeOpenSession(before)); // as initIncoming changes a record in place
+    expect(JSON.stringify(unread)).toBe(text);
+    expect(hex(libs.ours.SessionRecord.deserialize(rec.serialize()).toBytes())).not.toBe(hex(before));
+    expect(hex(libs.ours.SessionRecord.deserialize(read).toBytes())).toBe(hex(before));
+    const unread2 = libs.ours.SessionRecord.fromBytes(before).serialize();
+    expect(hex(libs.ours.SessionRecord.deserialize(unread2).toBytes())).toBe(hex(before));
+    // Changed after reading: what it says now is what deserialize() takes.
+    const changed = libs.ours.SessionRecord.fromBytes(before).serialize();
+    for (const sess of Object.values(changed._sessions)) sess.indexInfo.closed = 1234;
+    expect(libs.ours.SessionRecord.deserialize(changed).haveOpenSession()).toBe(false);
   });
 
   it('reads previousCounter 4294967295 (libsignal-node\'s -1, a chain that sent nothing) as nothing sent', async () => {

@@ -53,7 +53,8 @@ export function makeCompat(api) {
     const words = new DataView(h.buffer);
     const apply = (macs, sign) => {
       for (const mac of macs ?? []) {
-        const item = new DataView(api().hkdf(mac, 128, { info: LTHASH_INFO }).buffer);
+        const expanded = api().hkdf(mac, 128, { info: LTHASH_INFO });
+        const item = new DataView(expanded.buffer, expanded.byteOffset, expanded.byteLength);
         for (let i = 0; i < 128; i += 2) words.setUint16(i, (words.getUint16(i, true) + sign * item.getUint16(i, true)) & 0xffff, true);
       }
     };

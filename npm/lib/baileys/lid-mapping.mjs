@@ -9,7 +9,7 @@
 // its USync query) and what it answers is stored. A user neither knows is not asked again for
 // UNKNOWN_FOR_MS (every message to such a contact would otherwise cost a store read and a query),
 // unless a mapping for it is stored meanwhile.
-import { isHostedLidUser, isHostedPnUser, isLidUser, isPnUser, jidDecode, jidNormalizedUser, WAJIDDomains } from '../../index.mjs';
+import { isHostedLidUser, isHostedPnUser, isLidUser, isPnUser, jidDecode, jidNormalizedUser, WacoreError, WAJIDDomains } from '../../index.mjs';
 
 /** Users remembered per direction before the oldest are forgotten (they are re-read from the store). */
 const CACHE_USERS = 50_000;
@@ -62,8 +62,9 @@ export class LIDMappingStore {
   /** Stores { lid, pn } pairs (either may be given in either field); pairs that are not one LID
    * user and one phone-number user are skipped with a warning, known ones are not re-written. */
   async storeLIDPNMappings(pairs) {
+    if (!Array.isArray(pairs)) throw new WacoreError('ERR_TYPE', 'storeLIDPNMappings takes an array of { lid, pn }');
     const wanted = new Map(); // pn user -> lid user
-    for (const pair of pairs ?? []) {
+    for (const pair of pairs) {
       let { lid, pn } = pair ?? {};
       if (isPnUser(lid) && isLidUser(pn)) [lid, pn] = [pn, lid];
       if (!isLidUser(lid) || !isPnUser(pn)) {
@@ -125,7 +126,8 @@ export class LIDMappingStore {
 
   // One lookup per distinct question at a time: callers asking the same set share its answer.
   async shared(kind, jids, run) {
-    if (!jids?.length) return null;
+    if (!Array.isArray(jids)) throw new WacoreError('ERR_TYPE', 'the JIDs must be given as an array');
+    if (jids.length === 0) return null;
     const key = `${kind}:${[...new Set(jids)].sort().join(',')}`;
     let promise = this.pending.get(key);
     if (promise === undefined) {

@@ -20,7 +20,7 @@
 // repository at any time. Every form is read.
 // Everything from the package comes through its entry (index.mjs), never from lib/ directly: the
 // published baileys.mjs imports the published bundle, and errors must be the bundle's WacoreError.
-import { isHostedLidUser, isHostedPnUser, isLidUser, isPnUser, jidDecode, transferDevice, WacoreError, WAJIDDomains } from '../../index.mjs';
+import { isHostedLidUser, isHostedPnUser, isLidUser, isPnUser, jidDecode, WacoreError, WAJIDDomains } from '../../index.mjs';
 import { LIDMappingStore } from './lid-mapping.mjs';
 
 const NodeBuffer = typeof globalThis.Buffer === 'function' ? globalThis.Buffer : undefined;
@@ -31,14 +31,21 @@ const show = (x) => (typeof x === 'string' ? JSON.stringify(x) : typeof x);
 const EMPTY = new Uint8Array(0);
 const copyBuffer = (u8) => (NodeBuffer ? NodeBuffer.from(u8) : Uint8Array.from(u8));
 
-/** A Baileys key pair's 32-byte public key with the 0x05 type byte (33 bytes). */
+/** A Baileys key pair's 32-byte public key with the 0x05 type byte (33 bytes); 33 bytes as given. */
 function signalPub(pub, name) {
   if (!(pub instanceof Uint8Array)) throw new WacoreError('ERR_TYPE', `${name} must be bytes`);
   if (pub.length === 33) return pub;
+  if (pub.length !== 32) throw new WacoreError('ERR_KEY_LENGTH', `${name} must be 32 or 33 bytes`);
   const out = new Uint8Array(33);
   out[0] = 5;
   out.set(pub, 1);
   return out;
+}
+
+/** A group JID as the sender-key name needs it: JID text with a user part. */
+function groupOf(group) {
+  if (typeof group !== 'string' || !jidDecode(group)?.user) throw new WacoreError('ERR_TYPE', `group must be a JID, not ${show(group)}`);
+  return group;
 }
 
 /** The Signal address of a JID as Baileys 7 writes it: user, `_domain` when not WhatsApp's,
@@ -56,6 +63,7 @@ export function jidToSignalProtocolAddress(jid, baileys6 = false) {
 
 /** Baileys' SenderKeyName text: group::user[_domain]::device (Baileys 6: group::user::device). */
 export function jidToSenderKeyName(group, jid, baileys6 = false) {
+  groupOf(group);
   const addr = jidToSignalProtocolAddress(jid, baileys6);
   const dot = addr.lastIndexOf('.');
   return `${group}::${addr.slice(0, dot)}::${addr.slice(dot + 1)}`;
@@ -101,10 +109,33 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
   const senderKeys = api.senderKeys;
   const lidMapping = new LIDMappingStore(keys, logger, pnToLIDFunc);
   const exclusive = makeQueues();
-  // Baileys 6's key store has no transaction(); 7's runs `work` with one commit at the end.
-  const transaction = (work, key) => (typeof keys.transaction === 'function' ? keys.transaction(work, key) : work());
+  // Baileys 7's addTransactionCapability runs `work` with one commit at the end. Baileys 6's (one
+  // transaction for the whole store, ended when none is in progress) is not used: 6.17's own
+  // repository writes directly too.
+  const transaction = (work, key) => (!v6 && typeof keys.transaction === 'function' ? keys.transaction(work, key) : work());
+  // Each operation commits on its own, even when called inside a transaction of Baileys' (its
+  // relayMessage wraps a whole send in one): nested, the write would wait for that commit while
+  // this contact's queue moves on, and a decryption meanwhile would read and later overwrite the
+  // state it replaced. Baileys' transactions are AsyncLocalStorage contexts: `outside` runs a
+  // function in the context this repository was made in, where none is open.
+  const asyncHooks = globalThis.process?.getBuiltinModule?.('node:async_hooks');
+  const outside = typeof asyncHooks?.AsyncLocalStorage?.snapshot === 'function' ? asyncHooks.AsyncLocalStorage.snapshot() : (fn) => fn();
   // Runs `work` alone for `key` (one contact, or one sender in one group), in one transaction.
-  const serialized = (key, work) => exclusive(key, () => transaction(work, key));
+  const serialized = (key, work) => exclusive(key, () => outside(() => transaction(work, key)));
+  // Runs work(addr) alone for the contact of `jid`, under the address its session is kept at. The
+  // address is looked at again once the queue is reached: if the contact moved to its LID
+  // meanwhile (migrateSession), the work goes to that address's queue instead.
+  async function onContact(jid, work) {
+    let addr = await sessionAddress(jid);
+    for (;;) {
+      const r = await serialized(addr, async () => {
+        const now = await sessionAddress(jid);
+        return now === addr ? { done: true, value: await work(addr) } : { done: false, now };
+      });
+      if (r.done) return r.value;
+      addr = r.now;
+    }
+  }
 
   // The last record this repository stored per key, with its bytes: a store that hands the same
   // object back (makeCacheableSignalKeyStore, a transaction's cache) is not parsed again.
@@ -122,6 +153,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
   /** Our identity as the sessions take it: { pubKey (33 bytes), privKey }. */
   const ourIdentity = () => {
     const k = creds.signedIdentityKey;
+    if (!k?.public || !k?.private) throw new WacoreError('ERR_TYPE', 'auth.creds has no signedIdentityKey');
     if (identityCache?.from !== k) identityCache = { from: k, pair: { pubKey: signalPub(k.public, 'signedIdentityKey.public'), privKey: k.private } };
     return identityCache.pair;
   };
@@ -138,7 +170,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
   }
 
   async function loadSession(addr) {
-    const { [addr]: value } = await keys.get('session', [addr]);
+    const { [addr]: value } = (await keys.get('session', [addr])) ?? {};
     if (value == null) return undefined;
     return known('session', addr, value) ?? sessions.recordFromStored(value);
   }
@@ -155,7 +187,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
   }
 
   async function loadSenderKey(name) {
-    const { [name]: value } = await keys.get('sender-key', [name]);
+    const { [name]: value } = (await keys.get('sender-key', [name])) ?? {};
     if (value == null) return EMPTY;
     return known('sender-key', name, value) ?? senderKeys.recordFromStored(value);
   }
@@ -169,7 +201,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
     let preKey;
     if (info.preKeyId !== undefined) {
       const id = String(info.preKeyId);
-      const { [id]: stored } = await keys.get('pre-key', [id]);
+      const { [id]: stored } = (await keys.get('pre-key', [id])) ?? {};
       if (!stored) throw new api.PreKeyError('ERR_INVALID_PREKEY_ID', 'Invalid PreKey ID');
       preKey = { pubKey: signalPub(stored.public, 'pre-key.public'), privKey: stored.private };
     }
@@ -182,7 +214,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
   const sameBytes = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 
   async function decryptPreKeyMessage(addr, ciphertext) {
-    const { [addr]: knownIdentity } = await keys.get('identity-key', [addr]);
+    const { [addr]: knownIdentity } = (await keys.get('identity-key', [addr])) ?? {};
     let record = await loadSession(addr);
     const info = sessions.preKeyMessageInfo(record, ciphertext);
     const changed = knownIdentity != null && !sameBytes(knownIdentity, info.identityKey);
@@ -236,18 +268,13 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
 
     async decryptMessage({ jid, type, ciphertext }) {
       const message = bytesOf(ciphertext, 'ciphertext');
-      const addr = await sessionAddress(jid);
-      return serialized(addr, () => {
-        if (type === 'pkmsg') return decryptPreKeyMessage(addr, message);
-        if (type === 'msg') return decryptWhisperMessage(addr, message);
-        throw new WacoreError('ERR_TYPE', `type must be 'pkmsg' or 'msg', not ${show(type)}`);
-      });
+      if (type !== 'pkmsg' && type !== 'msg') throw new WacoreError('ERR_TYPE', `type must be 'pkmsg' or 'msg', not ${show(type)}`);
+      return onContact(jid, (addr) => (type === 'pkmsg' ? decryptPreKeyMessage(addr, message) : decryptWhisperMessage(addr, message)));
     },
 
     async encryptMessage({ jid, data }) {
       const plaintext = bytesOf(data, 'data');
-      const addr = await sessionAddress(jid);
-      return serialized(addr, async () => {
+      return onContact(jid, async (addr) => {
         const record = await loadSession(addr);
         if (record === undefined) throw new api.SessionError('ERR_NO_SESSION', 'No sessions');
         const r = sessions.encrypt(record, ourIdentity().pubKey, creds.registrationId, plaintext);
@@ -257,8 +284,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
     },
 
     async injectE2ESession({ jid, session }) {
-      const addr = await sessionAddress(jid);
-      return serialized(addr, async () => {
+      return onContact(jid, async (addr) => {
         const record = await loadSession(addr);
         const next = sessions.initOutgoing(record, ourIdentity(), session);
         await keys.set({ session: { [addr]: sessionValue(addr, next) } });
@@ -286,41 +312,65 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
     },
 
     async deleteSession(jids) {
-      if (!jids?.length) return;
-      const updates = {};
+      if (!Array.isArray(jids)) throw new WacoreError('ERR_TYPE', 'deleteSession takes an array of JIDs');
+      if (jids.length === 0) return;
+      const addrs = new Set();
       for (const jid of jids) {
-        updates[address(jid)] = null;
-        updates[await sessionAddress(jid)] = null;
+        addrs.add(address(jid));
+        addrs.add(await sessionAddress(jid));
       }
-      for (const addr of Object.keys(updates)) lastStored.delete(`session\u0000${addr}`);
-      await transaction(() => keys.set({ session: updates }), `delete-${jids.length}-sessions`);
+      // Each address in its queue, so that an operation under way does not write it back.
+      await Promise.all(
+        [...addrs].map((addr) =>
+          serialized(addr, async () => {
+            lastStored.delete(`session\u0000${addr}`);
+            await keys.set({ session: { [addr]: null } });
+          }),
+        ),
+      );
     },
 
     async migrateSession(fromJid, toJid) {
       if (!fromJid || (!isLidUser(toJid) && !isHostedLidUser(toJid))) return { migrated: 0, skipped: 0, total: 0 };
       if (!isPnUser(fromJid) && !isHostedPnUser(fromJid)) return { migrated: 0, skipped: 0, total: 1 };
       const { user, device } = jidDecode(fromJid);
-      const { [user]: listed } = await keys.get('device-list', [user]);
-      if (!listed) return { migrated: 0, skipped: 0, total: 0 };
+      const { [user]: listed } = (await keys.get('device-list', [user])) ?? {};
+      if (!Array.isArray(listed)) return { migrated: 0, skipped: 0, total: 0 };
       const devices = [...new Set([...listed.map(String), String(device || 0)])];
-      const jids = devices.map((d) => (d === '0' ? `${user}@s.whatsapp.net` : d === '99' ? `${user}:99@hosted` : `${user}:${d}@s.whatsapp.net`));
-      const pairs = jids.map((jid) => ({ pn: address(jid), lid: address(transferDevice(jid, toJid)) }));
+      const lidUser = jidDecode(toJid).user;
+      const pairs = [];
+      for (const d of devices) {
+        // A hosted device (99) is hosted on both sides.
+        const pnJid = d === '0' ? `${user}@s.whatsapp.net` : d === '99' ? `${user}:99@hosted` : `${user}:${d}@s.whatsapp.net`;
+        const lidJid = d === '0' ? `${lidUser}@lid` : d === '99' ? `${lidUser}:99@hosted.lid` : `${lidUser}:${d}@lid`;
+        try {
+          pairs.push({ pn: address(pnJid), lid: address(lidJid) });
+        } catch (e) {
+          logger?.warn?.({ err: e, device: d }, 'migrateSession: skipping a device that names no valid address');
+        }
+      }
       const stored = await keys.get('session', pairs.map((p) => p.pn));
-      const moves = pairs.filter((p) => stored[p.pn] != null);
+      const moves = pairs.filter((p) => stored?.[p.pn] != null);
       let migrated = 0;
-      // Each device under its LID address's queue, as its later operations will run.
+      // Under both queues (PN, then LID): an operation that reached the PN address before the
+      // mapping was known finishes first, and the copy is of what it wrote.
+      const openUsed = (bytes) => api.SessionRecord.fromBytes(bytes).getOpenSession()?.indexInfo?.used ?? -1;
       for (const { pn, lid } of moves) {
-        await serialized(lid, async () => {
-          const { [pn]: value } = await keys.get('session', [pn]);
-          if (value == null) return;
-          const bytes = known('session', pn, value) ?? sessions.recordFromStored(value);
-          if (!sessions.recordInfo(bytes).haveOpenSession) return;
-          const existing = await loadSession(lid);
-          if (existing !== undefined && sessions.recordInfo(existing).haveOpenSession) return; // the LID session stays
-          lastStored.delete(`session\u0000${pn}`);
-          await keys.set({ session: { [lid]: sessionValue(lid, bytes), [pn]: null } });
-          migrated++;
-        });
+        await exclusive(pn, () =>
+          serialized(lid, async () => {
+            const { [pn]: value } = (await keys.get('session', [pn])) ?? {};
+            if (value == null) return;
+            const bytes = known('session', pn, value) ?? sessions.recordFromStored(value);
+            if (!sessions.recordInfo(bytes).haveOpenSession) return;
+            // An open LID session stays unless the PN one was used more recently (the one the
+            // peer is talking on).
+            const existing = await loadSession(lid);
+            if (existing !== undefined && sessions.recordInfo(existing).haveOpenSession && openUsed(existing) >= openUsed(bytes)) return;
+            lastStored.delete(`session\u0000${pn}`);
+            await keys.set({ session: { [lid]: sessionValue(lid, bytes), [pn]: null } });
+            migrated++;
+          }),
+        );
       }
       return { migrated, skipped: moves.length - migrated, total: moves.length };
     },
@@ -339,7 +389,7 @@ export function makeRepository(api, auth, logger, pnToLIDFunc, options = {}) {
 
     async hasSenderKey({ group, meId }) {
       const name = senderKeyName(group, meId);
-      const { [name]: value } = await keys.get('sender-key', [name]);
+      const { [name]: value } = (await keys.get('sender-key', [name])) ?? {};
       return !!value;
     },
 
