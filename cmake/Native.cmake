@@ -21,6 +21,7 @@ add_executable(wacore_tests
   tests/native/binary_test.cpp
   tests/native/aes_modes_test.cpp
   tests/native/aes_test.cpp
+  tests/native/base64_test.cpp
   tests/native/curve25519_test.cpp
   tests/native/hash_test.cpp
   tests/native/kat_test.cpp

@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/base64.h"
+
 namespace wacore::signal::json {
 
 // Numbers are kept as their text (kParseNumbersAsStringsFlag) and read by integer() below, so
@@ -20,20 +22,20 @@ namespace wacore::signal::json {
 // The records hold integers only.
 inline constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag;
 
-// Base64 of exactly N bytes, padded or not (Node's Buffer writes and accepts both).
+// Base64 of exactly N bytes, padded or not (Node's Buffer writes and accepts both); constant-time.
 template <size_t N>
 bool b64_fixed(const rapidjson::Value* v, std::array<uint8_t, N>& out) {
   if (v == nullptr || !v->IsString()) return false;
-  const char* s = v->GetString();
-  const size_t len = v->GetStringLength();
-  for (int variant : {sodium_base64_VARIANT_ORIGINAL, sodium_base64_VARIANT_ORIGINAL_NO_PADDING}) {
-    size_t n = 0;
-    const char* end = nullptr;
-    if (sodium_base642bin(out.data(), N, s, len, nullptr, &n, &end, variant) == 0 && end == s + len && n == N) {
-      return true;
-    }
-  }
-  return false;
+  return base64::decode(v->GetString(), v->GetStringLength(), out);
+}
+
+// Writes N bytes as a padded base64 string (a value, or a member name where the writer expects one).
+template <size_t N, typename Writer>
+void write_b64(Writer& w, const std::array<uint8_t, N>& bytes) {
+  char text[base64::kPadded<N> + 1];
+  base64::encode(bytes, text);
+  w.String(text, static_cast<rapidjson::SizeType>(base64::kPadded<N>));
+  sodium_memzero(text, sizeof text);
 }
 
 // A number member with an integral value in [lo, hi]: "12", "-3", also "12.0" and "1.2e1" as a

@@ -19,7 +19,6 @@ namespace {
 
 using rapidjson::Value;
 
-constexpr int kB64 = sodium_base64_VARIANT_ORIGINAL;
 
 template <size_t N>
 bool b64_fixed(const Value& v, std::array<uint8_t, N>& out) {
@@ -185,16 +184,10 @@ bool read_record(std::string_view json, Record& out) {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-template <size_t N>
-void b64(Writer& w, const std::array<uint8_t, N>& bytes, char* scratch) {
-  sodium_bin2base64(scratch, sodium_base64_ENCODED_LEN(N, kB64), bytes.data(), N, kB64);
-  w.String(scratch);
-}
-
 void key(Writer& w, const char* k) { w.Key(k); }
 
-void write_chain(Writer& w, const Chain& c, int type, char* scratch) {
-  b64(w, c.ratchet_key, scratch);  // the member name: rapidjson writes it as a key
+void write_chain(Writer& w, const Chain& c, int type) {
+  json::write_b64(w, c.ratchet_key);  // the member name: rapidjson writes it as a key
   w.StartObject();
   key(w, "chainKey");
   w.StartObject();
@@ -202,7 +195,7 @@ void write_chain(Writer& w, const Chain& c, int type, char* scratch) {
   w.Int64(c.counter);
   if (c.has_key) {
     key(w, "key");
-    b64(w, c.key, scratch);
+    json::write_b64(w, c.key);
   }
   w.EndObject();
   key(w, "chainType");
@@ -214,13 +207,13 @@ void write_chain(Writer& w, const Chain& c, int type, char* scratch) {
     char idx[16];
     const auto end = std::to_chars(idx, idx + sizeof idx, mk.index).ptr;
     w.Key(idx, static_cast<rapidjson::SizeType>(end - idx));
-    b64(w, mk.seed, scratch);
+    json::write_b64(w, mk.seed);
   }
   w.EndObject();
   w.EndObject();
 }
 
-void write_session(Writer& w, const Session& s, char* scratch) {
+void write_session(Writer& w, const Session& s) {
   w.StartObject();
   if (s.has_registration_id) {
     key(w, "registrationId");
@@ -231,21 +224,21 @@ void write_session(Writer& w, const Session& s, char* scratch) {
   key(w, "ephemeralKeyPair");
   w.StartObject();
   key(w, "pubKey");
-  b64(w, s.ratchet.pub, scratch);
+  json::write_b64(w, s.ratchet.pub);
   key(w, "privKey");
-  b64(w, s.ratchet.priv, scratch);
+  json::write_b64(w, s.ratchet.priv);
   w.EndObject();
   key(w, "lastRemoteEphemeralKey");
-  b64(w, s.last_remote_ratchet, scratch);
+  json::write_b64(w, s.last_remote_ratchet);
   key(w, "previousCounter");
   w.Int64(s.previous_counter);
   key(w, "rootKey");
-  b64(w, s.root_key, scratch);
+  json::write_b64(w, s.root_key);
   w.EndObject();
   key(w, "indexInfo");
   w.StartObject();
   key(w, "baseKey");
-  b64(w, s.base_key, scratch);
+  json::write_b64(w, s.base_key);
   key(w, "baseKeyType");
   w.Int(s.base_key_ours ? 1 : 2);
   key(w, "closed");
@@ -255,12 +248,12 @@ void write_session(Writer& w, const Session& s, char* scratch) {
   key(w, "created");
   w.Int64(s.created);
   key(w, "remoteIdentityKey");
-  b64(w, s.remote_identity, scratch);
+  json::write_b64(w, s.remote_identity);
   w.EndObject();
   key(w, "_chains");
   w.StartObject();
-  for (const Chain& c : s.receivers) write_chain(w, c, 2, scratch);
-  if (s.has_sender) write_chain(w, s.sender, 1, scratch);
+  for (const Chain& c : s.receivers) write_chain(w, c, 2);
+  if (s.has_sender) write_chain(w, s.sender, 1);
   w.EndObject();
   if (s.has_pending) {
     key(w, "pendingPreKey");
@@ -268,7 +261,7 @@ void write_session(Writer& w, const Session& s, char* scratch) {
     key(w, "signedKeyId");
     w.Uint(s.pending.signed_prekey_id);
     key(w, "baseKey");
-    b64(w, s.pending.base_key, scratch);
+    json::write_b64(w, s.pending.base_key);
     if (s.pending.has_prekey_id) {
       key(w, "preKeyId");
       w.Uint(s.pending.prekey_id);
@@ -287,19 +280,17 @@ Error record_from_json(std::string_view json, Record& out) noexcept {
 Error record_to_json(const Record& record, std::string& out) noexcept {
   rapidjson::StringBuffer sb;
   Writer w(sb);
-  char scratch[64];
   w.StartObject();
   key(w, "_sessions");
   w.StartObject();
   for (const Session& s : record.sessions) {
-    b64(w, s.base_key, scratch);
-    write_session(w, s, scratch);
+    json::write_b64(w, s.base_key);
+    write_session(w, s);
   }
   w.EndObject();
   key(w, "version");
   w.String("v1");
   w.EndObject();
-  sodium_memzero(scratch, sizeof scratch);
   out.assign(sb.GetString(), sb.GetSize());
   // The buffer held private and chain keys.
   sodium_memzero(const_cast<char*>(sb.GetString()), sb.GetSize());

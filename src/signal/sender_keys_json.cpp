@@ -65,13 +65,6 @@ bool read_state(const Value& v, SenderKeyState& s) {
 
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-template <size_t N>
-void b64(Writer& w, const std::array<uint8_t, N>& bytes, char* scratch) {
-  sodium_bin2base64(scratch, sodium_base64_ENCODED_LEN(N, sodium_base64_VARIANT_ORIGINAL), bytes.data(), N,
-                    sodium_base64_VARIANT_ORIGINAL);
-  w.String(scratch);
-}
-
 }  // namespace
 
 Error sender_key_record_from_json(std::string_view json, SenderKeyRecord& out) noexcept {
@@ -96,7 +89,6 @@ Error sender_key_record_from_json(std::string_view json, SenderKeyRecord& out) n
 void sender_key_record_to_json(const SenderKeyRecord& record, std::string& out) noexcept {
   rapidjson::StringBuffer sb;
   Writer w(sb);
-  char scratch[64];
   w.StartArray();
   for (const SenderKeyState& s : record.states) {
     w.StartObject();
@@ -107,15 +99,15 @@ void sender_key_record_to_json(const SenderKeyRecord& record, std::string& out) 
     w.Key("iteration");
     w.Uint(s.iteration);
     w.Key("seed");
-    b64(w, s.chain_key, scratch);
+    json::write_b64(w, s.chain_key);
     w.EndObject();
     w.Key("senderSigningKey");
     w.StartObject();
     w.Key("public");
-    b64(w, s.signing_public, scratch);
+    json::write_b64(w, s.signing_public);
     if (s.has_signing_private) {
       w.Key("private");
-      b64(w, s.signing_private, scratch);
+      json::write_b64(w, s.signing_private);
     }
     w.EndObject();
     w.Key("senderMessageKeys");
@@ -125,14 +117,13 @@ void sender_key_record_to_json(const SenderKeyRecord& record, std::string& out) 
       w.Key("iteration");
       w.Uint(mk.iteration);
       w.Key("seed");
-      b64(w, mk.seed, scratch);
+      json::write_b64(w, mk.seed);
       w.EndObject();
     }
     w.EndArray();
     w.EndObject();
   }
   w.EndArray();
-  sodium_memzero(scratch, sizeof scratch);
   out.assign(sb.GetString(), sb.GetSize());
   // The buffer held chain keys and signing keys.
   sodium_memzero(const_cast<char*>(sb.GetString()), sb.GetSize());
