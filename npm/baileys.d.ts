@@ -123,3 +123,7 @@ export declare function encodeBinaryNode(node: BinaryNode, opts?: { dictionary?:
 export declare function decodeBinaryNode(buffer: Bytes, opts?: { dictionary?: 2 | 3 }): Promise<BinaryNode>;
 /** Makes `api` (what load() resolved to) the one used when no `wacore` option is given (default: loadSync()'s, on first use). */
 export declare function useWacore(api: object): void;
+/** A stored 'session' or 'sender-key' record (any form) in the form Baileys' own repository reads
+ * (libsignal-node's session JSON; sender keys as Baileys 7's Buffer of JSON, or 6's state array with
+ * `{ baileys: 6 }`). Throws a WacoreError (ERR_TYPE, ERR_INVALID_RECORD) for anything else. */
+export declare function toLibsignalRecord(type: 'session' | 'sender-key', value: unknown, options?: { baileys?: 6 | 7; wacore?: object }): unknown;

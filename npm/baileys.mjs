@@ -56,3 +56,17 @@ const compat = makeCompat(defaultApi);
 export const encodeBinaryNode = compat.encodeBinaryNode;
 /** Baileys' decodeBinaryNode(buffer): Promise of the node, byte content as Buffers. */
 export const decodeBinaryNode = compat.decodeBinaryNode;
+
+/**
+ * A stored session or sender-key record (any form this module reads) in the form Baileys' own
+ * repository reads: libsignal-node's session JSON; sender keys as Baileys 7's Buffer of JSON, or
+ * with `{ baileys: 6 }` as 6's state array. For rolling an auth state back: write each converted
+ * value over the old one (examples/baileys-rollback.mjs does it for a useMultiFileAuthState folder).
+ */
+export function toLibsignalRecord(type, value, options) {
+  const { wacore, baileys } = checkOptions(options);
+  const api = wacore ?? defaultApi();
+  if (type === 'session') return api.signalSessions.recordToStored(api.signalSessions.recordFromStored(value), 'json');
+  if (type === 'sender-key') return api.senderKeys.recordToStored(api.senderKeys.recordFromStored(value), baileys === 6 ? 'array' : 'json');
+  throw new WacoreError('ERR_TYPE', "type must be 'session' or 'sender-key'");
+}

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { makeSignalRepositoryFactory, decodeBinaryNode, encodeBinaryNode, useWacore } from '../../npm/baileys.mjs';
 import * as bridge from '../../npm/whatsapp-rust-bridge.mjs';
 import { BaileysParty, baileys, logger } from './baileys-parties.mjs';
+import { rollBackAuthFolder } from '../../examples/baileys-rollback.mjs';
 import { hex, loadVariant, VARIANT } from './variant.mjs';
 import * as nodeCrypto from 'node:crypto';
 import http from 'node:http';
@@ -277,6 +278,16 @@ describe(`wacore-wasm/baileys in Baileys 7.0.0-rc14 (${VARIANT})`, () => {
         await chat(tag);
       }
       expect(readdirSync(dirA).some((f) => f.startsWith('session-'))).toBe(true);
+      // Binary records written: a sender key in that form breaks Baileys' own repository...
+      alice.repository.close?.();
+      alice = await BaileysParty.inFolder(ours, 'alice', dirA, { user: alice.user, lid: alice.lidUser });
+      await chat('wacore (binary records) again');
+      // ...until examples/baileys-rollback.mjs rewrites them; then Baileys' repository goes on.
+      const counts = await rollBackAuthFolder(dirA);
+      expect(counts.session + counts['sender-key']).toBeGreaterThan(1);
+      alice.repository.close?.();
+      alice = await BaileysParty.inFolder(theirs, 'alice', dirA, { user: alice.user, lid: alice.lidUser });
+      await chat('libsignal after the rollback');
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
