@@ -23,3 +23,10 @@ export function toBase64(u8) {
   for (let i = 0; i < u8.length; i += 0x8000) s += String.fromCharCode(...u8.subarray(i, i + 0x8000));
   return btoa(s);
 }
+
+/** Base64 text of a copy of `bytes` made here, whatever view or subclass the caller passed. */
+export function toBase64Copy(bytes) {
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  return toBase64(copy);
+}

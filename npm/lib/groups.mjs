@@ -14,7 +14,7 @@
 import { asBytes, describe, WacoreError } from './core.mjs';
 import { makeOutputCalls, output, Reader } from './output.mjs';
 import { queueJob } from './signal.mjs';
-import { fromBase64, toBase64 } from './base64.mjs';
+import { fromBase64, toBase64, toBase64Copy } from './base64.mjs';
 
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
@@ -321,13 +321,7 @@ export function makeGroups({ M, fail, io, wipe, reserve }) {
    * Baileys 7's own form, its JSON text as bytes (what its repository's storeSenderKey writes);
    * 'array', Baileys 6's, the state array itself (recordToJson). */
   function recordToStored(record, form = 'text') {
-    if (form === 'text') {
-      // A plain copy first: base64 is taken of an array this function made, whatever `record` is.
-      const rec = recordBytes(record);
-      const copy = new Uint8Array(rec.length);
-      copy.set(rec);
-      return toBase64(copy);
-    }
+    if (form === 'text') return toBase64Copy(recordBytes(record));
     if (form === 'json') return output(utf8Encoder.encode(JSON.stringify(recordToJson(record))));
     if (form === 'array') return recordToJson(record);
     throw new WacoreError('ERR_TYPE', `form must be 'text', 'json' or 'array', not ${describe(form)}`);

@@ -11,7 +11,7 @@
 //
 // A SessionRecord is plain JS (it holds record bytes, not wasm memory): nothing to free.
 import { asBytes, describe, u32, WacoreError } from './core.mjs';
-import { fromBase64, toBase64 } from './base64.mjs';
+import { fromBase64, toBase64Copy } from './base64.mjs';
 import { makeOutputCalls, output, Reader } from './output.mjs';
 
 const PUB = 33;
@@ -555,13 +555,7 @@ export function makeSignal({ M, fail, io, wipe, reserve }, curve) {
    * store, BufferJSON and a cache's size accounting take as one string; or 'json', libsignal-node's
    * JSON object, which libsignal-node and Baileys' own repository read. */
   function recordToStored(record, form = 'text') {
-    if (form === 'text') {
-      // A plain copy first: base64 is taken of an array this function made, whatever `record` is.
-      const rec = recordBytes(record);
-      const copy = new Uint8Array(rec.length);
-      copy.set(rec);
-      return toBase64(copy);
-    }
+    if (form === 'text') return toBase64Copy(recordBytes(record));
     if (form === 'json') return recordToJson(record);
     throw new WacoreError('ERR_TYPE', `form must be 'text' or 'json', not ${describe(form)}`);
   }

@@ -38,6 +38,22 @@ const PAIRINGS = [
   ['baileys', 'baileys'],
 ];
 
+/** One message each way between two parties with sessions, checked. */
+async function exchange(a, b, tag) {
+  expect(await b.receive(a, await a.send(b, `${tag}-a`))).toBe(`${tag}-a`);
+  expect(await a.receive(b, await b.send(a, `${tag}-b`))).toBe(`${tag}-b`);
+}
+
+/** A group message from `sender` with its distribution message, as `receiver` decrypts it. */
+async function groupSend(sender, receiver, group, text) {
+  const g = await sender.repository.encryptGroupMessage({ group, meId: sender.jid, data: Buffer.from(text) });
+  await receiver.repository.processSenderKeyDistributionMessage({
+    authorJid: sender.jid,
+    item: { groupId: group, axolotlSenderKeyDistributionMessage: g.senderKeyDistributionMessage },
+  });
+  return Buffer.from(await receiver.repository.decryptGroupMessage({ group, authorJid: sender.jid, msg: g.ciphertext })).toString();
+}
+
 describe(`wacore-wasm/baileys in Baileys 7.0.0-rc14 (${VARIANT})`, () => {
   for (const [a, b] of PAIRINGS) {
     it(`${a} → ${b}: bundle injected, pkmsg then msg, out of order across ratchet steps`, async () => {
@@ -235,11 +251,8 @@ describe(`wacore-wasm/baileys in Baileys 7.0.0-rc14 (${VARIANT})`, () => {
     await alice.connect(bob);
     const group = '120363000000000003@g.us';
     const talk = async (tag) => {
-      expect(await bob.receive(alice, await alice.send(bob, `${tag}-a`))).toBe(`${tag}-a`);
-      expect(await alice.receive(bob, await bob.send(alice, `${tag}-b`))).toBe(`${tag}-b`);
-      const g = await alice.repository.encryptGroupMessage({ group, meId: alice.jid, data: Buffer.from(`${tag}-g`) });
-      await bob.repository.processSenderKeyDistributionMessage({ authorJid: alice.jid, item: { groupId: group, axolotlSenderKeyDistributionMessage: g.senderKeyDistributionMessage } });
-      expect(Buffer.from(await bob.repository.decryptGroupMessage({ group, authorJid: alice.jid, msg: g.ciphertext })).toString()).toBe(`${tag}-g`);
+      await exchange(alice, bob, tag);
+      expect(await groupSend(alice, bob, group, `${tag}-g`)).toBe(`${tag}-g`);
     };
     await talk('libsignal');
     alice.reopen(oursJson);
@@ -261,14 +274,9 @@ describe(`wacore-wasm/baileys in Baileys 7.0.0-rc14 (${VARIANT})`, () => {
       const bob = await BaileysParty.inFolder(theirs, 'bob', join(root, 'bob'));
       const group = '120363000000000004@g.us';
       const chat = async (tag) => {
-        expect(await bob.receive(alice, await alice.send(bob, `${tag}-a`))).toBe(`${tag}-a`);
-        expect(await alice.receive(bob, await bob.send(alice, `${tag}-b`))).toBe(`${tag}-b`);
-        const g = await alice.repository.encryptGroupMessage({ group, meId: alice.jid, data: Buffer.from(`${tag}-g`) });
-        await bob.repository.processSenderKeyDistributionMessage({ authorJid: alice.jid, item: { groupId: group, axolotlSenderKeyDistributionMessage: g.senderKeyDistributionMessage } });
-        expect(Buffer.from(await bob.repository.decryptGroupMessage({ group, authorJid: alice.jid, msg: g.ciphertext })).toString()).toBe(`${tag}-g`);
-        const h = await bob.repository.encryptGroupMessage({ group, meId: bob.jid, data: Buffer.from(`${tag}-h`) });
-        await alice.repository.processSenderKeyDistributionMessage({ authorJid: bob.jid, item: { groupId: group, axolotlSenderKeyDistributionMessage: h.senderKeyDistributionMessage } });
-        expect(Buffer.from(await alice.repository.decryptGroupMessage({ group, authorJid: bob.jid, msg: h.ciphertext })).toString()).toBe(`${tag}-h`);
+        await exchange(alice, bob, tag);
+        expect(await groupSend(alice, bob, group, `${tag}-g`)).toBe(`${tag}-g`);
+        expect(await groupSend(bob, alice, group, `${tag}-h`)).toBe(`${tag}-h`);
       };
       await alice.connect(bob);
       await chat('libsignal');

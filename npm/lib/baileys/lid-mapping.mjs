@@ -35,6 +35,8 @@ class BoundedMap {
 }
 
 const deviceSuffix = (device) => (device ? `:${device}` : '');
+/** The LID JID of a decoded phone-number JID's device, given the LID user. */
+const lidJidOf = (decoded, lidUser) => `${lidUser}${deviceSuffix(decoded.device)}@${decoded.server === 'hosted' ? 'hosted.lid' : 'lid'}`;
 
 export class LIDMappingStore {
   /**
@@ -97,8 +99,15 @@ export class LIDMappingStore {
     for (const [pnUser, lidUser] of changed) this.remember(pnUser, lidUser);
   }
 
-  /** The LID JID (same device) of a phone-number JID, or null when it is not known. */
+  /** The LID JID (same device) of a phone-number JID, or null when it is not known. Answered from
+   * the cache without a lookup when it can be (every repository operation asks this). */
   async getLIDForPN(pn) {
+    const decoded = isPnUser(pn) || isHostedPnUser(pn) ? jidDecode(pn) : undefined;
+    if (decoded?.user) {
+      const lidUser = this.lidOfPn.get(decoded.user);
+      if (lidUser !== undefined) return lidJidOf(decoded, lidUser);
+      if (this.unknownUntil.get(decoded.user) > Date.now()) return null;
+    }
     return (await this.getLIDsForPNs([pn]))?.[0]?.lid ?? null;
   }
 
@@ -139,8 +148,6 @@ export class LIDMappingStore {
 
   async lookUpLids(pns) {
     const found = new Map(); // pn -> { lid, pn }
-    const lidJid = (decoded, lidUser) =>
-      `${lidUser}${deviceSuffix(decoded.device)}@${decoded.server === 'hosted' ? 'hosted.lid' : 'lid'}`;
     const asked = [];
     for (const pn of pns) {
       if (!isPnUser(pn) && !isHostedPnUser(pn)) continue;
@@ -160,7 +167,7 @@ export class LIDMappingStore {
     for (const { pn, decoded } of asked) {
       const lidUser = this.lidOfPn.get(decoded.user);
       if (lidUser !== undefined) {
-        found.set(pn, { lid: lidJid(decoded, lidUser), pn });
+        found.set(pn, { lid: lidJidOf(decoded, lidUser), pn });
         continue;
       }
       if (this.unknownUntil.get(decoded.user) > now) continue;
