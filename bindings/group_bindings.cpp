@@ -348,23 +348,23 @@ uintptr_t groups_out() { return g_out.view(); }
 // Plain wasm exports, called by the JS side as Module._wacore_<name> (see wacore_bindings.cpp).
 extern "C" {
 EMSCRIPTEN_KEEPALIVE uintptr_t wacore_groupsOut() { return groups_out(); }
-EMSCRIPTEN_KEEPALIVE int wacore_groupRecordFromJson(uintptr_t json, size_t len) { return record_from_json(json, len); }
-EMSCRIPTEN_KEEPALIVE int wacore_groupRecordToJson(uintptr_t rec, size_t len) { return record_to_json(rec, len); }
-EMSCRIPTEN_KEEPALIVE int wacore_groupRecordInfo(uintptr_t rec, size_t len) { return record_info(rec, len); }
-EMSCRIPTEN_KEEPALIVE int wacore_groupCreate(uintptr_t rec, size_t len) { return create(rec, len); }
+EMSCRIPTEN_KEEPALIVE int wacore_groupRecordFromJson(uintptr_t json, size_t len) { return g_out.run([&] { return record_from_json(json, len); }); }
+EMSCRIPTEN_KEEPALIVE int wacore_groupRecordToJson(uintptr_t rec, size_t len) { return g_out.run([&] { return record_to_json(rec, len); }); }
+EMSCRIPTEN_KEEPALIVE int wacore_groupRecordInfo(uintptr_t rec, size_t len) { return g_out.run([&] { return record_info(rec, len); }); }
+EMSCRIPTEN_KEEPALIVE int wacore_groupCreate(uintptr_t rec, size_t len) { return g_out.run([&] { return create(rec, len); }); }
 EMSCRIPTEN_KEEPALIVE int wacore_groupProcess(uintptr_t rec, size_t len, uintptr_t msg, size_t msg_len) {
-  return process(rec, len, msg, msg_len);
+  return g_out.run([&] { return process(rec, len, msg, msg_len); });
 }
 EMSCRIPTEN_KEEPALIVE int wacore_groupEncrypt(uintptr_t rec, size_t len, uintptr_t pt, size_t pt_len) {
-  return encrypt(rec, len, pt, pt_len);
+  return g_out.run([&] { return encrypt(rec, len, pt, pt_len); });
 }
 EMSCRIPTEN_KEEPALIVE int wacore_groupDecrypt(uintptr_t rec, size_t len, uintptr_t msg, size_t msg_len) {
-  return decrypt(rec, len, msg, msg_len);
+  return g_out.run([&] { return decrypt(rec, len, msg, msg_len); });
 }
-EMSCRIPTEN_KEEPALIVE int wacore_groupDistributionInfo(uintptr_t msg, size_t len) { return distribution_info(msg, len); }
-EMSCRIPTEN_KEEPALIVE int wacore_groupDistributionEncode(uintptr_t in) { return distribution_encode(in); }
-EMSCRIPTEN_KEEPALIVE int wacore_appstateDecodePatch(uintptr_t in, size_t len) { return decode_patch(in, len); }
-EMSCRIPTEN_KEEPALIVE int wacore_appstateDecodeSnapshot(uintptr_t in, size_t len) { return decode_snapshot(in, len); }
-EMSCRIPTEN_KEEPALIVE int wacore_appstateDecodeMutations(uintptr_t in, size_t len) { return decode_mutations(in, len); }
-EMSCRIPTEN_KEEPALIVE int wacore_appstateVerify(uintptr_t in, size_t len) { return verify(in, len); }
+EMSCRIPTEN_KEEPALIVE int wacore_groupDistributionInfo(uintptr_t msg, size_t len) { return g_out.run([&] { return distribution_info(msg, len); }); }
+EMSCRIPTEN_KEEPALIVE int wacore_groupDistributionEncode(uintptr_t in) { return g_out.run([&] { return distribution_encode(in); }); }
+EMSCRIPTEN_KEEPALIVE int wacore_appstateDecodePatch(uintptr_t in, size_t len) { return g_out.run([&] { return decode_patch(in, len); }); }
+EMSCRIPTEN_KEEPALIVE int wacore_appstateDecodeSnapshot(uintptr_t in, size_t len) { return g_out.run([&] { return decode_snapshot(in, len); }); }
+EMSCRIPTEN_KEEPALIVE int wacore_appstateDecodeMutations(uintptr_t in, size_t len) { return g_out.run([&] { return decode_mutations(in, len); }); }
+EMSCRIPTEN_KEEPALIVE int wacore_appstateVerify(uintptr_t in, size_t len) { return g_out.run([&] { return verify(in, len); }); }
 }

@@ -7,6 +7,7 @@
 #include <sodium.h>
 
 #include <cstdint>
+#include <memory>
 #include <new>
 #include <span>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "binary/codec.h"
 #include "binary/tape.h"
 #include "common/error.h"
+#include "guard.h"
 #include "noise/noise.h"
 
 namespace {
@@ -54,22 +56,34 @@ void reset_out() {
   g_out.clear();
 }
 
+// Runs an export's body through guard() (guard.h). Out of memory: the outputs are wiped and the
+// call returns ERR_OUT_OF_MEMORY. The connection is as the core left it: unchanged in transport, the
+// handshake failed in a handshake step.
+template <typename F>
+int run(F&& body) noexcept {
+  constexpr int kFailed = -1;  // no body returns it: publish() gives an Error value, >= 0
+  const int r = wacore::bindings::guard(kFailed, std::forward<F>(body));
+  if (r != kFailed) return r;
+  if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
+  g_encoded.clear();
+  return publish(Error::out_of_memory);
+}
+
 uintptr_t noise_result() { return reinterpret_cast<uintptr_t>(&g_result); }
 
 // role: 0 client, 1 responder. ephemeral: address of 32 bytes, or 0 for a fresh key. Returns a
 // handle (> 0), 0 when out of memory, or -error.
 int noise_create(int role, int dict, uintptr_t routing, size_t routing_len, uintptr_t ephemeral, size_t max_frame) {
-  auto* c = new (std::nothrow) ns::Connection();
+  std::unique_ptr<ns::Connection> c(new (std::nothrow) ns::Connection());
   if (c == nullptr) return 0;
   const Error e = c->init(role == 0 ? ns::Connection::Role::client : ns::Connection::Role::responder,
                           static_cast<uint8_t>(dict), bytes(routing, routing_len),
                           ephemeral != 0 ? at(ephemeral) : nullptr, max_frame);
   if (e != Error::ok) {
     c->wipe();
-    delete c;
     return -static_cast<int>(e);
   }
-  return static_cast<int>(reinterpret_cast<uintptr_t>(c));
+  return static_cast<int>(reinterpret_cast<uintptr_t>(c.release()));
 }
 
 void noise_free(uintptr_t h) {
@@ -137,30 +151,36 @@ int noise_make_cert_chain(uintptr_t root_priv, uintptr_t inter_priv, uintptr_t l
 extern "C" {
 // Encrypts and frames len bytes.
 EMSCRIPTEN_KEEPALIVE int wacore_noise_encrypt_frame(uintptr_t h, uintptr_t in, size_t len) {
-  g_out.clear();
-  return publish(conn(h).encrypt_frame(bytes(in, len), g_out));
+  return run([&] {
+    g_out.clear();
+    return publish(conn(h).encrypt_frame(bytes(in, len), g_out));
+  });
 }
 
 // Binary-encodes a node tape (as wacore_binary_encode takes it), then encrypts and frames it.
 EMSCRIPTEN_KEEPALIVE int wacore_noise_encode_frame(uintptr_t h, uintptr_t words, size_t word_count, uintptr_t strings,
                                                    size_t string_count, uintptr_t area, size_t area_len, int dict) {
-  g_out.clear();
-  g_encoded.clear();
-  Error e = wacore::binary::encode_tape({at<const int32_t>(words), word_count},
-                                        {at<const int32_t>(strings), 2 * string_count}, bytes(area, area_len),
-                                        static_cast<wacore::binary::Dict>(dict), g_encoded);
-  if (e == Error::ok) e = conn(h).encrypt_frame(g_encoded, g_out);
-  if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
-  return publish(e);
+  return run([&] {
+    g_out.clear();
+    g_encoded.clear();
+    Error e = wacore::binary::encode_tape({at<const int32_t>(words), word_count},
+                                          {at<const int32_t>(strings), 2 * string_count}, bytes(area, area_len),
+                                          static_cast<wacore::binary::Dict>(dict), g_encoded);
+    if (e == Error::ok) e = conn(h).encrypt_frame(g_encoded, g_out);
+    if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
+    return publish(e);
+  });
 }
 
 // Feeds a chunk; the output holds each decrypted frame as a 4-byte little-endian length and the
 // bytes, and count says how many (also when an error stopped the call after some frames).
 EMSCRIPTEN_KEEPALIVE int wacore_noise_decrypt_frames(uintptr_t h, uintptr_t in, size_t len) {
-  reset_out();
-  size_t count = 0;
-  const Error e = conn(h).decrypt_frames(bytes(in, len), g_out, count);
-  return publish(e, count);
+  return run([&] {
+    reset_out();
+    size_t count = 0;
+    const Error e = conn(h).decrypt_frames(bytes(in, len), g_out, count);
+    return publish(e, count);
+  });
 }
 }
 
@@ -169,27 +189,27 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE uintptr_t wacore_noiseResult() { return noise_result(); }
 EMSCRIPTEN_KEEPALIVE int wacore_noiseCreate(int role, int dict, uintptr_t routing, size_t routing_len,
                                             uintptr_t ephemeral, size_t max_frame) {
-  return noise_create(role, dict, routing, routing_len, ephemeral, max_frame);
+  return wacore::bindings::guard(0, [&] { return noise_create(role, dict, routing, routing_len, ephemeral, max_frame); });
 }
 EMSCRIPTEN_KEEPALIVE void wacore_noiseFree(uintptr_t h) { noise_free(h); }
-EMSCRIPTEN_KEEPALIVE int wacore_noiseClientStart(uintptr_t h) { return noise_client_start(h); }
+EMSCRIPTEN_KEEPALIVE int wacore_noiseClientStart(uintptr_t h) { return run([&] { return noise_client_start(h); }); }
 EMSCRIPTEN_KEEPALIVE int wacore_noiseClientServerHello(uintptr_t h, uintptr_t chunk, size_t len, uintptr_t static_priv,
                                                        uintptr_t payload, size_t payload_len, uintptr_t root,
                                                        uint32_t now_hi, uint32_t now_lo) {
-  return noise_client_server_hello(h, chunk, len, static_priv, payload, payload_len, root, now_hi, now_lo);
+  return run([&] { return noise_client_server_hello(h, chunk, len, static_priv, payload, payload_len, root, now_hi, now_lo); });
 }
 EMSCRIPTEN_KEEPALIVE int wacore_noiseResponderHello(uintptr_t h, uintptr_t chunk, size_t len, uintptr_t static_priv,
                                                     uintptr_t chain, size_t chain_len) {
-  return noise_responder_hello(h, chunk, len, static_priv, chain, chain_len);
+  return run([&] { return noise_responder_hello(h, chunk, len, static_priv, chain, chain_len); });
 }
 EMSCRIPTEN_KEEPALIVE int wacore_noiseResponderFinish(uintptr_t h, uintptr_t chunk, size_t len) {
-  return noise_responder_finish(h, chunk, len);
+  return run([&] { return noise_responder_finish(h, chunk, len); });
 }
-EMSCRIPTEN_KEEPALIVE int wacore_noiseFinish(uintptr_t h) { return noise_finish(h); }
+EMSCRIPTEN_KEEPALIVE int wacore_noiseFinish(uintptr_t h) { return run([&] { return noise_finish(h); }); }
 EMSCRIPTEN_KEEPALIVE size_t wacore_noiseBuffered(uintptr_t h) { return noise_buffered(h); }
 EMSCRIPTEN_KEEPALIVE int wacore_noiseMakeCertChain(uintptr_t root_priv, uintptr_t inter_priv, uintptr_t leaf_key,
                                                    uint32_t inter_serial, uint32_t leaf_serial, uint32_t nb_hi,
                                                    uint32_t nb_lo, uint32_t na_hi, uint32_t na_lo) {
-  return noise_make_cert_chain(root_priv, inter_priv, leaf_key, inter_serial, leaf_serial, nb_hi, nb_lo, na_hi, na_lo);
+  return run([&] { return noise_make_cert_chain(root_priv, inter_priv, leaf_key, inter_serial, leaf_serial, nb_hi, nb_lo, na_hi, na_lo); });
 }
 }

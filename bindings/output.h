@@ -12,9 +12,11 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
+#include "guard.h"
 
 namespace wacore::bindings {
 
@@ -26,7 +28,7 @@ inline std::span<const uint8_t> bytes(uintptr_t p, size_t n) { return {at(p), n}
 inline int rc(Error e) { return static_cast<int>(e); }
 
 // A record parsed from the I/O buffer; its secrets are wiped when the call ends.
-template <typename Record, Error (*Parse)(std::span<const uint8_t>, Record&) noexcept, void (*Wipe)(Record&) noexcept>
+template <typename Record, Error (*Parse)(std::span<const uint8_t>, Record&), void (*Wipe)(Record&) noexcept>
 struct Parsed {
   Record record;
   Error error;
@@ -68,6 +70,17 @@ class Output {
     view_.ptr = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(buf_.data()));
     view_.len = static_cast<uint32_t>(buf_.size());
     return 0;
+  }
+  // Runs an export's body through guard(): out of memory is kOutOfMemory, with the partial output
+  // and the free stack wiped (also when a parser caught the failure itself and returned the error).
+  template <typename F>
+  int run(F&& body) noexcept {
+    const int r = guard(kOutOfMemory, std::forward<F>(body));
+    if (r == kOutOfMemory) {
+      reset();
+      wipe_free_stack();
+    }
+    return r;
   }
   // The address of { uint32 ptr, uint32 len } for the JS side.
   uintptr_t view() const { return reinterpret_cast<uintptr_t>(&view_); }

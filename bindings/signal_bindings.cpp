@@ -248,35 +248,35 @@ uintptr_t signal_out() { return g_out.view(); }
 // Plain wasm exports, called by the JS side as Module._wacore_<name> (see wacore_bindings.cpp).
 extern "C" {
 EMSCRIPTEN_KEEPALIVE uintptr_t wacore_signalOut() { return signal_out(); }
-EMSCRIPTEN_KEEPALIVE int wacore_signalRecordFromJson(uintptr_t json, size_t len) { return record_from_json(json, len); }
-EMSCRIPTEN_KEEPALIVE int wacore_signalRecordToJson(uintptr_t rec, size_t len) { return record_to_json(rec, len); }
-EMSCRIPTEN_KEEPALIVE int wacore_signalRecordInfo(uintptr_t rec, size_t len) { return record_info(rec, len); }
+EMSCRIPTEN_KEEPALIVE int wacore_signalRecordFromJson(uintptr_t json, size_t len) { return g_out.run([&] { return record_from_json(json, len); }); }
+EMSCRIPTEN_KEEPALIVE int wacore_signalRecordToJson(uintptr_t rec, size_t len) { return g_out.run([&] { return record_to_json(rec, len); }); }
+EMSCRIPTEN_KEEPALIVE int wacore_signalRecordInfo(uintptr_t rec, size_t len) { return g_out.run([&] { return record_info(rec, len); }); }
 EMSCRIPTEN_KEEPALIVE int wacore_signalCloseOpenSession(uintptr_t rec, size_t len, double now) {
-  return close_open_session(rec, len, now);
+  return g_out.run([&] { return close_open_session(rec, len, now); });
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalInitOutgoing(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t bundle,
                                                    double now) {
-  return init_outgoing(rec, len, identity, bundle, now);
+  return g_out.run([&] { return init_outgoing(rec, len, identity, bundle, now); });
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalInitIncoming(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t msg,
                                                    size_t msg_len, uintptr_t spk, int has_spk, uintptr_t opk,
                                                    int has_opk, double now) {
-  return init_incoming(rec, len, identity, msg, msg_len, spk, has_spk, opk, has_opk, now);
+  return g_out.run([&] { return init_incoming(rec, len, identity, msg, msg_len, spk, has_spk, opk, has_opk, now); });
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalEncrypt(uintptr_t rec, size_t len, uintptr_t identity_pub,
                                               uint32_t our_registration, uintptr_t pt, size_t pt_len) {
-  return encrypt(rec, len, identity_pub, our_registration, pt, pt_len);
+  return g_out.run([&] { return encrypt(rec, len, identity_pub, our_registration, pt, pt_len); });
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalDecryptWhisper(uintptr_t rec, size_t len, uintptr_t identity_pub, uintptr_t msg,
                                                      size_t msg_len, double now) {
-  return decrypt_whisper(rec, len, identity_pub, msg, msg_len, now);
+  return g_out.run([&] { return decrypt_whisper(rec, len, identity_pub, msg, msg_len, now); });
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalDecryptPreKey(uintptr_t rec, size_t len, uintptr_t identity, uintptr_t msg,
                                                     size_t msg_len, uintptr_t spk, int has_spk, uintptr_t opk,
                                                     int has_opk, double now) {
-  return decrypt_prekey(rec, len, identity, msg, msg_len, spk, has_spk, opk, has_opk, now);
+  return g_out.run([&] { return decrypt_prekey(rec, len, identity, msg, msg_len, spk, has_spk, opk, has_opk, now); });
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalPreKeyInfo(uintptr_t rec, size_t len, uintptr_t msg, size_t msg_len) {
-  return prekey_info(rec, len, msg, msg_len);
+  return g_out.run([&] { return prekey_info(rec, len, msg, msg_len); });
 }
 }

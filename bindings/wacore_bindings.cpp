@@ -24,6 +24,7 @@
 #include "crypto/hash.h"
 #include "media/media.h"
 #include "signal/registration.h"
+#include "guard.h"
 
 namespace {
 
@@ -45,7 +46,7 @@ EM_JS(int, wacore_js_fill_random, (uint8_t * p, size_t n), {
 });
 // clang-format on
 
-int js_random(uint8_t* buf, size_t n) { return wacore_js_fill_random(buf, n); }
+int js_random(uint8_t* buf, size_t n) noexcept { return wacore_js_fill_random(buf, n); }
 
 // The I/O buffer: grows to the largest request seen and is then reused, so steady-state calls never
 // allocate. The JS side wipes the part that held secrets after each call.
@@ -534,26 +535,13 @@ int appstate_decrypt_value(uintptr_t keys, int op, uintptr_t key_id, size_t key_
 // generic invoker (the only one available without eval, -sDYNAMIC_EXECUTION=0) would cost more than
 // the decoding itself. The JS side calls Module._wacore_binary_decode/_encode.
 extern "C" {
-// 0 when n bytes can be allocated now, 1 when not. The block is freed again at once; memory grows
-// to make room and, never shrinking, keeps it. The JS side asks before an operation whose working
-// memory grows with its input, so that running out is ERR_OUT_OF_MEMORY before any work rather than
-// an allocation failure deep in the core, which has no exceptions to unwind it (its vectors would
-// never be freed). The address goes through a volatile store: a malloc/free pair whose result is
-// unused may be removed by the compiler, which then takes the allocation as having succeeded.
-volatile uintptr_t g_reserved;
-EMSCRIPTEN_KEEPALIVE int wacore_reserve(size_t n) {
-  void* p = std::malloc(n);
-  g_reserved = reinterpret_cast<uintptr_t>(p);
-  if (g_reserved == 0) return 1;
-  std::free(p);
-  return 0;
-}
 EMSCRIPTEN_KEEPALIVE int wacore_binary_decode(uintptr_t in, size_t len, int dict) {
-  return binary_decode(in, len, dict);
+  return wacore::bindings::guard(wacore::bindings::kOutOfMemory, [&] { return binary_decode(in, len, dict); });
 }
 EMSCRIPTEN_KEEPALIVE int wacore_binary_encode(uintptr_t words, size_t word_count, uintptr_t strings,
                                               size_t string_count, uintptr_t area, size_t area_len, int dict) {
-  return binary_encode(words, word_count, strings, string_count, area, area_len, dict);
+  return wacore::bindings::guard(wacore::bindings::kOutOfMemory,
+                                 [&] { return binary_encode(words, word_count, strings, string_count, area, area_len, dict); });
 }
 }
 

@@ -46,13 +46,14 @@ set(WACORE_WASM_OPT "" CACHE STRING "wasm-opt passes run on the linked .wasm aft
 separate_arguments(_extra_compile UNIX_COMMAND "${WACORE_EXTRA_COMPILE_FLAGS}")
 separate_arguments(_extra_link UNIX_COMMAND "${WACORE_EXTRA_LINK_FLAGS}")
 separate_arguments(_wasm_opt_passes UNIX_COMMAND "${WACORE_WASM_OPT}")
-add_compile_options(${WACORE_OPT} ${_extra_compile} -fno-exceptions)
-# The protobuf/JSON parsers catch their library's exceptions (CMakeLists.txt): native wasm
-# exception handling (try_table/throw instructions), no JS glue; the rest of the module has none.
-set(WACORE_EH_FLAGS -fexceptions -fwasm-exceptions)
-if(WACORE_EH_SOURCES)
-  set_source_files_properties(${WACORE_EH_SOURCES} PROPERTIES COMPILE_OPTIONS "${WACORE_EH_FLAGS}")
-endif()
+# C++ is compiled with native wasm exceptions (try/catch instructions, no JS glue): an allocation
+# that fails anywhere in the core throws std::bad_alloc, which unwinds to the export that was called
+# (bindings/guard.h), running every destructor on the way, and comes out as ERR_OUT_OF_MEMORY. Calls
+# to C functions (libsodium, zlib, libc) are taken not to unwind (-fexternc-nounwind), so code that
+# only calls them needs no unwinding tables. C is compiled without exceptions.
+add_compile_options(${WACORE_OPT} ${_extra_compile}
+  "$<$<COMPILE_LANGUAGE:CXX>:-fexceptions;-fwasm-exceptions;SHELL:-Xclang -fexternc-nounwind>"
+  "$<$<COMPILE_LANGUAGE:C>:-fno-exceptions>")
 # Session logic, record formats, certificate parsing and their glue run once per message around the crypto, which stays
 # at -O3 (libsodium, AES, hashing): -Os there saves size at no measurable cost (docs/build.md).
 set(WACORE_SIZE_SOURCES src/signal/session.cpp src/signal/proto.cpp src/signal/proto_write.cpp

@@ -315,5 +315,9 @@ function makeApi(M, nodeCrypto) {
     ...makeGroups(core),
     ...jid,
     memoryStats,
+    // Fault injection for tests of out-of-memory handling (docs/limits.md): the n-th C++ allocation
+    // from now fails as if memory had run out (0 cancels); returns how many were still to go of
+    // the plan it replaces, 0 if that one fired.
+    [Symbol.for('wacore-wasm.failAllocation')]: (n) => M._wacore_failAllocation(n >>> 0) >>> 0,
   });
 }

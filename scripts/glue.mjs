@@ -22,11 +22,38 @@ function neutral(variant) {
   // not hold one (the loader holds one per variant).
   once(`new URL("${file}",import.meta.url).toString()`, '""');
   once(`"${file}"`, '""');
-  return text;
+  // EM_ASM bodies are keyed by their address in the module's data, which moves with the rest of the
+  // data: the builds may key the same bodies differently. The shared table keys every body under
+  // each build's address.
+  const open = text.indexOf('ASM_CONSTS={');
+  if (open < 0 || text.indexOf('ASM_CONSTS={', open + 1) >= 0) throw new Error(`glue.mjs: ASM_CONSTS not found once in ${variant}`);
+  const keys = [];
+  let i = open + 'ASM_CONSTS='.length;
+  for (let depth = 0; ; i++) {
+    const c = text[i];
+    if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) break;
+    else if (depth === 1 && /[{,]/.test(text[i - 1]) && /\d/.test(c)) {
+      const m = /^(\d+):function\(/.exec(text.slice(i));
+      if (!m) throw new Error(`glue.mjs: unexpected ASM_CONSTS entry in ${variant}`);
+      keys.push({ at: i, key: m[1] });
+    }
+  }
+  if (text[i + 1] !== ';') throw new Error(`glue.mjs: ASM_CONSTS is not a statement in ${variant}`);
+  text = `${text.slice(0, i + 2)}@END@${text.slice(i + 2)}`;
+  // Placeholders, back to front so that the offsets stay valid.
+  for (const [n, { at, key }] of [...keys.entries()].reverse()) text = text.slice(0, at) + `@${n}@` + text.slice(at + key.length);
+  return { text, keys: keys.map((k) => k.key) };
 }
 
-const scalar = neutral('scalar');
-const simd = neutral('simd');
+const s = neutral('scalar');
+const v = neutral('simd');
+// The scalar build's addresses in the table, and the SIMD build's as aliases of the same bodies.
+if (s.keys.length !== v.keys.length) throw new Error('glue.mjs: the builds have different EM_ASM counts');
+const aliases = s.keys.map((key, n) => (key === v.keys[n] ? '' : `ASM_CONSTS[${v.keys[n]}]=ASM_CONSTS[${key}];`)).join('');
+const shared = (text) => text.replace(/@(\d+)@:/g, (_, n) => `${s.keys[n]}:`).replace('@END@', aliases);
+const scalar = shared(s.text);
+const simd = shared(v.text);
 if (scalar !== simd) {
   let i = 0;
   while (scalar[i] === simd[i]) i++;

@@ -40,7 +40,7 @@ function macList(list, name) {
   return out;
 }
 
-export function makeAppState({ M, fail, io, wipe, reserve }) {
+export function makeAppState({ M, fail, io, wipe }) {
   // Copies the given byte arrays into the I/O buffer one after another; returns their addresses
   // (and, at the end, the first free address).
   const place = (parts, extra) => {
@@ -194,7 +194,7 @@ export function makeAppState({ M, fail, io, wipe, reserve }) {
   }
 
   // --- patches and snapshots (bindings/group_bindings.cpp) --------------------------------------------
-  const outputs = makeOutputCalls({ M, io, wipe, reserve }, M._wacore_groupsOut());
+  const outputs = makeOutputCalls({ M, io, wipe }, M._wacore_groupsOut());
   // The parts end to end; invoke(address, total length).
   const callParts = (parts, invoke) => {
     let size = 0;

@@ -12,13 +12,11 @@ const CONTENT_NONE = 0;
 const CONTENT_TEXT = 1;
 const CONTENT_BYTES = 2;
 const CONTENT_CHILDREN = 3;
-/** Working memory of a decode, in multiples of the frame (see decodeBinaryNode). */
-const DECODE_FACTOR = 20;
 
 const utf8 = new TextDecoder('utf-8');
 const utf8Encoder = new TextEncoder();
 
-export function makeBinary({ M, fail, io, reserve }) {
+export function makeBinary({ M, fail, io }) {
   const result = M._wacore_binaryResult() >> 2; // BinaryResult, as 32-bit words
   // Token strings per dictionary (id -> string) and their reverse map (string -> id; "" excluded),
   // made on a dictionary's first use rather than at load.
@@ -74,11 +72,6 @@ export function makeBinary({ M, fail, io, reserve }) {
     const d = dictionaryOf(opts);
     const bytes = asBytes(data, 'data');
     const p = io(bytes.length);
-    // The tape and the node tree being built take up to about 18 times a frame of small nodes
-    // (measured: 8 during the decode, on top of what the frame's own encode had grown), so a frame
-    // of 1 MiB or more asks for DECODE_FACTOR times its size first (core.mjs). Inflated content
-    // (compressed frames) is capped by the core instead (kMaxInflatedBytes).
-    reserve(bytes.length, DECODE_FACTOR);
     M.HEAPU8.set(bytes, p);
     return decodeAt(p, bytes.length, d);
   }

@@ -79,10 +79,6 @@ export function optionsOf(options, name = 'options') {
 }
 /** The largest I/O buffer a wasm32 module can address. */
 const MAX_IO_BYTES = 2 ** 32 - 1;
-// See reserve() in makeCore.
-const RESERVE_FROM = 1 << 20;
-const RESERVE_SLACK = 1 << 20;
-const MAX_RESERVE = 2 ** 31 - 1;
 /** As asBytes, with undefined and null meaning empty. */
 export const asOptionalBytes = (x, name) => (x === undefined || x === null ? EMPTY : asBytes(x, name));
 
@@ -122,16 +118,5 @@ export function makeCore(M) {
     if (src.length <= max) heap.set(src, at);
   };
   const wipe = (p, n) => M.HEAPU8.fill(0, p, p + n);
-  /** Makes sure an operation on n input bytes, whose working memory besides the I/O buffer is at
-   * most `factor` times that (docs/limits.md), can allocate it: ERR_OUT_OF_MEMORY before any work
-   * otherwise. Inputs under RESERVE_FROM bytes are not checked (their working memory is small). */
-  const reserve = (n, factor) => {
-    if (n < RESERVE_FROM) return;
-    const need = factor * n + RESERVE_SLACK;
-    // The module's memory stops at 2 GiB: a larger request cannot be met.
-    if (!(need <= MAX_RESERVE) || M._wacore_reserve(need) !== 0) {
-      throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to what this operation needs');
-    }
-  };
-  return { M, fail, io, put, wipe, reserve };
+  return { M, fail, io, put, wipe };
 }

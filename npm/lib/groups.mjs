@@ -97,7 +97,7 @@ export class SenderKeyName {
   }
 }
 
-export function makeGroups({ M, fail, io, wipe, reserve }) {
+export function makeGroups({ M, fail, io, wipe }) {
   const raise = (rc) => {
     try {
       fail(rc);
@@ -106,7 +106,7 @@ export function makeGroups({ M, fail, io, wipe, reserve }) {
     }
   };
 
-  const outputs = makeOutputCalls({ M, io, wipe, reserve }, M._wacore_groupsOut());
+  const outputs = makeOutputCalls({ M, io, wipe }, M._wacore_groupsOut());
   const call = (parts, invoke) => outputs.callParts(parts, invoke, raise);
 
   // JSON text of a state array starts with '[' (after spaces, tabs or CRs); the protobuf form starts

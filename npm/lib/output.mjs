@@ -5,8 +5,6 @@
 import { NodeBuffer } from './node-buffer.mjs';
 
 const HAS_BUFFER = NodeBuffer !== undefined;
-/** Working memory of an output call, in multiples of its input (see call()). */
-const WORKING_FACTOR = 8;
 
 /** Outputs are Buffers in Node (as the libraries this package stands in for return them),
  * Uint8Arrays elsewhere. Zero-copy. */
@@ -50,14 +48,10 @@ export class Reader {
  *  - callParts(parts, invoke, raise): the parts end to end, invoke(...addresses of the parts).
  * Both return a copy of the output.
  */
-export function makeOutputCalls({ M, io, wipe, reserve }, viewAddress) {
+export function makeOutputCalls({ M, io, wipe }, viewAddress) {
   const view = viewAddress >> 2;
   function call(size, write, invoke, raise) {
     const p = io(size);
-    // The core's working copies (parsed record, ciphertext, message, output) peak at about 6.3
-    // (Signal) and 7 (sender keys) times the input besides the I/O buffer (measured on 100 MiB
-    // inputs); asked for first, so that a lack of memory fails here and not inside the core.
-    reserve(size, WORKING_FACTOR);
     try {
       write(M.HEAPU8, p);
       const rc = invoke(p);

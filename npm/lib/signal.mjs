@@ -114,7 +114,7 @@ export function queueJob(key, job) {
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
 
-export function makeSignal({ M, fail, io, wipe, reserve }, curve) {
+export function makeSignal({ M, fail, io, wipe }, curve) {
   const raise = (rc) => {
     try {
       fail(rc);
@@ -154,7 +154,7 @@ export function makeSignal({ M, fail, io, wipe, reserve }, curve) {
     return t;
   };
 
-  const outputs = makeOutputCalls({ M, io, wipe, reserve }, M._wacore_signalOut());
+  const outputs = makeOutputCalls({ M, io, wipe }, M._wacore_signalOut());
   const call = (size, write, invoke) => outputs.call(size, write, invoke, raise);
 
   const EMPTY = new Uint8Array(0);

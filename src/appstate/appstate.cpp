@@ -169,13 +169,13 @@ void hmac256(Bytes key, std::initializer_list<Bytes> parts, uint8_t out[hash::kS
 
 }  // namespace
 
-void expand_keys(std::span<const uint8_t> key_data, MutationKeys& out) noexcept {
+void expand_keys(std::span<const uint8_t> key_data, MutationKeys& out) {
   static_assert(sizeof(MutationKeys) == 5 * kKeyBytes);
   hash::hkdf(key_data, {}, text(kMutationKeysInfo), {reinterpret_cast<uint8_t*>(&out), sizeof out});
 }
 
 void lthash_subtract_then_add(uint8_t hash[kLtHashBytes], std::span<const uint8_t> add_macs,
-                              std::span<const uint8_t> sub_macs) noexcept {
+                              std::span<const uint8_t> sub_macs) {
 #if defined(__wasm_simd128__)
   detail::lthash_lockstep(hash, add_macs, sub_macs);
 #else
@@ -199,7 +199,7 @@ void with_lanes(uint8_t hash[kLtHashBytes], Body body) {
 }
 
 void lthash_lockstep(uint8_t hash[kLtHashBytes], std::span<const uint8_t> add_macs,
-                     std::span<const uint8_t> sub_macs) noexcept {
+                     std::span<const uint8_t> sub_macs) {
   // Full batches of kWidth MACs; a short last batch runs padded when that is cheaper than running
   // its MACs one at a time (more than a third of the lanes in use).
   constexpr size_t kWidth = sha256x4::kWidth;
@@ -218,7 +218,7 @@ void lthash_lockstep(uint8_t hash[kLtHashBytes], std::span<const uint8_t> add_ma
 }
 
 void lthash_one_by_one(uint8_t hash[kLtHashBytes], std::span<const uint8_t> add_macs,
-                       std::span<const uint8_t> sub_macs) noexcept {
+                       std::span<const uint8_t> sub_macs) {
   with_lanes(hash, [&](uint32_t acc[]) {
     for (const auto& [macs, add] : {std::pair{sub_macs, false}, std::pair{add_macs, true}}) {
       for (size_t i = 0; i + kMacBytes <= macs.size(); i += kMacBytes) accumulate<uint32_t>(macs.data() + i, 1, add, acc);
@@ -228,12 +228,12 @@ void lthash_one_by_one(uint8_t hash[kLtHashBytes], std::span<const uint8_t> add_
 
 }  // namespace detail
 
-void index_mac(const uint8_t key[kKeyBytes], std::span<const uint8_t> index, uint8_t out[kMacBytes]) noexcept {
+void index_mac(const uint8_t key[kKeyBytes], std::span<const uint8_t> index, uint8_t out[kMacBytes]) {
   hmac256({key, kKeyBytes}, {index}, out);
 }
 
 void value_mac(Operation op, std::span<const uint8_t> key_id, std::span<const uint8_t> data,
-               const uint8_t key[kKeyBytes], uint8_t out[kMacBytes]) noexcept {
+               const uint8_t key[kKeyBytes], uint8_t out[kMacBytes]) {
   const uint8_t op_byte = op == Operation::set ? 0x01 : 0x02;
   uint8_t length[8];
   be64(length, 1 + static_cast<uint64_t>(key_id.size()));
@@ -250,21 +250,21 @@ void value_mac(Operation op, std::span<const uint8_t> key_id, std::span<const ui
 }
 
 void snapshot_mac(const uint8_t lthash[kLtHashBytes], uint64_t version, std::string_view name,
-                  const uint8_t key[kKeyBytes], uint8_t out[kMacBytes]) noexcept {
+                  const uint8_t key[kKeyBytes], uint8_t out[kMacBytes]) {
   uint8_t v[8];
   be64(v, version);
   hmac256({key, kKeyBytes}, {{lthash, kLtHashBytes}, v, text(name)}, out);
 }
 
 void patch_mac(const uint8_t snapshot[kMacBytes], std::span<const uint8_t> value_macs, uint64_t version,
-               std::string_view name, const uint8_t key[kKeyBytes], uint8_t out[kMacBytes]) noexcept {
+               std::string_view name, const uint8_t key[kKeyBytes], uint8_t out[kMacBytes]) {
   uint8_t v[8];
   be64(v, version);
   hmac256({key, kKeyBytes}, {{snapshot, kMacBytes}, value_macs, v, text(name)}, out);
 }
 
 void encrypt_value(const MutationKeys& keys, Operation op, std::span<const uint8_t> key_id,
-                   std::span<const uint8_t> plaintext, const uint8_t iv[kIvBytes], uint8_t* out) noexcept {
+                   std::span<const uint8_t> plaintext, const uint8_t iv[kIvBytes], uint8_t* out) {
   std::memcpy(out, iv, kIvBytes);
   aes::cbc_encrypt(keys.value_encryption, iv, plaintext.data(), plaintext.size(), out + kIvBytes);
   const size_t body = kIvBytes + aes::cbc_encrypted_size(plaintext.size());
@@ -272,7 +272,7 @@ void encrypt_value(const MutationKeys& keys, Operation op, std::span<const uint8
 }
 
 Error decrypt_value(const MutationKeys& keys, Operation op, std::span<const uint8_t> key_id,
-                    std::span<const uint8_t> blob, uint8_t* out, size_t* out_len) noexcept {
+                    std::span<const uint8_t> blob, uint8_t* out, size_t* out_len) {
   *out_len = 0;
   if (blob.size() < kIvBytes + 16 + kMacBytes || (blob.size() - kIvBytes - kMacBytes) % 16 != 0) {
     return Error::data_length;

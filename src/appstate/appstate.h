@@ -34,48 +34,48 @@ struct MutationKeys {
 };
 
 // HKDF-SHA256(key_data, no salt, "WhatsApp Mutation Keys", 160) split into five 32-byte keys.
-void expand_keys(std::span<const uint8_t> key_data, MutationKeys& out) noexcept;
+void expand_keys(std::span<const uint8_t> key_data, MutationKeys& out);
 
 // hash = hash - sum(expand(sub)) + sum(expand(add)), over n MACs of 32 bytes laid end to end.
 void lthash_subtract_then_add(uint8_t hash[kLtHashBytes], std::span<const uint8_t> add_macs,
-                              std::span<const uint8_t> sub_macs) noexcept;
+                              std::span<const uint8_t> sub_macs);
 
 // Both ways of computing the LTHash, in every build (for tests): four MACs at a time through the
 // 4-lane SHA-256 (the SIMD build's choice), and one at a time on plain words (the others').
 namespace detail {
 void lthash_lockstep(uint8_t hash[kLtHashBytes], std::span<const uint8_t> add_macs,
-                     std::span<const uint8_t> sub_macs) noexcept;
+                     std::span<const uint8_t> sub_macs);
 void lthash_one_by_one(uint8_t hash[kLtHashBytes], std::span<const uint8_t> add_macs,
-                       std::span<const uint8_t> sub_macs) noexcept;
+                       std::span<const uint8_t> sub_macs);
 }  // namespace detail
 
 // HMAC-SHA256(index key, index JSON bytes).
-void index_mac(const uint8_t key[kKeyBytes], std::span<const uint8_t> index, uint8_t out[kMacBytes]) noexcept;
+void index_mac(const uint8_t key[kKeyBytes], std::span<const uint8_t> index, uint8_t out[kMacBytes]);
 
 // HMAC-SHA512(value MAC key, op byte || key id || data || uint64_BE(1 + len(key id)))[0:32], where
 // data is iv || ciphertext and the op byte is 1 for SET, 2 for REMOVE.
 void value_mac(Operation op, std::span<const uint8_t> key_id, std::span<const uint8_t> data,
-               const uint8_t key[kKeyBytes], uint8_t out[kMacBytes]) noexcept;
+               const uint8_t key[kKeyBytes], uint8_t out[kMacBytes]);
 
 // HMAC-SHA256(snapshot MAC key, lthash || uint64_BE(version) || name).
 void snapshot_mac(const uint8_t lthash[kLtHashBytes], uint64_t version, std::string_view name,
-                  const uint8_t key[kKeyBytes], uint8_t out[kMacBytes]) noexcept;
+                  const uint8_t key[kKeyBytes], uint8_t out[kMacBytes]);
 
 // HMAC-SHA256(patch MAC key, snapshot MAC || value MACs || uint64_BE(version) || name).
 void patch_mac(const uint8_t snapshot[kMacBytes], std::span<const uint8_t> value_macs, uint64_t version,
-               std::string_view name, const uint8_t key[kKeyBytes], uint8_t out[kMacBytes]) noexcept;
+               std::string_view name, const uint8_t key[kKeyBytes], uint8_t out[kMacBytes]);
 
 // Bytes encrypt_value writes for a plaintext of n bytes: iv, AES-256-CBC with padding, value MAC.
 constexpr size_t encrypted_value_size(size_t n) { return kIvBytes + (n / 16 + 1) * 16 + kMacBytes; }
 
 // The value blob of a mutation: iv || AES-256-CBC(value encryption key, iv, plaintext) || value MAC.
 void encrypt_value(const MutationKeys& keys, Operation op, std::span<const uint8_t> key_id,
-                   std::span<const uint8_t> plaintext, const uint8_t iv[kIvBytes], uint8_t* out) noexcept;
+                   std::span<const uint8_t> plaintext, const uint8_t iv[kIvBytes], uint8_t* out);
 
 // Checks the blob's value MAC (in constant time) before decrypting anything; writes the plaintext
 // to out (blob.size() - 48 bytes of room) and its length to out_len. Errors: data_length (blob too
 // short or misaligned), auth_tag (MAC), bad_padding.
 Error decrypt_value(const MutationKeys& keys, Operation op, std::span<const uint8_t> key_id,
-                    std::span<const uint8_t> blob, uint8_t* out, size_t* out_len) noexcept;
+                    std::span<const uint8_t> blob, uint8_t* out, size_t* out_len);
 
 }  // namespace wacore::appstate

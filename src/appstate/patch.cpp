@@ -12,7 +12,7 @@ namespace {
 
 using Mac = std::array<uint8_t, kMacBytes>;
 
-const MutationKeys* find_keys(std::span<const KeyEntry> keys, std::span<const uint8_t> id) noexcept {
+const MutationKeys* find_keys(std::span<const KeyEntry> keys, std::span<const uint8_t> id) {
   for (const KeyEntry& k : keys) {
     if (k.key_id.size() == id.size() && (id.empty() || std::memcmp(k.key_id.data(), id.data(), id.size()) == 0)) {
       return &k.keys;
@@ -21,12 +21,12 @@ const MutationKeys* find_keys(std::span<const KeyEntry> keys, std::span<const ui
   return nullptr;
 }
 
-bool less(const IndexValue& a, const Mac& b) noexcept { return std::memcmp(a.index_mac.data(), b.data(), kMacBytes) < 0; }
+bool less(const IndexValue& a, const Mac& b) { return std::memcmp(a.index_mac.data(), b.data(), kMacBytes) < 0; }
 
 // Applies mutations to `work` (a copy of the state) and collects the MACs to add and subtract, as
 // Baileys' LTHash generator does: each mutation sees the index map as the ones before it left it.
 Error apply(LtHashState& work, std::span<const SyncdMutation> mutations, std::span<const KeyEntry> keys,
-            const VerifyOptions& options, VerifyResult& out) noexcept {
+            const VerifyOptions& options, VerifyResult& out) {
   std::vector<uint8_t> add, sub;
   add.reserve(mutations.size() * kMacBytes);
   for (const SyncdMutation& m : mutations) {
@@ -81,7 +81,7 @@ Error apply(LtHashState& work, std::span<const SyncdMutation> mutations, std::sp
 }
 
 Error check_snapshot_mac(const LtHashState& s, std::string_view name, const MutationKeys& k,
-                         std::span<const uint8_t> expected) noexcept {
+                         std::span<const uint8_t> expected) {
   if (expected.size() != kMacBytes) return Error::invalid_patch;
   uint8_t mac[kMacBytes];
   snapshot_mac(s.hash.data(), s.version, name, k.snapshot_mac, mac);
@@ -95,7 +95,7 @@ void wipe(VerifyResult& r) noexcept {
 
 }  // namespace
 
-Error normalize_state(LtHashState& state) noexcept {
+Error normalize_state(LtHashState& state) {
   std::sort(state.values.begin(), state.values.end(),
             [](const IndexValue& a, const IndexValue& b) { return less(a, b.index_mac); });
   for (size_t i = 1; i < state.values.size(); i++) {
@@ -105,7 +105,7 @@ Error normalize_state(LtHashState& state) noexcept {
 }
 
 Error verify_patch(LtHashState& state, const SyncdPatch& patch, std::string_view name,
-                   std::span<const KeyEntry> keys, const VerifyOptions& options, VerifyResult& out) noexcept {
+                   std::span<const KeyEntry> keys, const VerifyOptions& options, VerifyResult& out) {
   if (!patch.has_version) return Error::invalid_patch;
   const MutationKeys* k = find_keys(keys, patch.key_id);
   if (k == nullptr) return Error::missing_key;
@@ -136,7 +136,7 @@ Error verify_patch(LtHashState& state, const SyncdPatch& patch, std::string_view
 }
 
 Error verify_snapshot(const SyncdSnapshot& snapshot, std::string_view name, std::span<const KeyEntry> keys,
-                      LtHashState& state, VerifyResult& out) noexcept {
+                      LtHashState& state, VerifyResult& out) {
   if (!snapshot.has_version) return Error::invalid_patch;
   const MutationKeys* k = find_keys(keys, snapshot.key_id);
   if (k == nullptr) return Error::missing_key;

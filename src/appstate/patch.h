@@ -64,10 +64,10 @@ struct SyncdSnapshot {
 inline constexpr size_t kMaxMutations = 100'000;
 
 // Errors: Error::invalid_patch.
-Error decode_patch(std::span<const uint8_t> in, SyncdPatch& out) noexcept;
-Error decode_snapshot(std::span<const uint8_t> in, SyncdSnapshot& out) noexcept;
+Error decode_patch(std::span<const uint8_t> in, SyncdPatch& out);
+Error decode_snapshot(std::span<const uint8_t> in, SyncdSnapshot& out);
 // SyncdMutations{mutations=1} (a downloaded externalMutations blob), appended to out.
-Error decode_mutations(std::span<const uint8_t> in, std::vector<SyncdMutation>& out) noexcept;
+Error decode_mutations(std::span<const uint8_t> in, std::vector<SyncdMutation>& out);
 // SyncActionData{index=1, value=2, padding=3, version=4}: the spans point into `in`.
 struct SyncActionData {
   std::span<const uint8_t> index;
@@ -77,7 +77,7 @@ struct SyncActionData {
   bool has_version = false;
   int32_t version = 0;
 };
-Error decode_sync_action_data(std::span<const uint8_t> in, SyncActionData& out) noexcept;
+Error decode_sync_action_data(std::span<const uint8_t> in, SyncActionData& out);
 
 // Baileys' LTHashState: version, hash, and the value MAC of every index MAC it holds.
 struct IndexValue {
@@ -90,7 +90,7 @@ struct LtHashState {
   std::vector<IndexValue> values;  // sorted by index_mac, unique
 };
 // Sorts and checks a state read from storage (Error::invalid_patch on a repeated index MAC).
-Error normalize_state(LtHashState& state) noexcept;
+Error normalize_state(LtHashState& state);
 
 // The expanded keys of one app-state sync key.
 struct KeyEntry {
@@ -117,9 +117,9 @@ struct VerifyResult {
 // patch_mac, value_mac, index_mac, bad_padding, remove_without_set, snapshot_mac. On error `state`
 // is unchanged.
 Error verify_patch(LtHashState& state, const SyncdPatch& patch, std::string_view name,
-                   std::span<const KeyEntry> keys, const VerifyOptions& options, VerifyResult& out) noexcept;
+                   std::span<const KeyEntry> keys, const VerifyOptions& options, VerifyResult& out);
 // The state a snapshot describes (state = its records on a zero hash, at its version).
 Error verify_snapshot(const SyncdSnapshot& snapshot, std::string_view name, std::span<const KeyEntry> keys,
-                      LtHashState& state, VerifyResult& out) noexcept;
+                      LtHashState& state, VerifyResult& out);
 
 }  // namespace wacore::appstate

@@ -1,7 +1,7 @@
 // Decoding the app-state protobufs (WAProto's SyncdPatch, SyncdSnapshot, SyncdMutation(s),
 // SyncdRecord, SyncActionData) through protozero. protozero throws on malformed input and so does
 // malformed() on a field of the wrong type; each public function catches and returns
-// Error::invalid_patch (this file is in WACORE_EH_SOURCES).
+// Error::invalid_patch.
 #include <protozero/pbf_reader.hpp>
 
 #include "common/pbf.h"
@@ -94,7 +94,7 @@ void push_mutation(std::vector<SyncdMutation>& out, std::span<const uint8_t> byt
 }
 
 template <typename F>
-Error guarded(F&& f) noexcept {
+Error guarded(F&& f) {
   try {
     f();
     return Error::ok;
@@ -107,7 +107,7 @@ Error guarded(F&& f) noexcept {
 
 }  // namespace
 
-Error decode_patch(std::span<const uint8_t> in, SyncdPatch& out) noexcept {
+Error decode_patch(std::span<const uint8_t> in, SyncdPatch& out) {
   SyncdPatch p;
   const Error e = guarded([&] {
     pbf_reader r = reader(in);
@@ -134,7 +134,7 @@ Error decode_patch(std::span<const uint8_t> in, SyncdPatch& out) noexcept {
   return e;
 }
 
-Error decode_snapshot(std::span<const uint8_t> in, SyncdSnapshot& out) noexcept {
+Error decode_snapshot(std::span<const uint8_t> in, SyncdSnapshot& out) {
   SyncdSnapshot s;
   const Error e = guarded([&] {
     pbf_reader r = reader(in);
@@ -155,7 +155,7 @@ Error decode_snapshot(std::span<const uint8_t> in, SyncdSnapshot& out) noexcept 
   return e;
 }
 
-Error decode_mutations(std::span<const uint8_t> in, std::vector<SyncdMutation>& out) noexcept {
+Error decode_mutations(std::span<const uint8_t> in, std::vector<SyncdMutation>& out) {
   std::vector<SyncdMutation> list;
   const Error e = guarded([&] {
     pbf_reader r = reader(in);
@@ -172,7 +172,7 @@ Error decode_mutations(std::span<const uint8_t> in, std::vector<SyncdMutation>& 
   return e;
 }
 
-Error decode_sync_action_data(std::span<const uint8_t> in, SyncActionData& out) noexcept {
+Error decode_sync_action_data(std::span<const uint8_t> in, SyncActionData& out) {
   SyncActionData d;
   const Error e = guarded([&] {
     pbf_reader r = reader(in);

@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "binary/tape.h"
@@ -497,14 +498,54 @@ class TapeSink {
   }
 };
 
+// zlib's allocations, with their size in front so that each block is zeroed when freed: the window
+// and state hold decompressed stanzas.
+constexpr size_t kZHeader = 16;  // keeps the blocks 16-byte aligned, as malloc's are
+voidpf z_alloc(voidpf, uInt items, uInt size) {
+  const size_t n = static_cast<size_t>(items) * size;
+  auto* p = static_cast<uint8_t*>(std::malloc(n + kZHeader));
+  if (p == nullptr) return Z_NULL;
+  std::memcpy(p, &n, sizeof n);
+  return p + kZHeader;
+}
+void z_free(voidpf, voidpf address) {
+  if (address == Z_NULL) return;
+  uint8_t* p = static_cast<uint8_t*>(address) - kZHeader;
+  size_t n = 0;
+  std::memcpy(&n, p, sizeof n);
+  // Through a volatile pointer, so that the stores before free() are kept (the codec does not link
+  // libsodium, whose sodium_memzero the rest of the core uses).
+  volatile uint8_t* v = p;
+  for (size_t i = 0; i < n + kZHeader; i++) v[i] = 0;
+  std::free(p);
+}
+
+// An inflate stream that is ended however its scope is left (an allocation failing in scratch
+// unwinds through it).
+struct Inflater {
+  z_stream z{};
+  bool live = false;
+  Inflater() {
+    z.zalloc = &z_alloc;
+    z.zfree = &z_free;
+    live = inflateInit(&z) == Z_OK;
+  }
+  ~Inflater() {
+    if (live) inflateEnd(&z);
+  }
+  Inflater(const Inflater&) = delete;
+  Inflater& operator=(const Inflater&) = delete;
+};
+
 // Strips the flag byte and inflates a compressed frame into scratch, capped at kMaxInflatedBytes.
 Error frame_body(std::span<const uint8_t> frame, std::vector<uint8_t>& scratch, std::span<const uint8_t>& body) {
   if (frame.empty()) return Error::binary_truncated;
   body = frame.subspan(1);
   if ((frame[0] & kFlagCompressed) == 0) return Error::ok;
 
-  z_stream z{};
-  if (inflateInit(&z) != Z_OK) return Error::out_of_memory;
+  Inflater inflater;
+  if (!inflater.live) return Error::out_of_memory;
+  z_stream& z = inflater.z;
   z.next_in = const_cast<Bytef*>(body.data());
   z.avail_in = static_cast<uInt>(body.size());
   scratch.clear();
@@ -520,9 +561,8 @@ Error frame_body(std::span<const uint8_t> frame, std::vector<uint8_t>& scratch, 
     scratch.resize(have + grow - z.avail_out);
     if (rc == Z_BUF_ERROR && z.avail_in == 0) break;  // input ended before the stream did
   }
-  const bool complete = rc == Z_STREAM_END && z.avail_in == 0;
-  inflateEnd(&z);
-  if (!complete) return Error::binary_inflate;
+  if (rc == Z_MEM_ERROR) return Error::out_of_memory;
+  if (rc != Z_STREAM_END || z.avail_in != 0) return Error::binary_inflate;
   body = scratch;
   return Error::ok;
 }

@@ -1,5 +1,5 @@
 // protozero's pbf_reader::next() with the length of a length-delimited field checked against what is
-// left of the input, for the parsers in WACORE_EH_SOURCES (CMakeLists.txt).
+// left of the input, for the protobuf parsers.
 //
 // Why: protozero 1.7.1 (Debian's) reads a field length as uint32_t and checks it with
 // `m_end - m_data < static_cast<ptrdiff_t>(len)`. On wasm32 ptrdiff_t is 32 bits, so a length of

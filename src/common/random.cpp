@@ -7,7 +7,7 @@
 namespace wacore {
 namespace {
 
-int sodium_source(uint8_t* buf, size_t n) {
+int sodium_source(uint8_t* buf, size_t n) noexcept {
   randombytes_buf(buf, n);
   return 0;
 }

@@ -13,7 +13,7 @@
 namespace wacore {
 
 // Fills buf[0, n) with random bytes; returns 0 on success, nonzero if the source failed.
-using RandomSource = int (*)(uint8_t* buf, size_t n);
+using RandomSource = int (*)(uint8_t* buf, size_t n) noexcept;
 
 // Bytes fetched from a pooled source at a time. In Node 20 one crypto.getRandomValues call costs about
 // 5 us whatever its size up to a few KB, more than a key generation's own arithmetic saves by SIMD.

@@ -17,21 +17,21 @@ constexpr size_t kNonceBytes = 12;
 
 // X25519 into a buffer that the caller wipes; a low-order peer key is an error, never an all-zero
 // secret mixed into the keys.
-Error dh(const uint8_t public_key[kKeyBytes], const uint8_t private_key[kKeyBytes], uint8_t out[kKeyBytes]) noexcept {
+Error dh(const uint8_t public_key[kKeyBytes], const uint8_t private_key[kKeyBytes], uint8_t out[kKeyBytes]) {
   return curve::agreement(public_key, private_key, out);
 }
 
-void put24(size_t v, uint8_t* out) noexcept {
+void put24(size_t v, uint8_t* out) {
   out[0] = static_cast<uint8_t>(v >> 16);
   out[1] = static_cast<uint8_t>(v >> 8);
   out[2] = static_cast<uint8_t>(v);
 }
 
-size_t get24(const uint8_t* in) noexcept { return size_t{in[0]} << 16 | size_t{in[1]} << 8 | in[2]; }
+size_t get24(const uint8_t* in) { return size_t{in[0]} << 16 | size_t{in[1]} << 8 | in[2]; }
 
 }  // namespace
 
-void nonce(uint64_t counter, uint8_t out[kNonceBytes]) noexcept {
+void nonce(uint64_t counter, uint8_t out[kNonceBytes]) {
   std::memset(out, 0, 8);
   out[8] = static_cast<uint8_t>(counter >> 24);
   out[9] = static_cast<uint8_t>(counter >> 16);
@@ -41,7 +41,7 @@ void nonce(uint64_t counter, uint8_t out[kNonceBytes]) noexcept {
 
 // --- symmetric state -------------------------------------------------------------------------------
 
-void SymmetricState::init(const uint8_t header[kHeaderBytes]) noexcept {
+void SymmetricState::init(const uint8_t header[kHeaderBytes]) {
   std::memcpy(h, kProtocolName, kHashBytes);
   std::memcpy(ck, kProtocolName, kHashBytes);
   std::memset(k, 0, kKeyBytes);
@@ -50,7 +50,7 @@ void SymmetricState::init(const uint8_t header[kHeaderBytes]) noexcept {
   authenticate({header, kHeaderBytes});
 }
 
-void SymmetricState::authenticate(Bytes data) noexcept {
+void SymmetricState::authenticate(Bytes data) {
   hash::Stream s;
   s.init(hash::Algorithm::sha256);
   s.update({h, kHashBytes});
@@ -58,7 +58,7 @@ void SymmetricState::authenticate(Bytes data) noexcept {
   s.final(h);
 }
 
-void SymmetricState::mix_key(Bytes ikm) noexcept {
+void SymmetricState::mix_key(Bytes ikm) {
   uint8_t out[2 * kKeyBytes];
   hash::hkdf(ikm, {ck, kHashBytes}, {}, out);  // 64 bytes: within HKDF's limit, cannot fail
   std::memcpy(ck, out, kHashBytes);
@@ -68,7 +68,7 @@ void SymmetricState::mix_key(Bytes ikm) noexcept {
   has_key = true;
 }
 
-Error SymmetricState::encrypt(Bytes in, uint8_t* out) noexcept {
+Error SymmetricState::encrypt(Bytes in, uint8_t* out) {
   if (!has_key) return Error::noise_state;
   if (counter >= kMaxCounter) return Error::noise_counter;
   uint8_t iv[kNonceBytes];
@@ -79,7 +79,7 @@ Error SymmetricState::encrypt(Bytes in, uint8_t* out) noexcept {
   return Error::ok;
 }
 
-Error SymmetricState::decrypt(Bytes in, uint8_t* out) noexcept {
+Error SymmetricState::decrypt(Bytes in, uint8_t* out) {
   if (!has_key) return Error::noise_state;
   if (in.size() < kTagBytes) return Error::data_length;
   if (counter >= kMaxCounter) return Error::noise_counter;
@@ -92,7 +92,7 @@ Error SymmetricState::decrypt(Bytes in, uint8_t* out) noexcept {
   return Error::ok;
 }
 
-void SymmetricState::split(uint8_t first[kKeyBytes], uint8_t second[kKeyBytes]) const noexcept {
+void SymmetricState::split(uint8_t first[kKeyBytes], uint8_t second[kKeyBytes]) const {
   uint8_t out[2 * kKeyBytes];
   hash::hkdf({}, {ck, kHashBytes}, {}, out);
   std::memcpy(first, out, kKeyBytes);
@@ -104,12 +104,12 @@ void SymmetricState::wipe() noexcept { sodium_memzero(this, sizeof *this); }
 
 // --- transport ciphers ---------------------------------------------------------------------------------
 
-void CipherState::init(const uint8_t key_bytes[kKeyBytes]) noexcept {
+void CipherState::init(const uint8_t key_bytes[kKeyBytes]) {
   key.init(key_bytes);
   counter = 0;
 }
 
-Error CipherState::encrypt(Bytes in, uint8_t* out) noexcept {
+Error CipherState::encrypt(Bytes in, uint8_t* out) {
   if (counter >= kMaxCounter) return Error::noise_counter;
   uint8_t iv[kNonceBytes];
   nonce(counter, iv);
@@ -118,7 +118,7 @@ Error CipherState::encrypt(Bytes in, uint8_t* out) noexcept {
   return Error::ok;
 }
 
-Error CipherState::decrypt(Bytes in, uint8_t* out) noexcept {
+Error CipherState::decrypt(Bytes in, uint8_t* out) {
   if (in.size() < kTagBytes) return Error::data_length;
   if (counter >= kMaxCounter) return Error::noise_counter;
   uint8_t iv[kNonceBytes];
@@ -137,7 +137,7 @@ void Transport::wipe() noexcept {
 // --- certificates ------------------------------------------------------------------------------------
 
 Error verify_cert_chain(Bytes chain, const uint8_t server_static[kKeyBytes], const uint8_t root_key[kKeyBytes],
-                        uint64_t now) noexcept {
+                        uint64_t now) {
   proto::CertChain c;
   if (Error e = proto::parse_cert_chain(chain, c); e != Error::ok) return e;
   proto::Details inter, leaf;
@@ -165,7 +165,7 @@ Error verify_cert_chain(Bytes chain, const uint8_t server_static[kKeyBytes], con
 
 Error make_cert_chain(const CertSpec& spec, const uint8_t root_private[kKeyBytes],
                       const uint8_t intermediate_private[kKeyBytes], const uint8_t leaf_key[kKeyBytes],
-                      std::vector<uint8_t>& out) noexcept {
+                      std::vector<uint8_t>& out) {
   uint8_t inter_public[kKeyBytes];
   if (Error e = curve::public_from_private(intermediate_private, inter_public); e != Error::ok) return e;
   proto::Details inter{spec.intermediate_serial, kRootSerial, {inter_public, kKeyBytes}, spec.not_before,
@@ -184,7 +184,7 @@ Error make_cert_chain(const CertSpec& spec, const uint8_t root_private[kKeyBytes
 
 // --- handshake ---------------------------------------------------------------------------------------
 
-Error Handshake::init(const uint8_t header[kHeaderBytes], const uint8_t* ephemeral_private) noexcept {
+Error Handshake::init(const uint8_t header[kHeaderBytes], const uint8_t* ephemeral_private) {
   wipe();
   ss_.init(header);
   Error e = Error::ok;
@@ -197,7 +197,7 @@ Error Handshake::init(const uint8_t header[kHeaderBytes], const uint8_t* ephemer
   return e == Error::ok ? Error::ok : fail(e);
 }
 
-Error Handshake::fail(Error e) noexcept {
+Error Handshake::fail(Error e) {
   wipe();
   stage_ = Stage::failed;
   return e;
@@ -212,7 +212,7 @@ void Handshake::wipe() noexcept {
   stage_ = Stage::fresh;
 }
 
-Error Handshake::client_hello(std::vector<uint8_t>& out) noexcept {
+Error Handshake::client_hello(std::vector<uint8_t>& out) {
   if (stage_ != Stage::fresh) return Error::noise_state;
   ss_.authenticate({e_public_, kKeyBytes});
   proto::Hello hello{{e_public_, kKeyBytes}, {}, {}};
@@ -222,7 +222,7 @@ Error Handshake::client_hello(std::vector<uint8_t>& out) noexcept {
 }
 
 Error Handshake::client_finish(Bytes server_hello, const uint8_t static_private[kKeyBytes], Bytes payload,
-                               const ClientOptions& options, std::vector<uint8_t>& out) noexcept {
+                               const ClientOptions& options, std::vector<uint8_t>& out) {
   if (stage_ != Stage::client_sent_hello) return Error::noise_state;
   proto::Hello hello;
   if (Error e = proto::parse_handshake(server_hello, proto::Kind::server_hello, hello); e != Error::ok) return fail(e);
@@ -263,7 +263,7 @@ Error Handshake::client_finish(Bytes server_hello, const uint8_t static_private[
 }
 
 Error Handshake::responder_hello(Bytes client_hello, const uint8_t static_private[kKeyBytes], Bytes cert_chain,
-                                 std::vector<uint8_t>& out) noexcept {
+                                 std::vector<uint8_t>& out) {
   if (stage_ != Stage::fresh) return Error::noise_state;
   responder_ = true;
   proto::Hello hello;
@@ -295,7 +295,7 @@ Error Handshake::responder_hello(Bytes client_hello, const uint8_t static_privat
 }
 
 Error Handshake::responder_finish(Bytes client_finish, uint8_t client_static[kKeyBytes],
-                                  std::vector<uint8_t>& payload) noexcept {
+                                  std::vector<uint8_t>& payload) {
   if (stage_ != Stage::responder_sent_hello) return Error::noise_state;
   proto::Hello finish;
   if (Error e = proto::parse_handshake(client_finish, proto::Kind::client_finish, finish); e != Error::ok) {
@@ -322,7 +322,7 @@ Error Handshake::responder_finish(Bytes client_finish, uint8_t client_static[kKe
   return Error::ok;
 }
 
-Error Handshake::split(Transport& out) noexcept {
+Error Handshake::split(Transport& out) {
   if (stage_ != Stage::done) return Error::noise_state;
   // The initiator writes with the first key; the responder mirrors.
   uint8_t first[kKeyBytes], second[kKeyBytes];
@@ -338,7 +338,7 @@ Error Handshake::split(Transport& out) noexcept {
 
 // --- framing -------------------------------------------------------------------------------------------
 
-Error frame_header(size_t len, uint8_t out[3]) noexcept {
+Error frame_header(size_t len, uint8_t out[3]) {
   if (len > kMaxFrameBytes) return Error::noise_frame_too_large;
   put24(len, out);
   return Error::ok;
@@ -349,7 +349,7 @@ void FrameReader::feed(Bytes chunk) {
   buf_.insert(buf_.end(), chunk.begin(), chunk.end());
 }
 
-Error FrameReader::next(Bytes& frame, bool& have) noexcept {
+Error FrameReader::next(Bytes& frame, bool& have) {
   have = false;
   if (broken_) return Error::noise_frame_too_large;
   if (buffered() < 3) return Error::ok;
@@ -365,7 +365,7 @@ Error FrameReader::next(Bytes& frame, bool& have) noexcept {
   return Error::ok;
 }
 
-void FrameReader::compact() noexcept {
+void FrameReader::compact() {
   if (pos_ == 0) return;
   if (pos_ == buf_.size()) {
     buf_.clear();
@@ -375,7 +375,7 @@ void FrameReader::compact() noexcept {
   pos_ = 0;
 }
 
-void FrameReader::clear() noexcept {
+void FrameReader::clear() {
   if (!buf_.empty()) sodium_memzero(buf_.data(), buf_.size());
   buf_.clear();
   pos_ = 0;
@@ -384,8 +384,22 @@ void FrameReader::clear() noexcept {
 
 // --- connection ----------------------------------------------------------------------------------------
 
+namespace {
+// Runs a handshake step. An allocation that fails in it ends the handshake as failed, as every
+// handshake failure does; the exception goes on to the caller (the export's guard).
+template <typename F>
+Error final_on_throw(Handshake& hs, F&& step) {
+  try {
+    return step();
+  } catch (...) {
+    hs.abandon();
+    throw;
+  }
+}
+}  // namespace
+
 Error Connection::init(Role role, uint8_t dict_version, Bytes routing, const uint8_t* ephemeral_private,
-                       size_t max_frame) noexcept {
+                       size_t max_frame) {
   wipe();
   if (dict_version != 2 && dict_version != 3) return Error::noise_header;
   if (routing.size() > kMaxFrameBytes) return Error::noise_header;
@@ -397,7 +411,7 @@ Error Connection::init(Role role, uint8_t dict_version, Bytes routing, const uin
   return hs_.init(header_, ephemeral_private);
 }
 
-Error Connection::append_frame(Bytes message, std::vector<uint8_t>& out) noexcept {
+Error Connection::append_frame(Bytes message, std::vector<uint8_t>& out) {
   uint8_t len[3];
   if (Error e = frame_header(message.size(), len); e != Error::ok) return e;
   out.insert(out.end(), len, len + 3);
@@ -405,23 +419,25 @@ Error Connection::append_frame(Bytes message, std::vector<uint8_t>& out) noexcep
   return Error::ok;
 }
 
-Error Connection::client_start(std::vector<uint8_t>& out) noexcept {
-  if (role_ != Role::client || intro_done_) return Error::noise_state;
-  std::vector<uint8_t> hello;
-  if (Error e = hs_.client_hello(hello); e != Error::ok) return e;
-  if (!routing_.empty()) {
-    out.insert(out.end(), kRoutingMagic, kRoutingMagic + sizeof kRoutingMagic);
-    uint8_t len[3];
-    put24(routing_.size(), len);
-    out.insert(out.end(), len, len + 3);
-    out.insert(out.end(), routing_.begin(), routing_.end());
-  }
-  out.insert(out.end(), header_, header_ + kHeaderBytes);
-  intro_done_ = true;
-  return append_frame(hello, out);
+Error Connection::client_start(std::vector<uint8_t>& out) {
+  return final_on_throw(hs_, [&]() -> Error {
+    if (role_ != Role::client || intro_done_) return Error::noise_state;
+    std::vector<uint8_t> hello;
+    if (Error e = hs_.client_hello(hello); e != Error::ok) return e;
+    if (!routing_.empty()) {
+      out.insert(out.end(), kRoutingMagic, kRoutingMagic + sizeof kRoutingMagic);
+      uint8_t len[3];
+      put24(routing_.size(), len);
+      out.insert(out.end(), len, len + 3);
+      out.insert(out.end(), routing_.begin(), routing_.end());
+    }
+    out.insert(out.end(), header_, header_ + kHeaderBytes);
+    intro_done_ = true;
+    return append_frame(hello, out);
+  });
 }
 
-Error Connection::next_handshake_frame(Bytes chunk, Bytes& frame, bool& have) noexcept {
+Error Connection::next_handshake_frame(Bytes chunk, Bytes& frame, bool& have) {
   have = false;
   reader_.compact();
   reader_.feed(chunk);
@@ -445,51 +461,57 @@ Error Connection::next_handshake_frame(Bytes chunk, Bytes& frame, bool& have) no
 
 Error Connection::client_read_server_hello(Bytes chunk, const uint8_t static_private[kKeyBytes], Bytes payload,
                                            const ClientOptions& options, std::vector<uint8_t>& out,
-                                           bool& done) noexcept {
-  done = false;
-  if (role_ != Role::client || hs_.stage() != Handshake::Stage::client_sent_hello) return Error::noise_state;
-  Bytes frame;
-  bool have = false;
-  if (Error e = next_handshake_frame(chunk, frame, have); e != Error::ok || !have) return e;
-  std::vector<uint8_t> message;
-  if (Error e = hs_.client_finish(frame, static_private, payload, options, message); e != Error::ok) return e;
-  done = true;
-  return append_frame(message, out);
+                                           bool& done) {
+  return final_on_throw(hs_, [&]() -> Error {
+    done = false;
+    if (role_ != Role::client || hs_.stage() != Handshake::Stage::client_sent_hello) return Error::noise_state;
+    Bytes frame;
+    bool have = false;
+    if (Error e = next_handshake_frame(chunk, frame, have); e != Error::ok || !have) return e;
+    std::vector<uint8_t> message;
+    if (Error e = hs_.client_finish(frame, static_private, payload, options, message); e != Error::ok) return e;
+    done = true;
+    return append_frame(message, out);
+  });
 }
 
 Error Connection::responder_read_client_hello(Bytes chunk, const uint8_t static_private[kKeyBytes], Bytes cert_chain,
-                                              std::vector<uint8_t>& out, bool& done) noexcept {
-  done = false;
-  if (role_ != Role::responder || hs_.stage() != Handshake::Stage::fresh) return Error::noise_state;
-  Bytes frame;
-  bool have = false;
-  if (Error e = next_handshake_frame(chunk, frame, have); e != Error::ok || !have) return e;
-  std::vector<uint8_t> message;
-  if (Error e = hs_.responder_hello(frame, static_private, cert_chain, message); e != Error::ok) return e;
-  done = true;
-  return append_frame(message, out);
+                                              std::vector<uint8_t>& out, bool& done) {
+  return final_on_throw(hs_, [&]() -> Error {
+    done = false;
+    if (role_ != Role::responder || hs_.stage() != Handshake::Stage::fresh) return Error::noise_state;
+    Bytes frame;
+    bool have = false;
+    if (Error e = next_handshake_frame(chunk, frame, have); e != Error::ok || !have) return e;
+    std::vector<uint8_t> message;
+    if (Error e = hs_.responder_hello(frame, static_private, cert_chain, message); e != Error::ok) return e;
+    done = true;
+    return append_frame(message, out);
+  });
 }
 
 Error Connection::responder_read_client_finish(Bytes chunk, uint8_t client_static[kKeyBytes],
-                                               std::vector<uint8_t>& payload, bool& done) noexcept {
-  done = false;
-  if (role_ != Role::responder || hs_.stage() != Handshake::Stage::responder_sent_hello) return Error::noise_state;
-  Bytes frame;
-  bool have = false;
-  if (Error e = next_handshake_frame(chunk, frame, have); e != Error::ok || !have) return e;
-  if (Error e = hs_.responder_finish(frame, client_static, payload); e != Error::ok) return e;
-  done = true;
-  return Error::ok;
+                                               std::vector<uint8_t>& payload, bool& done) {
+  return final_on_throw(hs_, [&]() -> Error {
+    done = false;
+    if (role_ != Role::responder || hs_.stage() != Handshake::Stage::responder_sent_hello) return Error::noise_state;
+    Bytes frame;
+    bool have = false;
+    if (Error e = next_handshake_frame(chunk, frame, have); e != Error::ok || !have) return e;
+    if (Error e = hs_.responder_finish(frame, client_static, payload); e != Error::ok) return e;
+    done = true;
+    return Error::ok;
+  });
 }
 
-Error Connection::finish() noexcept {
+Error Connection::finish() {
   if (ready_) return Error::noise_state;
   if (Error e = hs_.split(transport_); e != Error::ok) return e;
   ready_ = true;
   return Error::ok;
 }
 
-Error Connection::encrypt_frame(Bytes plaintext, std::vector<uint8_t>& out) noexcept {
+Error Connection::encrypt_frame(Bytes plaintext, std::vector<uint8_t>& out) {
   if (!ready_) return Error::noise_state;
   const size_t n = plaintext.size() + kTagBytes;
   if (n > kMaxFrameBytes) return Error::noise_frame_too_large;
@@ -503,7 +525,7 @@ Error Connection::encrypt_frame(Bytes plaintext, std::vector<uint8_t>& out) noex
   return Error::ok;
 }
 
-Error Connection::decrypt_frames(Bytes chunk, std::vector<uint8_t>& out, size_t& count) noexcept {
+Error Connection::decrypt_frames(Bytes chunk, std::vector<uint8_t>& out, size_t& count) {
   count = 0;
   if (!ready_) return Error::noise_state;
   reader_.compact();
@@ -515,7 +537,16 @@ Error Connection::decrypt_frames(Bytes chunk, std::vector<uint8_t>& out, size_t&
     if (frame.size() < kTagBytes) return Error::data_length;  // dropped: no frame is that short
     const size_t n = frame.size() - kTagBytes;
     const size_t old = out.size();
-    out.resize(old + 4 + n);
+    try {
+      out.resize(old + 4 + n);
+    } catch (...) {
+      // Out of memory: the frame goes back to the buffer, undecrypted and the counter untouched.
+      // The frames before it are delivered; with none, the failure goes on to the caller, and the
+      // bytes wait, buffered, for the next call.
+      reader_.unread(3 + frame.size());
+      if (count > 0) return Error::ok;
+      throw;
+    }
     uint8_t* p = out.data() + old;
     p[0] = static_cast<uint8_t>(n);
     p[1] = static_cast<uint8_t>(n >> 8);

@@ -11,7 +11,8 @@
 //  - Connection: all of the above for one socket, as the JS API drives it.
 //
 // Nothing is advanced by input that fails: an AEAD failure leaves key, counter and hash as they were.
-// Handshake failures are final (the connection must start over).
+// Handshake failures are final (the connection must start over). Out of memory throws
+// std::bad_alloc with the transport unchanged; in a handshake step it ends the handshake as failed.
 #pragma once
 
 #include <cstddef>
@@ -55,7 +56,7 @@ inline constexpr uint8_t kWhatsAppRootKey[kKeyBytes] = {
 inline constexpr uint64_t kRootSerial = 0;
 
 // The 12-byte nonce for a counter.
-void nonce(uint64_t counter, uint8_t out[12]) noexcept;
+void nonce(uint64_t counter, uint8_t out[12]);
 
 struct SymmetricState {
   uint8_t h[kHashBytes];
@@ -65,19 +66,19 @@ struct SymmetricState {
   bool has_key;
 
   // h = ck = protocol name, then authenticate(header).
-  void init(const uint8_t header[kHeaderBytes]) noexcept;
+  void init(const uint8_t header[kHeaderBytes]);
   // h = SHA-256(h || data).
-  void authenticate(Bytes data) noexcept;
+  void authenticate(Bytes data);
   // HKDF-SHA256(salt = ck, ikm, info "", 64) -> ck, k; counter = 0.
-  void mix_key(Bytes ikm) noexcept;
+  void mix_key(Bytes ikm);
   // AES-256-GCM(k, nonce(counter), aad = h); then h absorbs the ciphertext. out: in.size() + 16.
   // Errors: noise_state (no key yet), noise_counter.
-  Error encrypt(Bytes in, uint8_t* out) noexcept;
+  Error encrypt(Bytes in, uint8_t* out);
   // out: in.size() - 16, not overlapping in. On any error nothing changes. Errors: data_length,
   // auth_tag, noise_state, noise_counter.
-  Error decrypt(Bytes in, uint8_t* out) noexcept;
+  Error decrypt(Bytes in, uint8_t* out);
   // HKDF-SHA256(salt = ck, empty ikm, info "", 64) -> first [0:32], second [32:64].
-  void split(uint8_t first[kKeyBytes], uint8_t second[kKeyBytes]) const noexcept;
+  void split(uint8_t first[kKeyBytes], uint8_t second[kKeyBytes]) const;
   void wipe() noexcept;
 };
 
@@ -89,13 +90,13 @@ struct CipherState {
   uint64_t counter;
 
   // Expands key and sets the counter to 0.
-  void init(const uint8_t key_bytes[kKeyBytes]) noexcept;
+  void init(const uint8_t key_bytes[kKeyBytes]);
 
   // out: in.size() + 16. Errors: noise_counter.
-  Error encrypt(Bytes in, uint8_t* out) noexcept;
+  Error encrypt(Bytes in, uint8_t* out);
   // out: in.size() - 16; the counter advances only when the tag is valid. Errors: data_length,
   // auth_tag, noise_counter.
-  Error decrypt(Bytes in, uint8_t* out) noexcept;
+  Error decrypt(Bytes in, uint8_t* out);
   void wipe() noexcept;
 };
 
@@ -110,7 +111,7 @@ struct Transport {
 // valid at `now` (seconds since the epoch; not_before <= now <= not_after). Errors: noise_cert,
 // noise_cert_signature, noise_cert_serial, noise_cert_key, noise_cert_time.
 Error verify_cert_chain(Bytes chain, const uint8_t server_static[kKeyBytes], const uint8_t root_key[kKeyBytes],
-                        uint64_t now) noexcept;
+                        uint64_t now);
 
 // A signed chain for a responder (tests, and servers that are not WhatsApp): the intermediate with
 // `intermediate_serial` signed by root_private, the leaf naming leaf_key signed by intermediate_private.
@@ -122,7 +123,7 @@ struct CertSpec {
 };
 Error make_cert_chain(const CertSpec& spec, const uint8_t root_private[kKeyBytes],
                       const uint8_t intermediate_private[kKeyBytes], const uint8_t leaf_key[kKeyBytes],
-                      std::vector<uint8_t>& out) noexcept;
+                      std::vector<uint8_t>& out);
 
 // Options for the client's check of the server.
 struct ClientOptions {
@@ -138,33 +139,38 @@ class Handshake {
 
   // Both roles start from the connection header (kHeaderBytes). ephemeral_private: 32 bytes to use
   // instead of a fresh key (tests and vectors), or null.
-  Error init(const uint8_t header[kHeaderBytes], const uint8_t* ephemeral_private) noexcept;
+  Error init(const uint8_t header[kHeaderBytes], const uint8_t* ephemeral_private);
 
   // Client, step 1: HandshakeMessage{clientHello{ephemeral}}, appended to out.
-  Error client_hello(std::vector<uint8_t>& out) noexcept;
+  Error client_hello(std::vector<uint8_t>& out);
   // Client, steps 2 and 3: reads serverHello (checks the certificate chain), then appends
   // HandshakeMessage{clientFinish{Enc(static public), Enc(payload)}} to out. static_private is the
   // client's long-term Noise key; payload the ClientPayload protobuf.
   Error client_finish(Bytes server_hello, const uint8_t static_private[kKeyBytes], Bytes payload,
-                      const ClientOptions& options, std::vector<uint8_t>& out) noexcept;
+                      const ClientOptions& options, std::vector<uint8_t>& out);
 
   // Responder, step 2: reads clientHello, appends serverHello{ephemeral, Enc(static), Enc(cert_chain)}.
   Error responder_hello(Bytes client_hello, const uint8_t static_private[kKeyBytes], Bytes cert_chain,
-                        std::vector<uint8_t>& out) noexcept;
+                        std::vector<uint8_t>& out);
   // Responder, step 3: reads clientFinish; gives the client's static public key and its payload.
-  Error responder_finish(Bytes client_finish, uint8_t client_static[kKeyBytes], std::vector<uint8_t>& payload) noexcept;
+  Error responder_finish(Bytes client_finish, uint8_t client_static[kKeyBytes], std::vector<uint8_t>& payload);
 
   // After the last step: the transport keys (client writes with [0:32], the responder mirrors).
   // Wipes the handshake state.
-  Error split(Transport& out) noexcept;
+  Error split(Transport& out);
 
-  Stage stage() const noexcept { return stage_; }
-  const uint8_t* hash() const noexcept { return ss_.h; }
-  const SymmetricState& symmetric() const noexcept { return ss_; }
+  Stage stage() const { return stage_; }
+  const uint8_t* hash() const { return ss_.h; }
+  const SymmetricState& symmetric() const { return ss_; }
   void wipe() noexcept;
+  // Ends the handshake as failed (a step could not finish: out of memory).
+  void abandon() noexcept {
+    wipe();
+    stage_ = Stage::failed;
+  }
 
  private:
-  Error fail(Error e) noexcept;
+  Error fail(Error e);
 
   SymmetricState ss_{};
   uint8_t e_private_[kKeyBytes]{};
@@ -178,19 +184,21 @@ class Handshake {
 // chunks of any size; next() hands out each complete frame once.
 class FrameReader {
  public:
-  explicit FrameReader(size_t max_frame = kDefaultMaxFrameBytes) noexcept : max_(max_frame) {}
-  void set_max(size_t max_frame) noexcept { max_ = max_frame < kMaxFrameBytes ? max_frame : kMaxFrameBytes; }
+  explicit FrameReader(size_t max_frame = kDefaultMaxFrameBytes) : max_(max_frame) {}
+  void set_max(size_t max_frame) { max_ = max_frame < kMaxFrameBytes ? max_frame : kMaxFrameBytes; }
   void feed(Bytes chunk);
   // A complete frame (a view valid until the next feed or compact), or false when more bytes are
   // needed. Errors: noise_frame_too_large (the stream cannot continue after it).
-  Error next(Bytes& frame, bool& have) noexcept;
+  Error next(Bytes& frame, bool& have);
   // Drops the consumed bytes (called between chunks; cheap when nothing is buffered).
-  void compact() noexcept;
-  size_t buffered() const noexcept { return buf_.size() - pos_; }
+  void compact();
+  size_t buffered() const { return buf_.size() - pos_; }
   // The buffered, unconsumed bytes, and a way to consume some without framing (the intro).
-  Bytes pending() const noexcept { return {buf_.data() + pos_, buf_.size() - pos_}; }
-  void skip(size_t n) noexcept { pos_ += n < buffered() ? n : buffered(); }
-  void clear() noexcept;
+  Bytes pending() const { return {buf_.data() + pos_, buf_.size() - pos_}; }
+  void skip(size_t n) { pos_ += n < buffered() ? n : buffered(); }
+  // Hands the last n consumed bytes out again (a frame that could not be processed).
+  void unread(size_t n) { pos_ -= n < pos_ ? n : pos_; }
+  void clear();
 
  private:
   std::vector<uint8_t> buf_;
@@ -200,7 +208,7 @@ class FrameReader {
 };
 
 // Writes the 3-byte length of a frame. Errors: noise_frame_too_large.
-Error frame_header(size_t len, uint8_t out[3]) noexcept;
+Error frame_header(size_t len, uint8_t out[3]);
 
 // One connection: the intro (pre-header and header), handshake frames, then transport frames.
 class Connection {
@@ -210,44 +218,47 @@ class Connection {
   // routing: edge-routing bytes sent before the header (client), or empty. dict_version: the
   // header's 4th byte (2 or 3). A responder accepts only that version. Errors: noise_header.
   Error init(Role role, uint8_t dict_version, Bytes routing, const uint8_t* ephemeral_private,
-             size_t max_frame = kDefaultMaxFrameBytes) noexcept;
+             size_t max_frame = kDefaultMaxFrameBytes);
 
   // Client: intro and the framed clientHello.
-  Error client_start(std::vector<uint8_t>& out) noexcept;
+  Error client_start(std::vector<uint8_t>& out);
   // Client: feeds received bytes; once the serverHello frame is complete, appends the framed
   // clientFinish to out and sets done. Until then done stays false and out untouched.
   Error client_read_server_hello(Bytes chunk, const uint8_t static_private[kKeyBytes], Bytes payload,
-                                 const ClientOptions& options, std::vector<uint8_t>& out, bool& done) noexcept;
+                                 const ClientOptions& options, std::vector<uint8_t>& out, bool& done);
 
   // Responder: feeds received bytes (intro included); once clientHello is complete, appends the
   // framed serverHello to out and sets done.
   Error responder_read_client_hello(Bytes chunk, const uint8_t static_private[kKeyBytes], Bytes cert_chain,
-                                    std::vector<uint8_t>& out, bool& done) noexcept;
+                                    std::vector<uint8_t>& out, bool& done);
   // Responder: once clientFinish is complete, gives the client's static key and payload, sets done.
   Error responder_read_client_finish(Bytes chunk, uint8_t client_static[kKeyBytes], std::vector<uint8_t>& payload,
-                                     bool& done) noexcept;
+                                     bool& done);
 
   // Switches to transport (after the last handshake step). Bytes already buffered stay buffered.
-  Error finish() noexcept;
+  Error finish();
 
   // Transport: appends 3-byte length || AEAD(plaintext) to out.
-  Error encrypt_frame(Bytes plaintext, std::vector<uint8_t>& out) noexcept;
+  Error encrypt_frame(Bytes plaintext, std::vector<uint8_t>& out);
   // Transport: feeds a chunk and decrypts every complete frame, appending each plaintext to out as a
   // 4-byte little-endian length then the bytes; count receives how many. A frame that fails to
   // authenticate is dropped without touching the counter, decoding stops there and its error is
   // returned (frames before it were delivered, bytes after it stay buffered for the next call).
-  Error decrypt_frames(Bytes chunk, std::vector<uint8_t>& out, size_t& count) noexcept;
+  // Out of memory: a chunk that cannot be buffered throws std::bad_alloc with nothing changed; a
+  // frame whose plaintext finds no room stays buffered, and the call returns the frames before it,
+  // or throws if there are none.
+  Error decrypt_frames(Bytes chunk, std::vector<uint8_t>& out, size_t& count);
 
-  bool transport_ready() const noexcept { return ready_; }
-  size_t buffered() const noexcept { return reader_.buffered(); }
-  const uint8_t* handshake_hash() const noexcept { return hs_.hash(); }
-  uint64_t read_counter() const noexcept { return transport_.read.counter; }
-  uint64_t write_counter() const noexcept { return transport_.write.counter; }
+  bool transport_ready() const { return ready_; }
+  size_t buffered() const { return reader_.buffered(); }
+  const uint8_t* handshake_hash() const { return hs_.hash(); }
+  uint64_t read_counter() const { return transport_.read.counter; }
+  uint64_t write_counter() const { return transport_.write.counter; }
   void wipe() noexcept;
 
  private:
-  Error next_handshake_frame(Bytes chunk, Bytes& frame, bool& have) noexcept;
-  Error append_frame(Bytes message, std::vector<uint8_t>& out) noexcept;
+  Error next_handshake_frame(Bytes chunk, Bytes& frame, bool& have);
+  Error append_frame(Bytes message, std::vector<uint8_t>& out);
 
   Role role_ = Role::client;
   uint8_t header_[kHeaderBytes]{};

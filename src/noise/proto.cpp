@@ -32,7 +32,7 @@ bool read_varint(protozero::pbf_reader& r, uint64_t& out) {
 
 // Runs f, turning protozero's exceptions (and a failed allocation) into error values.
 template <typename F>
-Error guarded(Error malformed, F&& f) noexcept {
+Error guarded(Error malformed, F&& f) {
   try {
     return f() ? Error::ok : malformed;
   } catch (const std::bad_alloc&) {
@@ -55,7 +55,7 @@ void append(std::vector<uint8_t>& out, const std::string& s) {
 
 }  // namespace
 
-Error parse_handshake(View message, Kind kind, Hello& out) noexcept {
+Error parse_handshake(View message, Kind kind, Hello& out) {
   out = {};
   return guarded(Error::noise_message, [&] {
     protozero::pbf_reader msg(reinterpret_cast<const char*>(message.data()), message.size());
@@ -90,16 +90,14 @@ Error parse_handshake(View message, Kind kind, Hello& out) noexcept {
 }
 
 // The writers run outside any try block: protozero's writer throws nothing but a failed allocation,
-// which the rest of the core (built with -fno-exceptions) treats as fatal too. Keeping the writers'
-// destructors out of try regions also keeps binaryen 108 (wasm-emscripten-finalize) from aborting
-// on the nested exception regions clang emits for them ("exceptionTargetNames.empty()").
+// which goes on to the export's guard (bindings/guard.h) like any other in the core.
 template <typename F>
-Error unguarded(F&& f) noexcept {
+Error unguarded(F&& f) {
   f();
   return Error::ok;
 }
 
-Error write_handshake(Kind kind, const Hello& in, std::vector<uint8_t>& out) noexcept {
+Error write_handshake(Kind kind, const Hello& in, std::vector<uint8_t>& out) {
   return unguarded([&] {
     std::string buf;
     {
@@ -115,7 +113,7 @@ Error write_handshake(Kind kind, const Hello& in, std::vector<uint8_t>& out) noe
   });
 }
 
-Error parse_cert_chain(View bytes, CertChain& out) noexcept {
+Error parse_cert_chain(View bytes, CertChain& out) {
   out = {};
   return guarded(Error::noise_cert, [&] {
     protozero::pbf_reader chain(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -146,7 +144,7 @@ Error parse_cert_chain(View bytes, CertChain& out) noexcept {
   });
 }
 
-Error parse_details(View bytes, Details& out) noexcept {
+Error parse_details(View bytes, Details& out) {
   out = {};
   return guarded(Error::noise_cert, [&] {
     protozero::pbf_reader d(reinterpret_cast<const char*>(bytes.data()), bytes.size());
@@ -166,7 +164,7 @@ Error parse_details(View bytes, Details& out) noexcept {
   });
 }
 
-Error write_details(const Details& in, std::vector<uint8_t>& out) noexcept {
+Error write_details(const Details& in, std::vector<uint8_t>& out) {
   return unguarded([&] {
     std::string buf;
     {
@@ -182,7 +180,7 @@ Error write_details(const Details& in, std::vector<uint8_t>& out) noexcept {
   });
 }
 
-Error write_cert_chain(const CertChain& in, std::vector<uint8_t>& out) noexcept {
+Error write_cert_chain(const CertChain& in, std::vector<uint8_t>& out) {
   return unguarded([&] {
     std::string buf;
     {

@@ -1,7 +1,6 @@
 // The protobuf messages of WhatsApp's Noise handshake (docs/protocol.md §5), read and written with
-// protozero. This is the only noise file compiled with exceptions (WACORE_EH_SOURCES): protozero
-// throws on malformed input, and every function here catches and returns Error::noise_message or
-// Error::noise_cert instead.
+// protozero. protozero throws on malformed input, and every parser here catches and returns
+// Error::noise_message or Error::noise_cert instead; a failed allocation goes on to the caller.
 //
 //   HandshakeMessage { clientHello = 2, serverHello = 3, clientFinish = 4 }
 //   clientHello / serverHello { ephemeral = 1, static = 2, payload = 3 }
@@ -33,9 +32,9 @@ struct Hello {
 
 // Parses a HandshakeMessage that must hold the `kind` step. A repeated field keeps its last value,
 // as protobuf says. Errors: noise_message (malformed, or the step is missing).
-Error parse_handshake(View message, Kind kind, Hello& out) noexcept;
+Error parse_handshake(View message, Kind kind, Hello& out);
 // Writes a HandshakeMessage with one step (empty fields are left out). Errors: out_of_memory.
-Error write_handshake(Kind kind, const Hello& in, std::vector<uint8_t>& out) noexcept;
+Error write_handshake(Kind kind, const Hello& in, std::vector<uint8_t>& out);
 
 struct Certificate {
   View details;    // the bytes the signature covers
@@ -53,10 +52,10 @@ struct Details {
 };
 
 // Errors: noise_cert (malformed).
-Error parse_cert_chain(View bytes, CertChain& out) noexcept;
-Error parse_details(View bytes, Details& out) noexcept;
+Error parse_cert_chain(View bytes, CertChain& out);
+Error parse_details(View bytes, Details& out);
 // Errors: out_of_memory.
-Error write_details(const Details& in, std::vector<uint8_t>& out) noexcept;
-Error write_cert_chain(const CertChain& in, std::vector<uint8_t>& out) noexcept;
+Error write_details(const Details& in, std::vector<uint8_t>& out);
+Error write_cert_chain(const CertChain& in, std::vector<uint8_t>& out);
 
 }  // namespace wacore::noise::proto

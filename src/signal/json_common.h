@@ -9,13 +9,42 @@
 #include <rapidjson/writer.h>
 #include <sodium.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <new>
 
 #include "common/base64.h"
 
 namespace wacore::signal::json {
+
+// RapidJSON's base allocator, on operator new and delete: its blocks (the parsed document, the
+// written text: both hold keys in base64) are then wiped when freed, as every C++ block of the wasm
+// module is (bindings/wipe_on_free.cpp), and a failed allocation throws std::bad_alloc like any other
+// in the core. RapidJSON's own CrtAllocator frees without wiping and hands a failed malloc's null on
+// for its stack to be written through.
+struct Allocator {
+  static const bool kNeedFree = true;
+  void* Malloc(size_t size) { return size == 0 ? nullptr : ::operator new(size); }
+  void* Realloc(void* old, size_t old_size, size_t new_size) {
+    if (new_size == 0) {
+      Free(old);
+      return nullptr;
+    }
+    void* p = ::operator new(new_size);
+    if (old != nullptr) {
+      std::memcpy(p, old, std::min(old_size, new_size));
+      ::operator delete(old);
+    }
+    return p;
+  }
+  static void Free(void* p) noexcept { ::operator delete(p); }
+};
+using Document = rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<Allocator>, Allocator>;
+using Value = Document::ValueType;
+using StringBuffer = rapidjson::GenericStringBuffer<rapidjson::UTF8<>, Allocator>;
 
 // Numbers are kept as their text (kParseNumbersAsStringsFlag) and read by integer() below, so
 // RapidJSON's double conversion and its power tables are never linked (3.5 KB gzip of the module).
@@ -24,7 +53,7 @@ inline constexpr unsigned kParseFlags = rapidjson::kParseIterativeFlag | rapidjs
 
 // Base64 of exactly N bytes, padded or not (Node's Buffer writes and accepts both); constant-time.
 template <size_t N>
-bool b64_fixed(const rapidjson::Value* v, std::array<uint8_t, N>& out) {
+bool b64_fixed(const Value* v, std::array<uint8_t, N>& out) {
   if (v == nullptr || !v->IsString()) return false;
   return base64::decode(v->GetString(), v->GetStringLength(), out);
 }
@@ -41,7 +70,7 @@ void write_b64(Writer& w, const std::array<uint8_t, N>& bytes) {
 // A number member with an integral value in [lo, hi]: "12", "-3", also "12.0" and "1.2e1" as a
 // JavaScript writer could produce them. Under kParseFlags a string member holding such text reads the
 // same; nothing else does. Values past 18 digits are refused (every range here is below 2^53).
-inline bool integer(const rapidjson::Value& v, int64_t lo, int64_t hi, int64_t& out) noexcept {
+inline bool integer(const Value& v, int64_t lo, int64_t hi, int64_t& out) {
   if (!v.IsString()) return false;
   const char* p = v.GetString();
   const char* const end = p + v.GetStringLength();

@@ -11,6 +11,7 @@
 
 #include <cstring>
 #include <exception>
+#include <new>
 #include <string_view>
 
 #include "signal/proto_fields.h"
@@ -205,25 +206,29 @@ void read_session(pbf_reader r, Session& s) {
 
 }  // namespace
 
-Error parse_whisper_message(std::span<const uint8_t> in, WhisperMessage& out) noexcept {
+Error parse_whisper_message(std::span<const uint8_t> in, WhisperMessage& out) {
   try {
     parse_whisper(in, out);
     return Error::ok;
+  } catch (const std::bad_alloc&) {
+    return Error::out_of_memory;
   } catch (...) {
     return Error::invalid_message;
   }
 }
 
-Error parse_prekey_message(std::span<const uint8_t> in, PreKeyMessage& out) noexcept {
+Error parse_prekey_message(std::span<const uint8_t> in, PreKeyMessage& out) {
   try {
     parse_prekey(in, out);
     return Error::ok;
+  } catch (const std::bad_alloc&) {
+    return Error::out_of_memory;
   } catch (...) {
     return Error::invalid_message;
   }
 }
 
-Error parse_record(std::span<const uint8_t> in, Record& out) noexcept {
+Error parse_record(std::span<const uint8_t> in, Record& out) {
   try {
     Record rec;
     pbf_reader r{reinterpret_cast<const char*>(in.data()), in.size()};

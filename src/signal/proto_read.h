@@ -1,6 +1,6 @@
-// Field readers shared by the Signal protobuf parsers (proto.cpp, sender_keys_proto.cpp), for files
-// in WACORE_EH_SOURCES only: a field of the wrong wire type or size throws Malformed, which each
-// parser's public functions catch along with protozero's own exceptions.
+// Field readers shared by the Signal protobuf parsers (proto.cpp, sender_keys_proto.cpp): a field of
+// the wrong wire type or size throws Malformed, which each parser's public functions catch along
+// with protozero's own exceptions.
 #pragma once
 
 #include <protozero/pbf_reader.hpp>

@@ -73,7 +73,7 @@ void write_session(pbf_writer& w, uint32_t field, const Session& s) {
 }  // namespace
 
 Error encode_whisper(const PublicKey& ratchet_key, uint32_t counter, uint32_t previous_counter,
-                     std::span<const uint8_t> ciphertext, std::vector<uint8_t>& out) noexcept {
+                     std::span<const uint8_t> ciphertext, std::vector<uint8_t>& out) {
   std::string buf(1, static_cast<char>(kVersionByte));
   pbf_writer w{buf};
   add_bytes(w, 1, ratchet_key);
@@ -85,7 +85,7 @@ Error encode_whisper(const PublicKey& ratchet_key, uint32_t counter, uint32_t pr
 }
 
 Error encode_prekey(const PendingPreKey& pending, const PublicKey& identity, uint32_t registration_id,
-                    std::span<const uint8_t> whisper, std::vector<uint8_t>& out) noexcept {
+                    std::span<const uint8_t> whisper, std::vector<uint8_t>& out) {
   std::string buf(1, static_cast<char>(kVersionByte));
   pbf_writer w{buf};
   // libsignal-node writes preKeyId only when it is set and non-zero.
@@ -99,7 +99,7 @@ Error encode_prekey(const PendingPreKey& pending, const PublicKey& identity, uin
   return Error::ok;
 }
 
-Error serialize_record(const Record& record, std::string& out) noexcept {
+Error serialize_record(const Record& record, std::string& out) {
   out.clear();
   pbf_writer w{out};
   for (const Session& s : record.sessions) write_session(w, s.open() ? 1 : 2, s);

@@ -17,7 +17,7 @@
 namespace wacore::signal {
 namespace {
 
-using rapidjson::Value;
+using json::Value;
 
 
 template <size_t N>
@@ -145,7 +145,7 @@ bool read_session(const Value& v, Session& s) {
 }
 
 bool read_record(std::string_view json, Record& out) {
-  rapidjson::Document doc;
+  json::Document doc;
   // Iterative: nesting depth costs heap, not stack. Anything after the root value is an error.
   doc.Parse<json::kParseFlags>(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsObject()) return false;
@@ -182,7 +182,7 @@ bool read_record(std::string_view json, Record& out) {
   return true;
 }
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+using Writer = rapidjson::Writer<json::StringBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>, json::Allocator>;
 
 void key(Writer& w, const char* k) { w.Key(k); }
 
@@ -273,12 +273,12 @@ void write_session(Writer& w, const Session& s) {
 
 }  // namespace
 
-Error record_from_json(std::string_view json, Record& out) noexcept {
+Error record_from_json(std::string_view json, Record& out) {
   return read_record(json, out) ? Error::ok : Error::invalid_record;
 }
 
-Error record_to_json(const Record& record, std::string& out) noexcept {
-  rapidjson::StringBuffer sb;
+Error record_to_json(const Record& record, std::string& out) {
+  json::StringBuffer sb;
   Writer w(sb);
   w.StartObject();
   key(w, "_sessions");

@@ -11,6 +11,6 @@ namespace wacore::signal {
 inline constexpr uint32_t kRegistrationIdMask = 0x3FFF;
 
 // A uniformly random registration ID in 0..16383, drawn from wacore::random_bytes.
-Error generate_registration_id(uint32_t& out) noexcept;
+Error generate_registration_id(uint32_t& out);
 
 }  // namespace wacore::signal

@@ -31,14 +31,14 @@ struct Scratch {
   }
 };
 
-void commit(Scratch& work, SenderKeyRecord& record) noexcept {
+void commit(Scratch& work, SenderKeyRecord& record) {
   wipe_sender_key_record(record);
   record = std::move(work.r);
   work.committed = true;
 }
 
 // Evicts the oldest skipped keys beyond kMaxSenderMessageKeys.
-void trim(SenderKeyState& s) noexcept {
+void trim(SenderKeyState& s) {
   if (s.skipped.size() <= kMaxSenderMessageKeys) return;
   const size_t drop = s.skipped.size() - kMaxSenderMessageKeys;
   for (size_t i = 0; i < drop; i++) sodium_memzero(&s.skipped[i], sizeof(SenderMessageKey));
@@ -46,7 +46,7 @@ void trim(SenderKeyState& s) noexcept {
 }
 
 // The seed at the chain's iteration, and the chain advanced by one.
-void step(SenderKeyState& s, Key32& seed) noexcept {
+void step(SenderKeyState& s, Key32& seed) {
   Key32 next;
   chain_step(s.chain_key, seed, next);
   s.chain_key = next;
@@ -55,14 +55,14 @@ void step(SenderKeyState& s, Key32& seed) noexcept {
 }
 
 // The first state (oldest first, as Baileys looks it up) with this key id.
-SenderKeyState* find_state(SenderKeyRecord& r, uint32_t key_id) noexcept {
+SenderKeyState* find_state(SenderKeyRecord& r, uint32_t key_id) {
   for (SenderKeyState& s : r.states)
     if (s.key_id == key_id) return &s;
   return nullptr;
 }
 
 bool aes_cbc_decrypt(const Key32& key, const std::array<uint8_t, 16>& iv, std::span<const uint8_t> in,
-                     std::vector<uint8_t>& out) noexcept {
+                     std::vector<uint8_t>& out) {
   if (in.empty() || in.size() % 16 != 0) return false;
   out.resize(in.size());
   size_t n = 0;
@@ -76,7 +76,7 @@ bool aes_cbc_decrypt(const Key32& key, const std::array<uint8_t, 16>& iv, std::s
 
 }  // namespace
 
-void sender_message_keys(const Key32& seed, std::array<uint8_t, 16>& iv, Key32& cipher_key) noexcept {
+void sender_message_keys(const Key32& seed, std::array<uint8_t, 16>& iv, Key32& cipher_key) {
   uint8_t okm[48];
   (void)hash::hkdf(seed, kZeroSalt, {reinterpret_cast<const uint8_t*>(kInfoGroup.data()), kInfoGroup.size()}, okm);
   std::memcpy(iv.data(), okm, 16);
@@ -88,7 +88,7 @@ void wipe_sender_key_record(SenderKeyRecord& record) noexcept {
   for (SenderKeyState& s : record.states) wipe_state(s);
 }
 
-void enforce_sender_key_limits(SenderKeyRecord& record) noexcept {
+void enforce_sender_key_limits(SenderKeyRecord& record) {
   while (record.states.size() > kMaxSenderKeyStates) {
     wipe_state(record.states.front());
     record.states.erase(record.states.begin());
@@ -96,7 +96,7 @@ void enforce_sender_key_limits(SenderKeyRecord& record) noexcept {
   for (SenderKeyState& s : record.states) trim(s);
 }
 
-Error create_sender_key(SenderKeyRecord& record, SenderKeyDistribution& out) noexcept {
+Error create_sender_key(SenderKeyRecord& record, SenderKeyDistribution& out) {
   if (record.states.empty()) {
     Scratch work;
     SenderKeyState& s = work.r.states.emplace_back();
@@ -121,7 +121,7 @@ Error create_sender_key(SenderKeyRecord& record, SenderKeyDistribution& out) noe
   return Error::ok;
 }
 
-void process_distribution(SenderKeyRecord& record, const SenderKeyDistribution& d) noexcept {
+void process_distribution(SenderKeyRecord& record, const SenderKeyDistribution& d) {
   // libsignal's rule: a state of the same chain (key id and signing key) is kept with its progress
   // and skipped keys, so re-processing a distribution message loses nothing; any other state with
   // this key id is dropped. The state then becomes the newest.
@@ -155,7 +155,7 @@ void process_distribution(SenderKeyRecord& record, const SenderKeyDistribution& 
   }
 }
 
-Error group_encrypt(SenderKeyRecord& record, std::span<const uint8_t> plaintext, std::vector<uint8_t>& out) noexcept {
+Error group_encrypt(SenderKeyRecord& record, std::span<const uint8_t> plaintext, std::vector<uint8_t>& out) {
   if (record.states.empty() || !record.states.back().has_signing_private) return Error::no_session;
   if (record.states.back().iteration == UINT32_MAX) return Error::too_far_ahead;
   Scratch work;
@@ -181,7 +181,7 @@ Error group_encrypt(SenderKeyRecord& record, std::span<const uint8_t> plaintext,
 }
 
 Error group_decrypt(SenderKeyRecord& record, std::span<const uint8_t> message,
-                    std::vector<uint8_t>& plaintext) noexcept {
+                    std::vector<uint8_t>& plaintext) {
   SenderKeyMessage m;
   if (Error e = parse_sender_key_message(message, m); e != Error::ok) return e;
   Scratch work;

@@ -9,6 +9,7 @@
 // Records are kept in Baileys' order: oldest state first, newest last (its JSON array); the binary
 // form is libsignal's SenderKeyRecordStructure, newest first, as libsignal and whatsapp-rust write
 // it. Every operation is functional: the record is replaced on success and untouched on error.
+// Out of memory throws std::bad_alloc, as in session.h.
 #pragma once
 
 #include <array>
@@ -66,48 +67,48 @@ struct SenderKeyMessage {
 
 // --- wire formats (sender_keys_proto.cpp parses, sender_keys_write.cpp writes) ---------------------
 // Errors: Error::invalid_message.
-Error parse_distribution(std::span<const uint8_t> in, SenderKeyDistribution& out) noexcept;
-Error parse_sender_key_message(std::span<const uint8_t> in, SenderKeyMessage& out) noexcept;
+Error parse_distribution(std::span<const uint8_t> in, SenderKeyDistribution& out);
+Error parse_sender_key_message(std::span<const uint8_t> in, SenderKeyMessage& out);
 // 0x33 || protobuf{id, iteration, chainKey, signingKey}, every field written (as Baileys does).
-void encode_distribution(const SenderKeyDistribution& d, std::vector<uint8_t>& out) noexcept;
+void encode_distribution(const SenderKeyDistribution& d, std::vector<uint8_t>& out);
 // 0x33 || protobuf{id, iteration, ciphertext}: what the signature covers.
 void encode_sender_key_message(uint32_t key_id, uint32_t iteration, std::span<const uint8_t> ciphertext,
-                               std::vector<uint8_t>& out) noexcept;
+                               std::vector<uint8_t>& out);
 
 // --- records ------------------------------------------------------------------------------------------
 // libsignal's SenderKeyRecordStructure (newest state first). Empty input is an empty record.
 // Errors: Error::invalid_record.
-Error parse_sender_key_record(std::span<const uint8_t> in, SenderKeyRecord& out) noexcept;
-void serialize_sender_key_record(const SenderKeyRecord& record, std::string& out) noexcept;
+Error parse_sender_key_record(std::span<const uint8_t> in, SenderKeyRecord& out);
+void serialize_sender_key_record(const SenderKeyRecord& record, std::string& out);
 // Baileys' JSON (SenderKeyRecord.serialize(): an array of SenderKeyStateStructure objects, byte
 // fields as base64 strings, the form protobufjs's toJSON gives). Errors: Error::invalid_record.
-Error sender_key_record_from_json(std::string_view json, SenderKeyRecord& out) noexcept;
-void sender_key_record_to_json(const SenderKeyRecord& record, std::string& out) noexcept;
+Error sender_key_record_from_json(std::string_view json, SenderKeyRecord& out);
+void sender_key_record_to_json(const SenderKeyRecord& record, std::string& out);
 // Applies the limits to a record read from storage (newest kMaxSenderKeyStates states, newest
 // kMaxSenderMessageKeys skipped keys per state).
-void enforce_sender_key_limits(SenderKeyRecord& record) noexcept;
+void enforce_sender_key_limits(SenderKeyRecord& record);
 void wipe_sender_key_record(SenderKeyRecord& record) noexcept;
 
 // --- operations (sender_keys.cpp) -------------------------------------------------------------------
 // GroupSessionBuilder.create: an empty record gets a fresh state (random 31-bit id, iteration 0,
 // random chain key, new signing pair); the distribution message describes the newest state.
-Error create_sender_key(SenderKeyRecord& record, SenderKeyDistribution& out) noexcept;
+Error create_sender_key(SenderKeyRecord& record, SenderKeyDistribution& out);
 // GroupSessionBuilder.process: adds the state a distribution message describes. A state with the
 // same key id and signing key is kept as it is (re-processing a distribution message loses no
 // progress) and becomes the newest; one with the same id but another signing key is replaced.
-void process_distribution(SenderKeyRecord& record, const SenderKeyDistribution& d) noexcept;
+void process_distribution(SenderKeyRecord& record, const SenderKeyDistribution& d);
 // GroupCipher.encrypt with the newest state (which must hold the signing private key:
 // Error::no_session otherwise): AES-256-CBC with the next message key, signed. Iterations go
 // 0, 1, 2, ...
-Error group_encrypt(SenderKeyRecord& record, std::span<const uint8_t> plaintext, std::vector<uint8_t>& out) noexcept;
+Error group_encrypt(SenderKeyRecord& record, std::span<const uint8_t> plaintext, std::vector<uint8_t>& out);
 // GroupCipher.decrypt: the state with the message's key id (Error::no_sender_key), signature checked
 // first (Error::bad_signature), then the message key: a skipped one (used once,
 // Error::duplicate_message after), or derived ahead (Error::too_far_ahead beyond
 // kMaxSenderForwardJump), keeping the skipped ones. Errors: Error::invalid_message (malformed,
 // padding).
-Error group_decrypt(SenderKeyRecord& record, std::span<const uint8_t> message, std::vector<uint8_t>& plaintext) noexcept;
+Error group_decrypt(SenderKeyRecord& record, std::span<const uint8_t> message, std::vector<uint8_t>& plaintext);
 
 // HKDF(seed, 32 zero bytes, "WhisperGroup", 48) -> iv [0:16], cipher key [16:48].
-void sender_message_keys(const Key32& seed, std::array<uint8_t, 16>& iv, Key32& cipher_key) noexcept;
+void sender_message_keys(const Key32& seed, std::array<uint8_t, 16>& iv, Key32& cipher_key);
 
 }  // namespace wacore::signal

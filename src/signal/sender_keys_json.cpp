@@ -16,7 +16,7 @@
 namespace wacore::signal {
 namespace {
 
-using rapidjson::Value;
+using json::Value;
 
 using json::b64_fixed;
 
@@ -63,12 +63,12 @@ bool read_state(const Value& v, SenderKeyState& s) {
   return true;
 }
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+using Writer = rapidjson::Writer<json::StringBuffer, rapidjson::UTF8<>, rapidjson::UTF8<>, json::Allocator>;
 
 }  // namespace
 
-Error sender_key_record_from_json(std::string_view json, SenderKeyRecord& out) noexcept {
-  rapidjson::Document doc;
+Error sender_key_record_from_json(std::string_view json, SenderKeyRecord& out) {
+  json::Document doc;
   // Iterative: nesting depth costs heap, not stack.
   doc.Parse<json::kParseFlags>(json.data(), json.size());
   if (doc.HasParseError() || !doc.IsArray()) return Error::invalid_record;
@@ -86,8 +86,8 @@ Error sender_key_record_from_json(std::string_view json, SenderKeyRecord& out) n
   return Error::ok;
 }
 
-void sender_key_record_to_json(const SenderKeyRecord& record, std::string& out) noexcept {
-  rapidjson::StringBuffer sb;
+void sender_key_record_to_json(const SenderKeyRecord& record, std::string& out) {
+  json::StringBuffer sb;
   Writer w(sb);
   w.StartArray();
   for (const SenderKeyState& s : record.states) {

@@ -2,7 +2,7 @@
 // and libsignal's SenderKeyRecordStructure (sender_keys_write.cpp writes them).
 //
 // protozero throws on malformed input, and so does malformed() (proto_read.h) on a field of the wrong type or
-// size; every public function here catches and returns an Error (this file is in WACORE_EH_SOURCES).
+// size; every public function here catches and returns an Error.
 #include <protozero/pbf_reader.hpp>
 
 #include "common/pbf.h"
@@ -115,30 +115,34 @@ void read_state(pbf_reader r, SenderKeyState& s) {
 
 }  // namespace
 
-Error parse_distribution(std::span<const uint8_t> in, SenderKeyDistribution& out) noexcept {
+Error parse_distribution(std::span<const uint8_t> in, SenderKeyDistribution& out) {
   try {
     SenderKeyDistribution d;
     parse_skdm(in, d);
     out = d;
     sodium_memzero(d.chain_key.data(), d.chain_key.size());
     return Error::ok;
+  } catch (const std::bad_alloc&) {
+    return Error::out_of_memory;
   } catch (...) {
     return Error::invalid_message;
   }
 }
 
-Error parse_sender_key_message(std::span<const uint8_t> in, SenderKeyMessage& out) noexcept {
+Error parse_sender_key_message(std::span<const uint8_t> in, SenderKeyMessage& out) {
   try {
     SenderKeyMessage m;
     parse_skmsg(in, m);
     out = m;
     return Error::ok;
+  } catch (const std::bad_alloc&) {
+    return Error::out_of_memory;
   } catch (...) {
     return Error::invalid_message;
   }
 }
 
-Error parse_sender_key_record(std::span<const uint8_t> in, SenderKeyRecord& out) noexcept {
+Error parse_sender_key_record(std::span<const uint8_t> in, SenderKeyRecord& out) {
   SenderKeyRecord rec;
   try {
     pbf_reader r = reader(in);

@@ -22,7 +22,7 @@ void assign(std::vector<uint8_t>& out, std::string& buf) {
 
 }  // namespace
 
-void encode_distribution(const SenderKeyDistribution& d, std::vector<uint8_t>& out) noexcept {
+void encode_distribution(const SenderKeyDistribution& d, std::vector<uint8_t>& out) {
   std::string buf(1, static_cast<char>(kVersionByte));
   {
     pbf_writer w{buf};
@@ -35,7 +35,7 @@ void encode_distribution(const SenderKeyDistribution& d, std::vector<uint8_t>& o
 }
 
 void encode_sender_key_message(uint32_t key_id, uint32_t iteration, std::span<const uint8_t> ciphertext,
-                               std::vector<uint8_t>& out) noexcept {
+                               std::vector<uint8_t>& out) {
   std::string buf(1, static_cast<char>(kVersionByte));
   {
     pbf_writer w{buf};
@@ -46,7 +46,7 @@ void encode_sender_key_message(uint32_t key_id, uint32_t iteration, std::span<co
   out.assign(buf.begin(), buf.end());
 }
 
-void serialize_sender_key_record(const SenderKeyRecord& record, std::string& out) noexcept {
+void serialize_sender_key_record(const SenderKeyRecord& record, std::string& out) {
   out.clear();
   pbf_writer w{out};
   // Newest first, as libsignal writes it.

@@ -46,18 +46,18 @@ struct Scratch {
   ~Scratch() { wipe(s); }
 };
 
-Error dh(const PublicKey& theirs, const Key32& ours, uint8_t out[32]) noexcept {
+Error dh(const PublicKey& theirs, const Key32& ours, uint8_t out[32]) {
   if (theirs[0] != curve::kDjbType) return Error::key_type;
   return curve::agreement(theirs.data() + 1, ours.data(), out);
 }
 
-Error new_key_pair(KeyPair& kp) noexcept {
+Error new_key_pair(KeyPair& kp) {
   kp.pub[0] = curve::kDjbType;
   return curve::generate_key_pair(kp.priv.data(), kp.pub.data() + 1);
 }
 
 // HKDF(secret, salt = root key, "WhisperRatchet") -> new root key, new chain.
-Error ratchet_step(Session& s, const PublicKey& their_key, const Key32& our_priv, Chain& chain) noexcept {
+Error ratchet_step(Session& s, const PublicKey& their_key, const Key32& our_priv, Chain& chain) {
   uint8_t shared[32];
   if (Error e = dh(their_key, our_priv, shared); e != Error::ok) return e;
   uint8_t okm[64];
@@ -71,9 +71,9 @@ Error ratchet_step(Session& s, const PublicKey& their_key, const Key32& our_priv
   return Error::ok;
 }
 
-bool same_key(const PublicKey& a, const PublicKey& b) noexcept { return std::memcmp(a.data(), b.data(), a.size()) == 0; }
+bool same_key(const PublicKey& a, const PublicKey& b) { return std::memcmp(a.data(), b.data(), a.size()) == 0; }
 
-Chain* find_receiver(Session& s, const PublicKey& key) noexcept {
+Chain* find_receiver(Session& s, const PublicKey& key) {
   for (Chain& c : s.receivers)
     if (same_key(c.ratchet_key, key)) return &c;
   return nullptr;
@@ -83,7 +83,7 @@ Chain* find_receiver(Session& s, const PublicKey& key) noexcept {
 // kMaxSkippedKeysPerChain behind `counter` are never stored; trim() caps the rest). At most
 // kMaxForwardJump keys may be skipped (Error::too_far_ahead, libsignal's rule); a closed chain
 // cannot advance (Error::invalid_message).
-Error fill(Chain& c, int64_t counter) noexcept {
+Error fill(Chain& c, int64_t counter) {
   if (c.counter >= counter) return Error::ok;
   if (counter - (c.counter + 1) > static_cast<int64_t>(kMaxForwardJump)) return Error::too_far_ahead;
   if (!c.has_key) return Error::invalid_message;
@@ -105,7 +105,7 @@ Error fill(Chain& c, int64_t counter) noexcept {
 }
 
 // Evicts the oldest skipped keys beyond kMaxSkippedKeysPerChain.
-void trim(Chain& c) noexcept {
+void trim(Chain& c) {
   if (c.skipped.size() <= kMaxSkippedKeysPerChain) return;
   const size_t drop = c.skipped.size() - kMaxSkippedKeysPerChain;
   for (size_t i = 0; i < drop; i++) sodium_memzero(&c.skipped[i], sizeof(MessageKey));
@@ -115,7 +115,7 @@ void trim(Chain& c) noexcept {
 // libsignal-node's maybeStepRatchet: a new remote ratchet key closes the previous receiving chain
 // (after deriving its keys up to `previous_counter`), opens a receiving chain for the new key, and
 // replaces our ratchet key pair and sending chain.
-Error maybe_step_ratchet(Session& s, const PublicKey& remote, uint32_t previous_counter) noexcept {
+Error maybe_step_ratchet(Session& s, const PublicKey& remote, uint32_t previous_counter) {
   if (find_receiver(s, remote) != nullptr) return Error::ok;
   if (s.has_sender && same_key(s.sender.ratchet_key, remote)) return Error::invalid_message;
   if (Chain* prev = find_receiver(s, s.last_remote_ratchet); prev != nullptr) {
@@ -155,7 +155,7 @@ Error maybe_step_ratchet(Session& s, const PublicKey& remote, uint32_t previous_
 
 // WhisperMessage MAC: HMAC-SHA256(macKey, sender identity || receiver identity || message)[0:8].
 void whisper_mac(const Key32& mac_key, const PublicKey& sender, const PublicKey& receiver,
-                 std::span<const uint8_t> signed_part, uint8_t out[32]) noexcept {
+                 std::span<const uint8_t> signed_part, uint8_t out[32]) {
   crypto_auth_hmacsha256_state st;
   crypto_auth_hmacsha256_init(&st, mac_key.data(), mac_key.size());
   crypto_auth_hmacsha256_update(&st, sender.data(), sender.size());
@@ -168,7 +168,7 @@ void whisper_mac(const Key32& mac_key, const PublicKey& sender, const PublicKey&
 // Checks the message's MAC and decrypts it with a message key's derived keys; on success the
 // session's pending pre-key is settled and it counts as used.
 Error open_message(Session& s, const PublicKey& our_identity, const WhisperMessage& m, const MessageKey& keys,
-                   int64_t now_ms, std::vector<uint8_t>& plaintext) noexcept {
+                   int64_t now_ms, std::vector<uint8_t>& plaintext) {
   uint8_t mac[32];
   whisper_mac(keys.mac_key, s.remote_identity, our_identity, m.signed_part, mac);
   if (!hash::equal(mac, m.mac.data(), kMacBytes)) return Error::bad_mac;
@@ -187,7 +187,7 @@ Error open_message(Session& s, const PublicKey& our_identity, const WhisperMessa
 
 // libsignal-node's doDecryptWhisperMessage on one session (a working copy).
 Error decrypt_with(Session& s, const PublicKey& our_identity, const WhisperMessage& m, int64_t now_ms,
-                   std::vector<uint8_t>& plaintext) noexcept {
+                   std::vector<uint8_t>& plaintext) {
   if (Error e = maybe_step_ratchet(s, m.ratchet_key, m.previous_counter); e != Error::ok) return e;
   Chain* c = find_receiver(s, m.ratchet_key);
   if (c == nullptr) return Error::invalid_message;
@@ -217,7 +217,7 @@ Error decrypt_with(Session& s, const PublicKey& our_identity, const WhisperMessa
 }
 
 // Skipped keys from libsignal records hold derived keys rather than seeds; such a key is used as is.
-bool take_derived_key(Session& s, const WhisperMessage& m, MessageKey& out) noexcept {
+bool take_derived_key(Session& s, const WhisperMessage& m, MessageKey& out) {
   Chain* c = find_receiver(s, m.ratchet_key);
   if (c == nullptr || m.counter > c->counter) return false;
   auto it = std::find_if(c->skipped.begin(), c->skipped.end(),
@@ -231,7 +231,7 @@ bool take_derived_key(Session& s, const WhisperMessage& m, MessageKey& out) noex
 
 
 Error decrypt_session_copy(const Session& original, const PublicKey& our_identity, const WhisperMessage& m,
-                           int64_t now_ms, Scratch& work, std::vector<uint8_t>& plaintext) noexcept {
+                           int64_t now_ms, Scratch& work, std::vector<uint8_t>& plaintext) {
   work.s = original;
   MessageKey mk;
   if (take_derived_key(work.s, m, mk)) {
@@ -243,7 +243,7 @@ Error decrypt_session_copy(const Session& original, const PublicKey& our_identit
 }
 
 // Keeps at most kMaxArchivedSessions closed sessions, dropping the longest closed first.
-void evict_archived(Record& r) noexcept {
+void evict_archived(Record& r) {
   for (;;) {
     size_t closed = 0;
     auto oldest = r.sessions.end();
@@ -259,7 +259,7 @@ void evict_archived(Record& r) noexcept {
 }
 
 // Adds (or replaces, keeping its place) the session with s's base key, closing the open one.
-void install(Record& r, Session&& s, int64_t now_ms) noexcept {
+void install(Record& r, Session&& s, int64_t now_ms) {
   close_open_session(r, now_ms);
   auto same = std::find_if(r.sessions.begin(), r.sessions.end(),
                            [&](const Session& x) { return same_key(x.base_key, s.base_key); });
@@ -272,14 +272,14 @@ void install(Record& r, Session&& s, int64_t now_ms) noexcept {
   evict_archived(r);
 }
 
-Session* find_incoming(Record& r, const PublicKey& base_key) noexcept {
+Session* find_incoming(Record& r, const PublicKey& base_key) {
   for (Session& s : r.sessions)
     if (!s.base_key_ours && same_key(s.base_key, base_key)) return &s;
   return nullptr;
 }
 
 // Precedence when no session decrypts: the most specific failure wins.
-int rank(Error e) noexcept {
+int rank(Error e) {
   switch (e) {
     case Error::too_far_ahead: return 3;
     case Error::invalid_message: return 2;
@@ -292,7 +292,7 @@ int rank(Error e) noexcept {
 
 Error x3dh_initiator_secret(const Key32& our_identity, const Key32& our_base, const PublicKey& their_identity,
                             const PublicKey& their_signed_prekey, const PublicKey* their_prekey,
-                            uint8_t out[kX3dhMaxSecret], size_t& len) noexcept {
+                            uint8_t out[kX3dhMaxSecret], size_t& len) {
   std::memset(out, 0xFF, 32);
   Error e = dh(their_signed_prekey, our_identity, out + 32);
   if (e == Error::ok) e = dh(their_identity, our_base, out + 64);
@@ -305,7 +305,7 @@ Error x3dh_initiator_secret(const Key32& our_identity, const Key32& our_base, co
 
 Error x3dh_responder_secret(const Key32& our_identity, const Key32& our_signed_prekey, const Key32* our_prekey,
                             const PublicKey& their_identity, const PublicKey& their_base_key,
-                            uint8_t out[kX3dhMaxSecret], size_t& len) noexcept {
+                            uint8_t out[kX3dhMaxSecret], size_t& len) {
   std::memset(out, 0xFF, 32);
   Error e = dh(their_identity, our_signed_prekey, out + 32);
   if (e == Error::ok) e = dh(their_base_key, our_identity, out + 64);
@@ -316,7 +316,7 @@ Error x3dh_responder_secret(const Key32& our_identity, const Key32& our_signed_p
   return e;
 }
 
-void derive_initial_keys(std::span<const uint8_t> secret, Key32& root_key, Key32& chain_key) noexcept {
+void derive_initial_keys(std::span<const uint8_t> secret, Key32& root_key, Key32& chain_key) {
   uint8_t okm[64];
   (void)hash::hkdf(secret, kZeroSalt, info(kInfoText), okm);
   std::memcpy(root_key.data(), okm, 32);
@@ -324,14 +324,14 @@ void derive_initial_keys(std::span<const uint8_t> secret, Key32& root_key, Key32
   sodium_memzero(okm, sizeof okm);
 }
 
-void chain_step(const Key32& chain_key, Key32& seed, Key32& next_chain_key) noexcept {
+void chain_step(const Key32& chain_key, Key32& seed, Key32& next_chain_key) {
   static constexpr uint8_t kSeed[1] = {0x01};
   static constexpr uint8_t kNext[1] = {0x02};
   hash::hmac_sha256(chain_key, kSeed, seed.data());
   hash::hmac_sha256(chain_key, kNext, next_chain_key.data());
 }
 
-void message_keys(const Key32& seed, Key32& cipher_key, Key32& mac_key, std::array<uint8_t, 16>& iv) noexcept {
+void message_keys(const Key32& seed, Key32& cipher_key, Key32& mac_key, std::array<uint8_t, 16>& iv) {
   uint8_t okm[80];
   (void)hash::hkdf(seed, kZeroSalt, info(kInfoMessageKeys), okm);
   std::memcpy(cipher_key.data(), okm, 32);
@@ -340,7 +340,7 @@ void message_keys(const Key32& seed, Key32& cipher_key, Key32& mac_key, std::arr
   sodium_memzero(okm, sizeof okm);
 }
 
-void enforce_limits(Record& record) noexcept {
+void enforce_limits(Record& record) {
   const auto normalize = [](Chain& c) {
     // Insertion sort: stored keys are nearly always in order already.
     for (size_t i = 1; i < c.skipped.size(); i++) {
@@ -365,25 +365,25 @@ void wipe_record(Record& record) noexcept {
   for (Session& s : record.sessions) wipe(s);
 }
 
-const Session* open_session(const Record& record) noexcept {
+const Session* open_session(const Record& record) {
   for (const Session& s : record.sessions)
     if (s.open()) return &s;
   return nullptr;
 }
 
-bool has_incoming_session(const Record& record, const PublicKey& base_key) noexcept {
+bool has_incoming_session(const Record& record, const PublicKey& base_key) {
   for (const Session& s : record.sessions)
     if (!s.base_key_ours && same_key(s.base_key, base_key)) return true;
   return false;
 }
 
-void close_open_session(Record& record, int64_t now_ms) noexcept {
+void close_open_session(Record& record, int64_t now_ms) {
   for (Session& s : record.sessions)
     if (s.open()) s.closed = now_ms < 0 ? 0 : now_ms;
 }
 
 Error init_outgoing(Record& record, const KeyPair& our_identity, const PreKeyBundle& bundle,
-                    int64_t now_ms) noexcept {
+                    int64_t now_ms) {
   if (bundle.identity[0] != curve::kDjbType || bundle.signed_prekey[0] != curve::kDjbType ||
       (bundle.has_prekey && bundle.prekey[0] != curve::kDjbType)) {
     return Error::key_type;
@@ -433,7 +433,7 @@ Error init_outgoing(Record& record, const KeyPair& our_identity, const PreKeyBun
 
 Error init_incoming(Record& record, const KeyPair& our_identity, const PreKeyMessage& message,
                     const KeyPair* signed_prekey, const KeyPair* prekey, int64_t now_ms,
-                    bool& created) noexcept {
+                    bool& created) {
   created = false;
   if (has_incoming_session(record, message.base_key)) return Error::ok;  // we have not replied yet
   if (message.has_prekey_id && prekey == nullptr) return Error::invalid_prekey_id;
@@ -468,7 +468,7 @@ Error init_incoming(Record& record, const KeyPair& our_identity, const PreKeyMes
 }
 
 Error encrypt(Record& record, const PublicKey& our_identity, uint32_t our_registration_id,
-              std::span<const uint8_t> plaintext, EncryptResult& out) noexcept {
+              std::span<const uint8_t> plaintext, EncryptResult& out) {
   Session* open = nullptr;
   for (Session& s : record.sessions) {
     if (s.open()) {
@@ -529,7 +529,7 @@ Error encrypt(Record& record, const PublicKey& our_identity, uint32_t our_regist
 }
 
 Error decrypt_whisper(Record& record, const PublicKey& our_identity, std::span<const uint8_t> message,
-                      int64_t now_ms, DecryptResult& out) noexcept {
+                      int64_t now_ms, DecryptResult& out) {
   WhisperMessage m;
   if (Error e = parse_whisper_message(message, m); e != Error::ok) return e;
   if (record.sessions.empty()) return Error::no_session;
@@ -562,7 +562,7 @@ Error decrypt_whisper(Record& record, const PublicKey& our_identity, std::span<c
 
 Error decrypt_prekey(Record& record, const KeyPair& our_identity, std::span<const uint8_t> message,
                      const KeyPair* signed_prekey, const KeyPair* prekey, int64_t now_ms,
-                     DecryptResult& out) noexcept {
+                     DecryptResult& out) {
   PreKeyMessage pm;
   if (Error e = parse_prekey_message(message, pm); e != Error::ok) return e;
   WhisperMessage m;

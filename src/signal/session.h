@@ -10,7 +10,9 @@
 // Every operation is functional: it takes a record and either succeeds, replacing the record with
 // the new one, or returns an Error and leaves the record exactly as it was (work happens on a copy
 // of the session and is committed at the end). Time is a parameter (milliseconds since the epoch,
-// libsignal-node's Date.now()), so results are reproducible.
+// libsignal-node's Date.now()), so results are reproducible. Out of memory throws std::bad_alloc,
+// which may leave the in-memory record half-changed: the wasm exports parse a fresh record for each
+// call and discard it, returning ERR_OUT_OF_MEMORY, so a stored record is untouched (docs/build.md).
 #pragma once
 
 #include <array>
@@ -92,7 +94,7 @@ struct Session {
   bool has_pending = false;
   PendingPreKey pending;
 
-  bool open() const noexcept { return closed == -1; }
+  bool open() const { return closed == -1; }
 };
 
 struct Record {
@@ -136,45 +138,45 @@ struct PreKeyMessage {
 
 // --- wire formats (proto.cpp) -----------------------------------------------------------------------
 // Errors: Error::invalid_message for anything malformed or of another version.
-Error parse_whisper_message(std::span<const uint8_t> in, WhisperMessage& out) noexcept;
-Error parse_prekey_message(std::span<const uint8_t> in, PreKeyMessage& out) noexcept;
+Error parse_whisper_message(std::span<const uint8_t> in, WhisperMessage& out);
+Error parse_prekey_message(std::span<const uint8_t> in, PreKeyMessage& out);
 // The version byte and WhisperMessage protobuf (the MAC is appended by the caller), fields in number
 // order as libsignal-node writes them.
 Error encode_whisper(const PublicKey& ratchet_key, uint32_t counter, uint32_t previous_counter,
-                     std::span<const uint8_t> ciphertext, std::vector<uint8_t>& out) noexcept;
+                     std::span<const uint8_t> ciphertext, std::vector<uint8_t>& out);
 // The version byte and PreKeyWhisperMessage protobuf around a complete WhisperMessage.
 Error encode_prekey(const PendingPreKey& pending, const PublicKey& identity, uint32_t registration_id,
-                    std::span<const uint8_t> whisper, std::vector<uint8_t>& out) noexcept;
+                    std::span<const uint8_t> whisper, std::vector<uint8_t>& out);
 
 // --- records (proto.cpp, record_json.cpp) -----------------------------------------------------------
 // The binary form is libsignal's RecordStructure protobuf: the open session as currentSession,
 // others as previousSessions (all in record order), plus fields 100-105 of SessionStructure for
 // what only libsignal-node keeps (docs/signal.md). Empty input is an empty record.
-Error parse_record(std::span<const uint8_t> in, Record& out) noexcept;
-Error serialize_record(const Record& record, std::string& out) noexcept;
+Error parse_record(std::span<const uint8_t> in, Record& out);
+Error serialize_record(const Record& record, std::string& out);
 // libsignal-node's JSON (SessionRecord.serialize(), version "v1"; an unversioned record is migrated
 // as libsignal-node does). Errors: Error::invalid_record.
-Error record_from_json(std::string_view json, Record& out) noexcept;
-Error record_to_json(const Record& record, std::string& out) noexcept;
+Error record_from_json(std::string_view json, Record& out);
+Error record_to_json(const Record& record, std::string& out);
 
 // --- sessions (session.cpp) -------------------------------------------------------------------------
 // The open session, or nullptr.
-const Session* open_session(const Record& record) noexcept;
+const Session* open_session(const Record& record);
 // Whether the record holds a session with this base key that the other side started.
-bool has_incoming_session(const Record& record, const PublicKey& base_key) noexcept;
+bool has_incoming_session(const Record& record, const PublicKey& base_key);
 // Applies the limits to a record read from storage: skipped keys sorted and the newest
 // kMaxSkippedKeysPerChain kept, the newest kMaxReceiverChains receiving chains, the most recently
 // closed kMaxArchivedSessions closed sessions.
-void enforce_limits(Record& record) noexcept;
+void enforce_limits(Record& record);
 // Erases every secret in the record (before its memory is released).
 void wipe_record(Record& record) noexcept;
 // Closes the open session, if any (libsignal-node's closeOpenSession).
-void close_open_session(Record& record, int64_t now_ms) noexcept;
+void close_open_session(Record& record, int64_t now_ms);
 
 // X3DH as initiator (libsignal-node's SessionBuilder.initOutgoing): verifies the signed pre-key's
 // signature (Error::bad_signature), starts a session, closes the previously open one.
 Error init_outgoing(Record& record, const KeyPair& our_identity, const PreKeyBundle& bundle,
-                    int64_t now_ms) noexcept;
+                    int64_t now_ms);
 
 // X3DH as responder (SessionBuilder.initIncoming): starts the session a PreKeyWhisperMessage
 // announces unless it exists. `signed_prekey` and `prekey` are what the store holds for the
@@ -182,7 +184,7 @@ Error init_outgoing(Record& record, const KeyPair& our_identity, const PreKeyBun
 // `created` tells whether a session was made (and the one-time pre-key is therefore used up).
 Error init_incoming(Record& record, const KeyPair& our_identity, const PreKeyMessage& message,
                     const KeyPair* signed_prekey, const KeyPair* prekey, int64_t now_ms,
-                    bool& created) noexcept;
+                    bool& created);
 
 struct EncryptResult {
   int type = kTypeWhisper;  // kTypeWhisper or kTypePreKey
@@ -194,7 +196,7 @@ struct EncryptResult {
 
 // SessionCipher.encrypt on the open session. Error::no_session without one.
 Error encrypt(Record& record, const PublicKey& our_identity, uint32_t our_registration_id,
-              std::span<const uint8_t> plaintext, EncryptResult& out) noexcept;
+              std::span<const uint8_t> plaintext, EncryptResult& out);
 
 struct DecryptResult {
   std::vector<uint8_t> plaintext;
@@ -205,13 +207,13 @@ struct DecryptResult {
 // SessionCipher.decryptWhisperMessage: tries every session, most recently used first, each on a
 // copy. A message whose key was already used is Error::duplicate_message at once.
 Error decrypt_whisper(Record& record, const PublicKey& our_identity, std::span<const uint8_t> message,
-                      int64_t now_ms, DecryptResult& out) noexcept;
+                      int64_t now_ms, DecryptResult& out);
 
 // SessionCipher.decryptPreKeyWhisperMessage: init_incoming, then the inner WhisperMessage with
 // that session; nothing is kept unless both succeed.
 Error decrypt_prekey(Record& record, const KeyPair& our_identity, std::span<const uint8_t> message,
                      const KeyPair* signed_prekey, const KeyPair* prekey, int64_t now_ms,
-                     DecryptResult& out) noexcept;
+                     DecryptResult& out);
 
 // --- building blocks, exposed for the golden-vector tests --------------------------------------------
 inline constexpr size_t kX3dhMaxSecret = 32 * 5;
@@ -220,15 +222,15 @@ inline constexpr size_t kX3dhMaxSecret = 32 * 5;
 // be null). Errors from curve::agreement (a key of the wrong type, a low-order point).
 Error x3dh_initiator_secret(const Key32& our_identity, const Key32& our_base, const PublicKey& their_identity,
                             const PublicKey& their_signed_prekey, const PublicKey* their_prekey,
-                            uint8_t out[kX3dhMaxSecret], size_t& len) noexcept;
+                            uint8_t out[kX3dhMaxSecret], size_t& len);
 Error x3dh_responder_secret(const Key32& our_identity, const Key32& our_signed_prekey, const Key32* our_prekey,
                             const PublicKey& their_identity, const PublicKey& their_base_key,
-                            uint8_t out[kX3dhMaxSecret], size_t& len) noexcept;
+                            uint8_t out[kX3dhMaxSecret], size_t& len);
 // HKDF-SHA256(secret, 32 zero bytes, "WhisperText") -> root key, first chain key (X3DH's output).
-void derive_initial_keys(std::span<const uint8_t> secret, Key32& root_key, Key32& chain_key) noexcept;
+void derive_initial_keys(std::span<const uint8_t> secret, Key32& root_key, Key32& chain_key);
 // Message-key seed and next chain key from a chain key.
-void chain_step(const Key32& chain_key, Key32& seed, Key32& next_chain_key) noexcept;
+void chain_step(const Key32& chain_key, Key32& seed, Key32& next_chain_key);
 // HKDF(seed, 32 zero bytes, "WhisperMessageKeys") -> cipher key, MAC key, IV.
-void message_keys(const Key32& seed, Key32& cipher_key, Key32& mac_key, std::array<uint8_t, 16>& iv) noexcept;
+void message_keys(const Key32& seed, Key32& cipher_key, Key32& mac_key, std::array<uint8_t, 16>& iv);
 
 }  // namespace wacore::signal

@@ -80,7 +80,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
 // xorshift64*: deterministic randomness for key generation and signatures.
 uint64_t g_rng = 1;
-int fuzz_random(uint8_t* buf, size_t n) {
+int fuzz_random(uint8_t* buf, size_t n) noexcept {
   for (size_t i = 0; i < n; i++) {
     g_rng ^= g_rng >> 12;
     g_rng ^= g_rng << 25;

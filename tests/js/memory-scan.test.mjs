@@ -7,7 +7,7 @@
 import { Buffer } from 'node:buffer';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { VARIANT } from './variant.mjs';
-import { Party } from './signal-parties.mjs';
+import { bundlePair, Party } from './signal-parties.mjs';
 
 let api;
 let memory;
@@ -158,5 +158,48 @@ describe(`no secret left in wasm memory (${VARIANT})`, () => {
     expect(found.length, JSON.stringify(Object.keys(states[0] ?? {}))).toBeGreaterThanOrEqual(2);
     for (const bytes of found) expectGone('sender key secret', bytes);
     expectGone('the distributed chain key', distribution.chainKey);
+  });
+  // A call that runs out of memory is unwound past the wipes it would have done on its way out
+  // (bindings/guard.h zeroes the free stack; freed blocks are zeroed as always): every allocation
+  // of a pre-key decryption and of a reply's decryption failed in turn, memory scanned after each.
+  it('Signal sessions: no key left behind by a call that ran out of memory midway', () => {
+    const failAllocation = api[Symbol.for('wacore-wasm.failAllocation')];
+    const s = api.signalSessions;
+    const { alice, bob, spk, opk, bundle, prekeys } = bundlePair(api);
+    const first = s.encrypt(s.initOutgoing(undefined, alice, bundle), alice.pubKey, 9, random(40));
+    const keys = prekeys;
+    const bobRecord = s.decryptPreKey(undefined, bob, first.body, keys).record;
+    const reply = s.encrypt(bobRecord, bob.pubKey, 7, random(40));
+    // Every key of a record, as its JSON holds them.
+    const recordKeys = (rec) => {
+      const out = [];
+      for (const session of Object.values(s.recordToJson(rec)._sessions)) {
+        const r = session.currentRatchet;
+        out.push(['root key', r.rootKey], ['ratchet private key', r.ephemeralKeyPair.privKey]);
+        for (const chain of Object.values(session._chains)) if (chain.chainKey.key) out.push(['chain key', chain.chainKey.key]);
+      }
+      return out.map(([what, b64]) => [what, Buffer.from(b64, 'base64')]);
+    };
+    const calls = [
+      ['pre-key decryption', () => s.decryptPreKey(undefined, bob, first.body, keys), [['identity key', bob.privKey], ['signed pre-key', spk.privKey], ['one-time pre-key', opk.privKey], ...recordKeys(bobRecord)]],
+      ['reply decryption', () => s.decryptWhisper(first.record, alice.pubKey, reply.body), [...recordKeys(first.record), ...recordKeys(s.decryptWhisper(first.record, alice.pubKey, reply.body).record)]],
+    ];
+    let failures = 0;
+    for (const [name, call, secrets] of calls) {
+      for (let n = 1; ; n++) {
+        failAllocation(n);
+        let code;
+        try {
+          call();
+        } catch (e) {
+          code = e.code;
+        }
+        if (failAllocation(0) !== 0) break;
+        expect(code, `${name}, allocation ${n}`).toBe('ERR_OUT_OF_MEMORY');
+        failures++;
+        for (const [what, bytes] of secrets) expectGone(`${what}, after ${name} failed at allocation ${n}`, bytes);
+      }
+    }
+    expect(failures).toBeGreaterThan(10);
   });
 });

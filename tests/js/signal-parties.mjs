@@ -7,6 +7,22 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const libsignal = require('libsignal');
 
+/** Two identities and Bob's pre-keys as the functional API (signalSessions) takes them: Bob's
+ * bundle for Alice's initOutgoing, and his keys for decryptPreKey. */
+export function bundlePair(api) {
+  const alice = api.generateKeyPair();
+  const bob = api.generateKeyPair();
+  const spk = api.generateKeyPair();
+  const opk = api.generateKeyPair();
+  const bundle = {
+    identityKey: bob.pubKey,
+    registrationId: 7,
+    signedPreKey: { keyId: 1, publicKey: spk.pubKey, signature: api.calculateSignature(bob.privKey, spk.pubKey) },
+    preKey: { keyId: 2, publicKey: opk.pubKey },
+  };
+  return { alice, bob, spk, opk, bundle, prekeys: { signedPreKey: spk, preKey: opk } };
+}
+
 export class Store {
   constructor(lib, identity, registrationId) {
     this.lib = lib;

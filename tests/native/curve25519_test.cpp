@@ -295,7 +295,7 @@ TEST(XEdDSA, RandomisedSignaturesVerifyAtEveryMessageLength) {
 }
 
 TEST(Random, FailingSourceYieldsEntropyErrorAndNoKey) {
-  set_random_source([](uint8_t* buf, size_t n) {
+  set_random_source([](uint8_t* buf, size_t n) noexcept {
     for (size_t i = 0; i < n; i++) buf[i] = 0xAA;
     return -1;
   });
@@ -316,7 +316,7 @@ namespace {
 
 int g_calls = 0;
 uint8_t g_next = 0;
-int counting_source(uint8_t* buf, size_t n) {
+int counting_source(uint8_t* buf, size_t n) noexcept {
   g_calls++;
   for (size_t i = 0; i < n; i++) buf[i] = g_next++;
   return 0;

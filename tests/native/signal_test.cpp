@@ -401,7 +401,7 @@ TEST(SignalLimits, ReceiverChainsAndArchivedSessions) {
 // JavaScript writer produces; nothing fractional, out of range, or not a number.
 TEST(SignalRecords, JsonIntegersAreIntegralNumbersInRange) {
   const auto read = [](const char* text, int64_t lo, int64_t hi) -> std::optional<int64_t> {
-    rapidjson::Document doc;
+    json::Document doc;
     doc.Parse<json::kParseFlags>(text);
     int64_t v = 0;
     if (doc.HasParseError() || !json::integer(doc, lo, hi, v)) return std::nullopt;

@@ -1,0 +1,48 @@
+// The one way out of memory leaves an export (wasm builds).
+//
+// The core allocates with operator new (bindings/wipe_on_free.cpp) and lets a failure throw
+// std::bad_alloc: it has no out-of-memory branches of its own. Every export that reaches an
+// allocation runs its body through guard(), which catches the exception once the core has been
+// unwound: each frame's destructors have run, so everything it held is freed (and wiped, by the
+// replaced operator delete), and the shadow-stack pointer is restored by the catch. The export then
+// returns its own convention's out-of-memory value, which the JS side raises as ERR_OUT_OF_MEMORY.
+// Objects that outlive a call (a Noise connection, the reused outputs) are changed only where an
+// allocation can no longer fail, so a caught failure leaves them as they were.
+#pragma once
+
+#include <emscripten/stack.h>
+
+#include <cstdint>
+#include <utility>
+
+#include "common/error.h"
+
+namespace wacore::bindings {
+
+// Zeroes the shadow stack below the caller's frame. The unwound frames may have left secrets there
+// that their own wipes, skipped by the unwinding, would have cleared. Only after a failure: 256 KB.
+// Nothing lives below the stack pointer, and this loop keeps its own state in wasm locals, not on
+// the shadow stack, so everything from the stack's end up to the pointer is zeroed.
+inline void wipe_free_stack() noexcept {
+  volatile uint8_t* p = reinterpret_cast<volatile uint8_t*>(emscripten_stack_get_end());
+  volatile uint8_t* const top = reinterpret_cast<volatile uint8_t*>(emscripten_stack_get_current());
+  while (p < top) *p++ = 0;
+}
+
+// Runs body(); returns `out_of_memory` if an allocation failed inside it. std::length_error (a
+// container asked for more than it can address) counts as the same; the core throws nothing else,
+// but anything else is caught too, so that no exception reaches JS as a WebAssembly.Exception.
+template <typename R, typename F>
+R guard(R out_of_memory, F&& body) noexcept {
+  try {
+    return std::forward<F>(body)();
+  } catch (...) {
+    wipe_free_stack();
+    return out_of_memory;
+  }
+}
+
+// The out-of-memory value of the two error conventions: +Error and -Error.
+inline constexpr int kOutOfMemory = static_cast<int>(Error::out_of_memory);
+
+}  // namespace wacore::bindings
