@@ -55,6 +55,9 @@ npx vitest run
 step "Chromium"
 node tests/browser/run.mjs
 
+step "the web chat client in Chromium: three users on the relay, offline delivery, a reload, a new device (web/chat/)"
+node tests/browser/chat.mjs
+
 step "the packed package in fresh projects: webpack, esbuild, Rollup, Vite (build and dev), Parcel in Chromium; Node, Bun, Deno; types"
 node tests/consumers/run.mjs
 

@@ -84,22 +84,26 @@ export function stopServer(server) {
   });
 }
 
-/** Headless Chromium (the system's, not a Playwright download), quiet: no sandbox (root in CI), no
- * GPU, no background traffic. */
+/** Headless Chromium's flags here: no sandbox (root in CI), no GPU, no background traffic. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Headless Chromium (the system's, not a Playwright download), quiet. */
 export async function launchChromium(executablePath) {
   const { chromium } = await import('playwright-core');
-  return chromium.launch({
-    executablePath,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-    timeout: 30_000,
-  });
+  return chromium.launch({ executablePath, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
+}
+
+/** The same with a profile directory of its own, kept across launches (its IndexedDB included):
+ * a browser that can be closed and opened again as the same user. */
+export async function launchChromiumProfile(executablePath, userDataDir) {
+  const { chromium } = await import('playwright-core');
+  return chromium.launchPersistentContext(userDataDir, { executablePath, headless: true, args: CHROMIUM_ARGS, timeout: 30_000, viewport: { width: 1200, height: 760 } });
 }
