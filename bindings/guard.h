@@ -6,8 +6,8 @@
 // unwound: each frame's destructors have run, so everything it held is freed (and wiped, by the
 // replaced operator delete), and the shadow-stack pointer is restored by the catch. The export then
 // returns its own convention's out-of-memory value, which the JS side raises as ERR_OUT_OF_MEMORY.
-// Objects that outlive a call (a Noise connection, the reused outputs) are changed only where an
-// allocation can no longer fail, so a caught failure leaves them as they were.
+// What outlives a call is left consistent (docs/build.md): records are the caller's, a Noise
+// transport is unchanged, a failed handshake step ends the handshake, reused outputs are emptied.
 #pragma once
 
 #include <emscripten/stack.h>
@@ -32,10 +32,17 @@ inline void wipe_free_stack() noexcept {
 // Runs body(); returns `out_of_memory` if an allocation failed inside it. std::length_error (a
 // container asked for more than it can address) counts as the same; the core throws nothing else,
 // but anything else is caught too, so that no exception reaches JS as a WebAssembly.Exception.
+// The body runs in a frame of its own, below guard()'s, never inlined into it: its locals are then
+// below the stack pointer the catch restores, where wipe_free_stack() reaches them.
+template <typename F>
+[[gnu::noinline]] auto run_body(F& body) {
+  return body();
+}
+
 template <typename R, typename F>
 R guard(R out_of_memory, F&& body) noexcept {
   try {
-    return std::forward<F>(body)();
+    return run_body(body);
   } catch (...) {
     wipe_free_stack();
     return out_of_memory;

@@ -125,8 +125,15 @@ int noise_responder_finish(uintptr_t h, uintptr_t chunk, size_t len) {
   bool done = false;
   const Error e = conn(h).responder_read_client_finish(bytes(chunk, len), client_static, payload, done);
   if (e == Error::ok && done) {
-    g_out.assign(client_static, client_static + sizeof client_static);
-    g_out.insert(g_out.end(), payload.begin(), payload.end());
+    try {
+      g_out.assign(client_static, client_static + sizeof client_static);
+      g_out.insert(g_out.end(), payload.begin(), payload.end());
+    } catch (...) {
+      // The step is not finished until its results are out: a failure here ends the handshake as
+      // failed, as one inside the step does.
+      conn(h).abandon_handshake();
+      throw;
+    }
   }
   if (!payload.empty()) sodium_memzero(payload.data(), payload.size());
   return publish(e, 0, done);

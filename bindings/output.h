@@ -72,13 +72,19 @@ class Output {
     return 0;
   }
   // Runs an export's body through guard(): out of memory is kOutOfMemory, with the partial output
-  // and the free stack wiped (also when a parser caught the failure itself and returned the error).
+  // wiped, and the free stack too when a parser caught the failure itself and returned the error
+  // (guard() wipes it when it caught the exception).
   template <typename F>
   int run(F&& body) noexcept {
-    const int r = guard(kOutOfMemory, std::forward<F>(body));
+    bool caught = true;
+    const int r = guard(kOutOfMemory, [&] {
+      const int v = body();
+      caught = false;
+      return v;
+    });
     if (r == kOutOfMemory) {
       reset();
-      wipe_free_stack();
+      if (!caught) wipe_free_stack();
     }
     return r;
   }

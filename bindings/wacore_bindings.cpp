@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <span>
 #include <string>
 
@@ -399,15 +400,21 @@ uint32_t addr(const void* p) { return static_cast<uint32_t>(reinterpret_cast<uin
 
 uintptr_t binary_result() { return reinterpret_cast<uintptr_t>(&g_binary); }
 
-// '\n'-separated token strings of a dictionary, ids 0..1259 (for the JS side's string cache).
-// The token strings of a dictionary (2 or 3) by id, LF-separated; the JS side reads each once.
-std::string binary_tokens(int dict) {
-  std::string out;
+// The token strings of a dictionary (2 or 3) by id, LF-separated, written to out when it is not 0;
+// returns their length. Nothing is allocated: the JS side asks for the length, then has the text
+// written into its I/O buffer (once per dictionary).
+size_t binary_tokens(int dict, uintptr_t out) {
+  size_t n = 0;
   for (int id = 0; id < wacore::binary::kTokenCount; id++) {
-    if (id > 0) out.push_back('\n');
-    out.append(wacore::binary::token_string(static_cast<wacore::binary::Dict>(dict), id));
+    if (id > 0) {
+      if (out != 0) at(out)[n] = '\n';
+      n++;
+    }
+    const std::string_view s = wacore::binary::token_string(static_cast<wacore::binary::Dict>(dict), id);
+    if (out != 0) std::memcpy(at(out) + n, s.data(), s.size());
+    n += s.size();
   }
-  return out;
+  return n;
 }
 
 int binary_decode(uintptr_t in, size_t len, int dict) {
@@ -536,12 +543,19 @@ int appstate_decrypt_value(uintptr_t keys, int op, uintptr_t key_id, size_t key_
 // the decoding itself. The JS side calls Module._wacore_binary_decode/_encode.
 extern "C" {
 EMSCRIPTEN_KEEPALIVE int wacore_binary_decode(uintptr_t in, size_t len, int dict) {
-  return wacore::bindings::guard(wacore::bindings::kOutOfMemory, [&] { return binary_decode(in, len, dict); });
+  const int r = wacore::bindings::guard(wacore::bindings::kOutOfMemory, [&] { return binary_decode(in, len, dict); });
+  if (r == wacore::bindings::kOutOfMemory) g_tape.clear();  // what it had decoded of the frame
+  return r;
 }
 EMSCRIPTEN_KEEPALIVE int wacore_binary_encode(uintptr_t words, size_t word_count, uintptr_t strings,
                                               size_t string_count, uintptr_t area, size_t area_len, int dict) {
-  return wacore::bindings::guard(wacore::bindings::kOutOfMemory,
-                                 [&] { return binary_encode(words, word_count, strings, string_count, area, area_len, dict); });
+  const int r = wacore::bindings::guard(
+      wacore::bindings::kOutOfMemory, [&] { return binary_encode(words, word_count, strings, string_count, area, area_len, dict); });
+  if (r == wacore::bindings::kOutOfMemory) {
+    if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
+    g_encoded.clear();
+  }
+  return r;
 }
 }
 
@@ -618,6 +632,7 @@ EMSCRIPTEN_KEEPALIVE int wacore_streamFinal(uintptr_t handle, uintptr_t out, uin
 }
 EMSCRIPTEN_KEEPALIVE void wacore_streamFree(uintptr_t handle) { stream_free(handle); }
 EMSCRIPTEN_KEEPALIVE uintptr_t wacore_binaryResult() { return binary_result(); }
+EMSCRIPTEN_KEEPALIVE size_t wacore_binaryTokens(int dict, uintptr_t out) { return binary_tokens(dict, out); }
 EMSCRIPTEN_KEEPALIVE int wacore_mediaKeys(uintptr_t key, size_t key_len, uintptr_t info, size_t info_len,
                                           uintptr_t out) {
   return media_keys(key, key_len, info, info_len, out);
@@ -678,5 +693,4 @@ EMSCRIPTEN_BINDINGS(wacore) {
   function("ioBuffer", &io_buffer);
   function("heapInUse", &heap_in_use);
   function("errorTable", &error_table);
-  function("binaryTokens", &binary_tokens);
 }

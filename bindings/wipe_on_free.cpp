@@ -8,7 +8,7 @@
 //
 // new: malloc, throwing std::bad_alloc when memory cannot grow, which bindings/guard.h turns into
 // ERR_OUT_OF_MEMORY. wacore_failAllocation(n) makes the n-th allocation from now fail as if memory
-// had run out: tests/js/oom.test.mjs fails every allocation of every operation in turn, to prove that
+// had run out: tests/js/oom-injected.test.mjs fails every allocation of every operation in turn, to prove that
 // each one unwinds to ERR_OUT_OF_MEMORY with nothing held and nothing changed.
 #include <emscripten.h>
 #include <malloc.h>

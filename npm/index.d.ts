@@ -1239,7 +1239,10 @@ export interface NoiseTransport extends NoiseOwner {
    * its binary error (ERR_BINARY_*) is thrown with the nodes on `frames` and the bad frames on
    * `undecodable` (the counter has moved past them). */
   decodeFrames(chunk?: Bytes | null): DecodedBinaryNode[];
-  /** As decodeFrames, returning each frame's plaintext (flag byte and node bytes). */
+  /** As decodeFrames, returning each frame's plaintext (flag byte and node bytes). Out of wasm
+   * memory (ERR_OUT_OF_MEMORY, also from decodeFrames): with `frames` empty the chunk was not
+   * taken (give it again); otherwise it was, those frames are delivered and the rest is buffered
+   * (call again with no chunk). The connection is unchanged either way. */
   decryptFrames(chunk?: Bytes | null): OutputBytes[];
 }
 

@@ -50,6 +50,12 @@ const s = neutral('scalar');
 const v = neutral('simd');
 // The scalar build's addresses in the table, and the SIMD build's as aliases of the same bodies.
 if (s.keys.length !== v.keys.length) throw new Error('glue.mjs: the builds have different EM_ASM counts');
+// An alias must not land on another body's key (the SIMD build's address of one body equal to the
+// scalar build's address of another).
+v.keys.forEach((key, n) => {
+  const at = s.keys.indexOf(key);
+  if (at >= 0 && at !== n) throw new Error(`glue.mjs: EM_ASM address ${key} names different bodies in the two builds`);
+});
 const aliases = s.keys.map((key, n) => (key === v.keys[n] ? '' : `ASM_CONSTS[${v.keys[n]}]=ASM_CONSTS[${key}];`)).join('');
 const shared = (text) => text.replace(/@(\d+)@:/g, (_, n) => `${s.keys[n]}:`).replace('@END@', aliases);
 const scalar = shared(s.text);

@@ -26,7 +26,11 @@ export function makeBinary({ M, fail, io }) {
     const d = opts?.dictionary ?? 3;
     if (d !== 2 && d !== 3) throw new WacoreError('ERR_DICTIONARY', 'dictionary must be 2 or 3');
     if (tokens[d] === undefined) {
-      const list = M.binaryTokens(d).split('\n');
+      // The length, then the text written into the I/O buffer (no allocation in the module).
+      const n = M._wacore_binaryTokens(d, 0);
+      const p = io(n);
+      M._wacore_binaryTokens(d, p);
+      const list = utf8.decode(M.HEAPU8.subarray(p, p + n)).split('\n');
       tokens[d] = list;
       tokenIds[d] = new Map(list.map((s, id) => [s, id]).filter(([s]) => s !== ''));
     }

@@ -173,7 +173,9 @@ export function makeNoise(core, binary) {
     /** Feeds received bytes (any split) and returns the plaintext of every complete frame. A frame
      * that fails to authenticate throws (ERR_AUTH_TAG) and is dropped without advancing the counter;
      * frames decrypted before it are on the error's `frames` property, bytes after it stay buffered
-     * (call again, with an empty chunk if need be). */
+     * (call again, with an empty chunk if need be). Out of wasm memory throws ERR_OUT_OF_MEMORY:
+     * with `frames` empty, the chunk was not taken (give it again); otherwise it was, those frames
+     * are delivered, and the rest is buffered (call again with an empty chunk). */
     decryptFrames(chunk) {
       const rc = this.#feed(chunk);
       const frames = [];

@@ -513,10 +513,9 @@ void z_free(voidpf, voidpf address) {
   uint8_t* p = static_cast<uint8_t*>(address) - kZHeader;
   size_t n = 0;
   std::memcpy(&n, p, sizeof n);
-  // Through a volatile pointer, so that the stores before free() are kept (the codec does not link
-  // libsodium, whose sodium_memzero the rest of the core uses).
-  volatile uint8_t* v = p;
-  for (size_t i = 0; i < n + kZHeader; i++) v[i] = 0;
+  // explicit_bzero: kept before free() (the codec does not link libsodium, whose sodium_memzero
+  // the rest of the core uses).
+  explicit_bzero(p, n + kZHeader);
   std::free(p);
 }
 

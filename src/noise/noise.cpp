@@ -529,7 +529,8 @@ Error Connection::decrypt_frames(Bytes chunk, std::vector<uint8_t>& out, size_t&
   count = 0;
   if (!ready_) return Error::noise_state;
   reader_.compact();
-  reader_.feed(chunk);
+  const size_t before = reader_.buffered();
+  reader_.feed(chunk);  // throws with nothing changed when the chunk cannot be buffered
   for (;;) {
     Bytes frame;
     bool have = false;
@@ -540,11 +541,13 @@ Error Connection::decrypt_frames(Bytes chunk, std::vector<uint8_t>& out, size_t&
     try {
       out.resize(old + 4 + n);
     } catch (...) {
-      // Out of memory: the frame goes back to the buffer, undecrypted and the counter untouched.
-      // The frames before it are delivered; with none, the failure goes on to the caller, and the
-      // bytes wait, buffered, for the next call.
+      // Out of memory: the frame goes back, undecrypted, the counter untouched. With frames before
+      // it, the call returns them and out_of_memory (the chunk was taken; what is left waits in the
+      // buffer for the next call); with none, the chunk is given back too, so that out of memory
+      // with no frames always means "nothing taken".
       reader_.unread(3 + frame.size());
-      if (count > 0) return Error::ok;
+      if (count > 0) return Error::out_of_memory;
+      reader_.truncate(before);
       throw;
     }
     uint8_t* p = out.data() + old;

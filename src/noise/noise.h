@@ -198,6 +198,8 @@ class FrameReader {
   void skip(size_t n) { pos_ += n < buffered() ? n : buffered(); }
   // Hands the last n consumed bytes out again (a frame that could not be processed).
   void unread(size_t n) { pos_ -= n < pos_ ? n : pos_; }
+  // Drops what was fed after the first n unconsumed bytes (a chunk given back); nothing consumed.
+  void truncate(size_t n) { buf_.resize(pos_ + (n < buffered() ? n : buffered())); }
   void clear();
 
  private:
@@ -244,11 +246,13 @@ class Connection {
   // 4-byte little-endian length then the bytes; count receives how many. A frame that fails to
   // authenticate is dropped without touching the counter, decoding stops there and its error is
   // returned (frames before it were delivered, bytes after it stay buffered for the next call).
-  // Out of memory: a chunk that cannot be buffered throws std::bad_alloc with nothing changed; a
-  // frame whose plaintext finds no room stays buffered, and the call returns the frames before it,
-  // or throws if there are none.
+  // Out of memory: with frames decrypted before it, the call returns them and
+  // Error::out_of_memory, the chunk taken and the rest buffered; with none, it throws
+  // std::bad_alloc with nothing taken (the chunk is to be given again) and nothing changed.
   Error decrypt_frames(Bytes chunk, std::vector<uint8_t>& out, size_t& count);
 
+  // Ends the handshake as failed (a step's results could not be handed out: out of memory).
+  void abandon_handshake() noexcept { hs_.abandon(); }
   bool transport_ready() const { return ready_; }
   size_t buffered() const { return reader_.buffered(); }
   const uint8_t* handshake_hash() const { return hs_.hash(); }

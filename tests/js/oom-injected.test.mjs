@@ -9,6 +9,7 @@ import zlib from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { getKey, muteValue, mutation, NAME, Server } from './appstate-kit.mjs';
 import { bundlePair } from './signal-parties.mjs';
+import { load } from '../../npm/index.mjs';
 import { loadVariant, VARIANT } from './variant.mjs';
 
 let api;
@@ -100,6 +101,10 @@ describe(`every allocation failed in turn (${VARIANT})`, () => {
     const jsonText = () => JSON.stringify(json) + ' '.repeat(++spaces);
     counts.push(await failEach(() => s.recordToJson(bobRecord), (r) => expect(r).toEqual(json)));
     counts.push(await failEach(() => s.recordFromJson(jsonText()), (r) => expect(hex(r)).toBe(hex(bobRecord))));
+    counts.push(await failEach(() => s.recordInfo(bobRecord), (r) => expect(r.haveOpenSession).toBe(true)));
+    counts.push(await failEach(() => s.closeOpenSession(bobRecord, NOW), (r) => expect(s.recordInfo(r).haveOpenSession).toBe(false)));
+    counts.push(await failEach(() => s.initIncoming(undefined, bob, first.body, prekeys, NOW), (r) => expect(r.created).toBe(true)));
+    counts.push(await failEach(() => s.preKeyMessageInfo(bobRecord, first.body), (r) => expect(r).toBeTruthy()));
     expect(counts.every((c) => c > 0), `allocations per operation: ${counts}`).toBe(true);
   });
 
@@ -117,6 +122,8 @@ describe(`every allocation failed in turn (${VARIANT})`, () => {
     const json = g.recordToJson(theirs);
     counts.push(await failEach(() => g.recordFromJson(json), (r) => expect(hex(r)).toBe(hex(theirs))));
     counts.push(await failEach(() => g.recordToJson(theirs), (r) => expect(r).toEqual(json)));
+    // Reading a distribution message allocates nothing once the output buffer has its size.
+    expect(await failEach(() => g.distributionInfo(created.distributionMessage), (r) => expect(r.chainKey.length).toBe(32))).toBe(0);
     expect(counts.every((c) => c > 0), `allocations per operation: ${counts}`).toBe(true);
   });
 
@@ -211,16 +218,30 @@ describe(`every allocation failed in turn (${VARIANT})`, () => {
     const opts = { noiseKey: noiseKey.privKey, payload: new TextEncoder().encode('payload'), rootKey: root.pubKey.subarray(1), now: NOW };
     // A whole handshake: a step whose allocation fails ends it (as any handshake failure does), so
     // each run starts again from new connections.
+    // A step that fails ends its party's handshake: finish() is then refused (ERR_NOISE_STATE).
     const handshake = () => {
       const made = [];
+      let party;
+      const step = (who, f) => {
+        party = who;
+        return f();
+      };
       try {
-        const client = api.createNoiseClient({ dictionary: 3 });
+        const client = step(undefined, () => api.createNoiseClient({ dictionary: 3 }));
         made.push(client);
-        const responder = api.createNoiseResponder({ dictionary: 3, staticKey: server.privKey, certChain });
+        const responder = step(undefined, () => api.createNoiseResponder({ dictionary: 3, staticKey: server.privKey, certChain }));
         made.push(responder);
-        const got = responder.processClientFinish(client.processServerHello(responder.processClientHello(client.start()), opts));
-        return { client: client.finish(), server: responder.finish(), got };
+        const start = step(client, () => client.start());
+        const hello = step(responder, () => responder.processClientHello(start));
+        const finish = step(client, () => client.processServerHello(hello, opts));
+        const got = step(responder, () => responder.processClientFinish(finish));
+        return { client: step(client, () => client.finish()), server: step(responder, () => responder.finish()), got };
       } catch (e) {
+        if (party !== undefined) {
+          const plan = failAllocation(0);
+          expect(() => party.finish(), 'the failed party cannot finish its handshake').toThrow(expect.objectContaining({ code: 'ERR_NOISE_STATE' }));
+          failAllocation(plan);
+        }
         for (const m of made) m.free();
         throw e;
       }
@@ -251,36 +272,68 @@ describe(`every allocation failed in turn (${VARIANT})`, () => {
         { grows: true },
       ),
     );
-    // Decrypting a chunk of three frames: a failure keeps every byte (buffered or not taken); the
-    // frames come out on the next call, in order, none lost and none twice.
+    // Decrypting a chunk of three frames: a failure keeps every byte. ERR_OUT_OF_MEMORY with no
+    // frames: the chunk was not taken, and is given again; with frames: those are delivered and the
+    // rest comes out of the buffer on the next call. In order, none lost and none twice.
     let next = sent;
     const received = [];
-    const pending = [];
+    let chunk;
     counts.push(
       await failEach(
         () => {
+          // The sender's side runs without the planned failure: only the receiving side is tested.
+          const plan = failAllocation(0);
           grow();
-          const chunk = Buffer.concat([0, 1, 2].map((k) => client.encryptFrame(frame(next + k))));
+          chunk = Buffer.concat([0, 1, 2].map((k) => client.encryptFrame(frame(next + k))));
           next += 3;
-          pending.push(chunk);
+          failAllocation(plan);
           return srv.decryptFrames(chunk);
         },
         (frames) => {
-          pending.length = 0;
           for (const f of frames) received.push(text(f));
         },
         {
           after: (error) => {
-            // The chunk was not taken when nothing was buffered: give it again; else fetch the rest.
-            const again = error !== undefined && srv.bufferedBytes === 0 ? pending.splice(0).map((c) => srv.decryptFrames(c)).flat() : srv.decryptFrames(new Uint8Array(0));
-            pending.length = 0;
+            const delivered = error?.frames ?? [];
+            for (const f of delivered) received.push(text(f));
+            const again = error === undefined ? [] : delivered.length === 0 ? srv.decryptFrames(chunk) : srv.decryptFrames();
             for (const f of again) received.push(text(f));
+            expect(srv.bufferedBytes).toBe(0);
           },
           grows: true,
         },
       ),
     );
     expect(received).toEqual(Array.from({ length: next - sent }, (_, i) => `frame ${sent + i}`));
+    // The responder's last step, whose results (the client's key and payload) go into an output
+    // that must grow: the client in the other build's instance (its own memory), payloads larger
+    // each time than any before. Each allocation of the step failed in turn must end the
+    // responder's handshake, never leave it able to finish without having handed its results out.
+    const other = await load({ variant: VARIANT === 'simd' ? 'scalar' : 'simd' });
+    let finishes = 0;
+    for (let n = 1, size = 1 << 20; n < 12; n++, size *= 1.5) {
+      const peer = other.createNoiseClient({ dictionary: 3 });
+      const responder = api.createNoiseResponder({ dictionary: 3, staticKey: server.privKey, certChain });
+      const payload = new Uint8Array(Math.floor(size)).fill(n);
+      const finish = peer.processServerHello(responder.processClientHello(peer.start()), { ...opts, payload });
+      failAllocation(n);
+      let code;
+      try {
+        responder.processClientFinish(finish);
+      } catch (e) {
+        code = e.code;
+      }
+      const left = failAllocation(0);
+      if (left === 0) {
+        expect(code).toBe('ERR_OUT_OF_MEMORY');
+        expect(() => responder.finish(), `allocation ${n} of the responder's finish`).toThrow(expect.objectContaining({ code: 'ERR_NOISE_STATE' }));
+        finishes++;
+      }
+      peer.free();
+      responder.free();
+      if (left !== 0) break;
+    }
+    expect(finishes).toBeGreaterThanOrEqual(2);
     expect(counts.every((c) => c > 0), `allocations per operation: ${counts}`).toBe(true);
     client.free();
     srv.free();
