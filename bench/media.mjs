@@ -54,18 +54,18 @@ const noble = {
   },
 };
 
-const impls = { 'wacore scalar': {}, 'wacore simd': {}, 'wacore { native: true }': {}, 'node:crypto (native)': {}, '@noble 2.4 (JS)': {} };
+const impls = { 'wacore scalar { native: false }': {}, 'wacore simd { native: false }': {}, 'wacore (default: node:crypto)': {}, 'node:crypto (native)': {}, '@noble 2.4 (JS)': {} };
 for (const [name, size] of SIZES) {
   const data = nodeCrypto.randomBytes(size);
   const up = node.encrypt(data).up;
   for (const variant of ['scalar', 'simd']) {
     const api = await load({ variant });
-    impls[`wacore ${variant}`][`decrypt + verify ${name}`] = () => api.decryptMedia(up, mediaKey, 'image');
-    impls[`wacore ${variant}`][`encrypt + hashes ${name}`] = () => api.encryptMedia(data, 'image', { mediaKey });
+    impls[`wacore ${variant} { native: false }`][`decrypt + verify ${name}`] = () => api.decryptMedia(up, mediaKey, 'image', { native: false });
+    impls[`wacore ${variant} { native: false }`][`encrypt + hashes ${name}`] = () => api.encryptMedia(data, 'image', { mediaKey, native: false });
   }
   const api = await load();
-  impls['wacore { native: true }'][`decrypt + verify ${name}`] = () => api.decryptMedia(up, mediaKey, 'image', { native: true });
-  impls['wacore { native: true }'][`encrypt + hashes ${name}`] = () => api.encryptMedia(data, 'image', { mediaKey, native: true });
+  impls['wacore (default: node:crypto)'][`decrypt + verify ${name}`] = () => api.decryptMedia(up, mediaKey, 'image');
+  impls['wacore (default: node:crypto)'][`encrypt + hashes ${name}`] = () => api.encryptMedia(data, 'image', { mediaKey });
   impls['node:crypto (native)'][`decrypt + verify ${name}`] = () => node.decrypt(up);
   impls['node:crypto (native)'][`encrypt + hashes ${name}`] = () => node.encrypt(data);
   impls['@noble 2.4 (JS)'][`decrypt + verify ${name}`] = () => noble.decrypt(up);

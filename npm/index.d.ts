@@ -657,10 +657,12 @@ export interface Wacore extends JidHelpers {
   readonly MEDIA_HKDF_KEY_MAPPING: MediaHkdfKeyMapping;
   /** HKDF keys of a 32-byte media key (or its base64). */
   getMediaKeys(mediaKey: MediaKeyInput, mediaType: MediaType): MediaKeys;
-  /** A fresh random media key unless options.mediaKey is given.
-   * options.native (Node only): the bulk AES/HMAC/SHA-256 run in node:crypto; same bytes. */
+  /** A fresh random media key unless options.mediaKey is given. The bulk AES/HMAC/SHA-256 run in
+   * node:crypto where it is there for inputs of 1 KiB or more (same bytes); options.native: false
+   * keeps them in wasm, true asks for node:crypto at any size (ERR_TYPE without it). */
   encryptMedia(data: Bytes, mediaType: MediaType, options?: { mediaKey?: MediaKeyInput; native?: boolean }): EncryptedMedia;
-  /** Checks the MAC (and fileEncSha256 when given) before decrypting, fileSha256 after: ERR_AUTH_TAG, ERR_DATA_LENGTH, ERR_BAD_PADDING. */
+  /** Checks the MAC (and fileEncSha256 when given) before decrypting, fileSha256 after: ERR_AUTH_TAG, ERR_DATA_LENGTH, ERR_BAD_PADDING.
+   * options.native as for encryptMedia. */
   decryptMedia(encrypted: Bytes, mediaKey: MediaKeyInput, mediaType: MediaType, options?: { fileEncSha256?: Bytes; fileSha256?: Bytes; native?: boolean }): OutputBytes;
   /** Whole blocks from the middle of a file; previousBlock = the 16 ciphertext bytes before them (the iv for block 0). No MAC check, no unpadding. */
   decryptMediaRange(encryptedBlocks: Bytes, mediaKey: MediaKeyInput, mediaType: MediaType, previousBlock: Bytes): OutputBytes;

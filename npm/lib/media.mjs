@@ -3,7 +3,6 @@
 // decryption, the streaming sidecar, and the media-retry helpers. Baileys' names where it has them.
 import { asBytes, describe, optionsOf, textOf, WacoreError } from './core.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
-import { NodeBuffer } from './node-buffer.mjs';
 import { fromBase64 } from './base64.mjs';
 
 const MEDIA_KEY = 32;
@@ -37,6 +36,10 @@ export const MEDIA_HKDF_KEY_MAPPING = Object.freeze({
 
 const utf8 = new TextEncoder();
 const RETRY_INFO = 'WhatsApp Media Retry Notification';
+
+/** From this many bytes a whole file's AES, HMAC and SHA-256 run in node:crypto where it is there:
+ * it is faster from about 1 KiB on (bench/media.mjs; docs/media.md), and the same below. */
+const NATIVE_FROM = 1024;
 
 export function makeMedia(core, crypto) {
   const { M, fail, io, wipe } = core;
@@ -75,14 +78,19 @@ export function makeMedia(core, crypto) {
     return { iv: k.slice(0, 16), cipherKey: k.slice(16, 48), macKey: k.slice(48, 80), refKey: k.slice(80, 112) };
   }
 
-  // The optional native path: in Node, with { native: true }, the bulk AES-CBC, HMAC and SHA-256 of
-  // whole files run in node:crypto (AES-NI) instead of wasm. Same protocol steps, same bytes (the
-  // tests compare); keys are still derived here. Unavailable elsewhere (ERR_TYPE).
-  const native = (options) => {
-    if (options.native !== true) return undefined;
-    const nodeCrypto = core.nodeCrypto();
-    if (!nodeCrypto) throw new WacoreError('ERR_TYPE', '{ native: true } needs Node (node:crypto)');
-    return nodeCrypto;
+  // The native path: where node:crypto is there (Node, Bun, Deno), the bulk AES-CBC, HMAC and
+  // SHA-256 of whole files of NATIVE_FROM bytes or more run in it (AES-NI) instead of wasm, unless
+  // { native: false }; { native: true } asks for it at any size (ERR_TYPE without node:crypto).
+  // Same protocol steps, same bytes and errors (the tests compare); keys are still derived here.
+  let nodeCryptoOnce;
+  const native = (options, size) => {
+    if (options.native === false) return undefined;
+    const nodeCrypto = (nodeCryptoOnce ??= core.nodeCrypto() ?? null) ?? undefined;
+    if (options.native === true) {
+      if (!nodeCrypto) throw new WacoreError('ERR_TYPE', '{ native: true } needs node:crypto (Node, Bun or Deno)');
+      return nodeCrypto;
+    }
+    return size >= NATIVE_FROM ? nodeCrypto : undefined;
   };
   const nativeEncrypt = (nc, keys, d, mediaKey) => {
     const [iv, cipher, mac] = [keys.subarray(0, 16), keys.subarray(16, 48), keys.subarray(48, 80)];
@@ -93,6 +101,7 @@ export function makeMedia(core, crypto) {
     for (const part of [c.update(d), c.final()]) {
       encrypted.set(part, n);
       n += part.length;
+      part.fill(0);
     }
     const ct = encrypted.subarray(0, n);
     encrypted.set(nc.createHmac('sha256', mac).update(iv).update(ct).digest().subarray(0, MAC), n);
@@ -112,14 +121,22 @@ export function makeMedia(core, crypto) {
     if (encSha && !nc.timingSafeEqual(nc.createHash('sha256').update(e).digest(), encSha)) throw bad();
     const tag = nc.createHmac('sha256', mac).update(iv).update(ct).digest().subarray(0, MAC);
     if (!nc.timingSafeEqual(tag, e.subarray(e.length - MAC))) throw bad();
-    let out;
+    // The plaintext in memory of its own (node:crypto's results may sit in Node's shared pool,
+    // which is then wiped).
+    const own = new Uint8Array(ct.length);
+    let n = 0;
     try {
       const d = nc.createDecipheriv('aes-256-cbc', cipher, iv);
-      const buf = NodeBuffer.concat([d.update(ct), d.final()]);
-      out = new Uint8Array(buf.buffer, buf.byteOffset, buf.length); // a view: no second copy
+      for (const part of [d.update(ct), d.final()]) {
+        own.set(part, n);
+        n += part.length;
+        part.fill(0);
+      }
     } catch {
+      own.fill(0);
       throw new WacoreError('ERR_BAD_PADDING', 'decryption failed');
     }
+    const out = own.subarray(0, n);
     if (sha && !nc.timingSafeEqual(nc.createHash('sha256').update(out).digest(), sha)) {
       out.fill(0);
       throw bad();
@@ -134,7 +151,7 @@ export function makeMedia(core, crypto) {
     const d = asBytes(data, 'data');
     const mediaKey = options.mediaKey === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(MEDIA_KEY)) : mediaKeyOf(options.mediaKey);
     const keys = derive(mediaKey, mediaType);
-    const nc = native(options);
+    const nc = native(options, d.length);
     if (nc) {
       try {
         return nativeEncrypt(nc, keys, d, mediaKey);
@@ -175,7 +192,7 @@ export function makeMedia(core, crypto) {
     const sha = options.fileSha256 === undefined ? undefined : asBytes(options.fileSha256, 'fileSha256');
     for (const h of [encSha, sha]) if (h && h.length !== 32) throw new WacoreError('ERR_DATA_LENGTH', 'file hashes are 32 bytes');
     const keys = derive(mediaKey, mediaType);
-    const nc = native(options);
+    const nc = native(options, e.length);
     if (nc) {
       try {
         return nativeDecrypt(nc, keys, e, encSha, sha);

@@ -3,7 +3,7 @@
 // streaming at many chunk sizes, Web and Node streams, tampering, ranges, sidecar, media retry.
 import nodeCrypto from 'node:crypto';
 import { Duplex, Readable } from 'node:stream';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { errorCode, hex, loadVariant, VARIANT } from './variant.mjs';
 
 let api;
@@ -142,18 +142,60 @@ describe(`media (${VARIANT})`, () => {
     expect(hex(side)).toBe(hex(Buffer.concat(want)));
   });
 
-  it('gives the same bytes and errors through the optional node:crypto path ({ native: true })', () => {
+  it('gives the same bytes and errors through the node:crypto path ({ native: true }) as through wasm ({ native: false })', () => {
     for (const n of [0, 1, 16, 1000, 300_000]) {
       const data = nodeCrypto.randomBytes(n);
       const mediaKey = nodeCrypto.randomBytes(32);
-      const a = api.encryptMedia(data, 'video', { mediaKey });
+      const a = api.encryptMedia(data, 'video', { mediaKey, native: false });
       const b = api.encryptMedia(data, 'video', { mediaKey, native: true });
+      const c = api.encryptMedia(data, 'video', { mediaKey });
       for (const k of ['encrypted', 'fileSha256', 'fileEncSha256']) expect(hex(b[k]), `${k} ${n}`).toBe(hex(a[k]));
+      for (const k of ['encrypted', 'fileSha256', 'fileEncSha256']) expect(hex(c[k]), `${k} ${n}, default path`).toBe(hex(a[k]));
+      expect(hex(api.decryptMedia(a.encrypted, mediaKey, 'video', { native: false, fileSha256: a.fileSha256, fileEncSha256: a.fileEncSha256 }))).toBe(hex(data));
+      expect(hex(api.decryptMedia(a.encrypted, mediaKey, 'video'))).toBe(hex(data));
       expect(hex(api.decryptMedia(a.encrypted, mediaKey, 'video', { native: true, fileSha256: a.fileSha256, fileEncSha256: a.fileEncSha256 }))).toBe(hex(data));
       const bad = a.encrypted.slice();
       bad[0] ^= 1;
       expect(code(() => api.decryptMedia(bad, mediaKey, 'video', { native: true }))).toBe('ERR_AUTH_TAG');
       expect(code(() => api.decryptMedia(a.encrypted.subarray(1), mediaKey, 'video', { native: true }))).toBe('ERR_DATA_LENGTH');
+      for (const native of [false, undefined]) {
+        expect(code(() => api.decryptMedia(bad, mediaKey, 'video', { native }))).toBe('ERR_AUTH_TAG');
+        expect(code(() => api.decryptMedia(a.encrypted.subarray(1), mediaKey, 'video', { native }))).toBe('ERR_DATA_LENGTH');
+      }
+    }
+  });
+
+  it('runs whole files of 1 KiB or more on node:crypto by default, smaller ones and { native: false } in wasm', () => {
+    // The package reaches node:crypto through process.getBuiltinModule: the same module object.
+    const calls = { cipher: 0, decipher: 0 };
+    const originalCipher = nodeCrypto.createCipheriv;
+    const originalDecipher = nodeCrypto.createDecipheriv;
+    const cipher = vi.spyOn(nodeCrypto, 'createCipheriv').mockImplementation((...args) => {
+      calls.cipher++;
+      return originalCipher.apply(nodeCrypto, args);
+    });
+    const decipher = vi.spyOn(nodeCrypto, 'createDecipheriv').mockImplementation((...args) => {
+      calls.decipher++;
+      return originalDecipher.apply(nodeCrypto, args);
+    });
+    try {
+      const mediaKey = nodeCrypto.randomBytes(32);
+      for (const [n, options, native] of [
+        [1000, {}, false], // its upload is 1,018 bytes: wasm both ways
+        [1024, {}, true],
+        [1 << 20, {}, true],
+        [1 << 20, { native: false }, false],
+        [10, { native: true }, true],
+      ]) {
+        const before = { ...calls };
+        const up = api.encryptMedia(nodeCrypto.randomBytes(n), 'image', { mediaKey, ...options });
+        api.decryptMedia(up.encrypted, mediaKey, 'image', options);
+        expect(calls.cipher - before.cipher, `encrypt ${n} ${JSON.stringify(options)}`).toBe(native ? 1 : 0);
+        expect(calls.decipher - before.decipher, `decrypt ${n} ${JSON.stringify(options)}`).toBe(native ? 1 : 0);
+      }
+    } finally {
+      cipher.mockRestore();
+      decipher.mockRestore();
     }
   });
 
