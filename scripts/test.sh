@@ -61,6 +61,9 @@ node tests/browser/chat.mjs
 step "the packed package in fresh projects: webpack, esbuild, Rollup, Vite (build and dev), Parcel in Chromium; Node, Bun, Deno; types"
 node tests/consumers/run.mjs
 
+step "instruction-count gate: the headline operations under callgrind, both builds, within 3% of bench/instructions-baseline.json"
+node bench/instruction-gate.mjs
+
 step "benchmarks, quick mode (keeps bench/ working; no timing assertions)"
 node bench/all.mjs --quick >/dev/null
 node bench/browser.mjs --quick >/dev/null

@@ -1,0 +1,89 @@
+// The instruction-count gate, in the test command: the headline operations' instructions per call
+// under callgrind, on both builds (bench/instructions.mjs --phases: deterministic to within 0.1%),
+// against the committed baseline in bench/instructions-baseline.json. Fails when any operation needs more than 3% more instructions
+// than its baseline; a drop of more than 3% is reported, for the baseline to be brought down.
+//
+//   node bench/instruction-gate.mjs            check (about a minute and a half on 2 cores)
+//   node bench/instruction-gate.mjs --update   measure and write the baseline; commit it with the
+//                                              reason in the message (the one way to move it)
+//
+// The counts belong to one Node binary and one kind of CPU: V8's code, and which x86 extensions it
+// uses (AVX, AVX2, FMA, BMI, ...), change them. A baseline written under another Node version or on
+// a CPU with other extensions is not compared: the gate says so and passes. (Turning the extensions
+// off in V8 would make the counts portable, but V8's SIMD code then stops under valgrind with an
+// illegal instruction.)
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const BASELINE = fileURLToPath(new URL('./instructions-baseline.json', import.meta.url));
+const LIMIT = 0.03;
+/** X25519 and XEdDSA (the floor under every protocol operation), key generation, the symmetric
+ * primitives, the codec, a Signal and a group message, a Noise frame, the app-state LTHash. */
+const OPERATIONS = [
+  'x25519-agreement',
+  'xeddsa-sign',
+  'xeddsa-verify',
+  'keygen',
+  'gcm-seal-1k',
+  'cbc-decrypt-64k',
+  'hmac-sha256-64k',
+  'encode-message',
+  'decode-ack',
+  'signal-encrypt',
+  'group-encrypt',
+  'group-decrypt',
+  'noise-encrypt-frame',
+  'noise-decode-frame',
+  'lthash-812',
+];
+
+/** The x86 extensions that change V8's code, as /proc/cpuinfo lists them. */
+const cpu = () => {
+  const flags = new Set((/^flags\s*:(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? '').trim().split(/\s+/));
+  return ['sse4_1', 'sse4_2', 'popcnt', 'avx', 'avx2', 'fma', 'bmi1', 'bmi2', 'abm', 'avx512f', 'avx512bw', 'avx512vl'].filter((f) => flags.has(f)).join(' ');
+};
+
+const measure = () =>
+  JSON.parse(
+    execFileSync(process.execPath, [fileURLToPath(new URL('./instructions.mjs', import.meta.url)), '--phases', '--json', ...OPERATIONS], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 24,
+    }),
+  );
+
+if (process.argv.includes('--update')) {
+  const counts = measure();
+  const round = (x) => Math.round(x);
+  const ops = Object.fromEntries(Object.entries(counts).map(([op, v]) => [op, { scalar: round(v.scalar), simd: round(v.simd) }]));
+  writeFileSync(BASELINE, `${JSON.stringify({ node: process.version, cpu: cpu(), ops }, null, 2)}\n`);
+  console.log(`instruction baseline written (${BASELINE}) for Node ${process.version}: commit it with the reason`);
+  process.exit(0);
+}
+
+const baseline = JSON.parse(readFileSync(BASELINE, 'utf8'));
+if (baseline.node !== process.version || baseline.cpu !== cpu()) {
+  console.log(`instruction gate: the baseline is for Node ${baseline.node} on a CPU with [${baseline.cpu}]; this is ${process.version} with [${cpu()}]: not compared`);
+  process.exit(0);
+}
+const counts = measure();
+let failed = 0;
+console.log('| operation | build | baseline | now | change |');
+console.log('|---|---|---|---|---|');
+for (const op of OPERATIONS) {
+  for (const build of ['scalar', 'simd']) {
+    const was = baseline.ops[op]?.[build];
+    const now = counts[op][build];
+    if (was === undefined) {
+      console.log(`| ${op} | ${build} | (none) | ${Math.round(now)} | new: run --update |`);
+      failed++;
+      continue;
+    }
+    const change = now / was - 1;
+    const mark = change > LIMIT ? ' FAIL' : change < -LIMIT ? ' (faster: bring the baseline down with --update)' : '';
+    if (change > LIMIT) failed++;
+    console.log(`| ${op} | ${build} | ${was} | ${Math.round(now)} | ${(change * 100).toFixed(2)}%${mark} |`);
+  }
+}
+console.log(failed ? `instruction gate: ${failed} over the baseline by more than ${LIMIT * 100}%` : `instruction gate: every operation within ${LIMIT * 100}% of the baseline`);
+process.exit(failed ? 1 : 0);
