@@ -73,7 +73,7 @@ async function openClient(name, variant, { reset = false } = {}) {
   const page = context.pages()[0] ?? (await context.newPage());
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`${relay.url}?user=${name}${variant ? `&variant=${variant}` : ''}${reset ? '&reset=1' : ''}`);
+  await page.goto(`${relay.url}?user=${name}&test=1${variant ? `&variant=${variant}` : ''}${reset ? '&reset=1' : ''}`);
   await page.locator('[data-testid=status]', { hasText: 'online' }).waitFor({ timeout: TIMEOUT });
   await page.locator('[data-testid=prekeys]', { hasText: 'pre-keys' }).waitFor({ timeout: TIMEOUT });
   clients[name] = { context, page, errors };
@@ -235,6 +235,53 @@ try {
   check('the message once refused is read, not kept twice', (await alice.locator('[data-testid=message][data-status=failed]').count()) === 0);
   await sendText(alice, 'welcome back bob');
   await expectMessage('Bob, on the new device,', bob3, 'welcome back bob');
+
+  // A second tab for the same user stays passive (one worker per user: they would race on the
+  // same records); the first goes on.
+  const second = await clients.alice.context.newPage();
+  await second.goto(`${relay.url}?user=alice&test=1`);
+  try {
+    await second.locator('[data-testid=error]', { hasText: 'already open' }).waitFor({ timeout: TIMEOUT });
+    check('a second tab for Alice says she is open elsewhere', true);
+  } catch (e) {
+    check('a second tab for Alice says she is open elsewhere', false, e.message.split('\n')[0]);
+  }
+  await second.close();
+  await sendText(alice, 'still alice in her first tab');
+  await expectMessage('Bob', bob3, 'still alice in her first tab');
+
+  // The relay, from outside: a malformed request and a page elsewhere get nothing and break nothing.
+  const origin = new URL(relay.url).origin;
+  check('a malformed request path is refused, the relay goes on', (await fetch(`${origin}//`).then((r) => r.status, () => 0)) === 400 && (await fetch(`${origin}/chat/root.json`)).ok);
+  check('a media upload from another site is refused', (await fetch(`${origin}/media`, { method: 'POST', body: 'x', headers: { Origin: 'http://evil.example' } })).status === 403);
+  const { WebSocket } = await import('ws');
+  const foreign = await new Promise((resolve) => {
+    const w = new WebSocket(`${origin.replace('http', 'ws')}/ws`, { headers: { Origin: 'http://evil.example' } });
+    w.on('open', () => resolve('open'));
+    w.on('error', () => resolve('refused'));
+  });
+  check('a WebSocket from another site is refused', foreign === 'refused');
+  // A login refused (Bob's name with another key) takes nothing: no bundle, no message through.
+  const { load } = await import('../../npm/index.mjs');
+  const napi = await load();
+  const before = relay.stored().users.find((u) => u.name === 'bob').preKeys.length;
+  await new Promise((resolve) => {
+    const w = new WebSocket(`${origin.replace('http', 'ws')}/ws`);
+    const client = napi.createNoiseClient({ dictionary: 3 });
+    let transport;
+    w.on('open', () => w.send(client.start()));
+    w.on('message', async (data) => {
+      if (transport) return;
+      const { rootKey } = await (await fetch(`${origin}/chat/root.json`)).json();
+      w.send(client.processServerHello(new Uint8Array(data), { noiseKey: napi.generateKeyPair().privKey, payload: Buffer.from(JSON.stringify({ user: 'bob' })), rootKey: Buffer.from(rootKey, 'hex') }));
+      transport = client.finish();
+      for (let i = 0; i < 5; i++) w.send(transport.encodeFrame({ tag: 'iq', attrs: { id: `x${i}`, type: 'get', xmlns: 'bundle' }, content: [{ tag: 'user', attrs: { jid: 'bob@s.whatsapp.net' } }] }));
+      setTimeout(() => (w.close(), resolve()), 300);
+    });
+    w.on('error', resolve);
+    w.on('close', resolve);
+  });
+  check("a refused login takes none of Bob's one-time pre-keys", relay.stored().users.find((u) => u.name === 'bob').preKeys.length === before, `${before} before`);
 
   // What the relay stored: no plaintext, no key of any record.
   const secrets = [];

@@ -38,7 +38,7 @@ function start() {
   document.title = `${user} · wacore chat`;
   const workerUrl = new URL('./worker.mjs', import.meta.url);
   workerUrl.searchParams.set('user', user);
-  if (params.get('variant')) workerUrl.searchParams.set('variant', params.get('variant'));
+  for (const k of ['variant', 'test']) if (params.get(k)) workerUrl.searchParams.set(k, params.get(k));
   if (params.get('reset') === '1') {
     // Once: a reload must not replace the keys again.
     workerUrl.searchParams.set('reset', '1');
@@ -57,6 +57,21 @@ function start() {
     });
 
   const state = { chat: undefined, contacts: [], groups: [], messages: new Map(), selected: undefined, debug: [] };
+
+  const trustOffered = new Set();
+  /** A contact whose changed identity refused a message: the way to accept it, once per contact. */
+  function offerTrust(m) {
+    const name = m.error.untrusted;
+    if (trustOffered.has(name)) return;
+    trustOffered.add(name);
+    showError(`${name}'s identity key changed: their message could not be read.`, {
+      label: 'Trust the new key',
+      run: () => {
+        trustOffered.delete(name);
+        call('trust', { name }).catch((e) => showError(e.message));
+      },
+    });
+  }
 
   function showError(text, action) {
     const box = el('div', { 'data-testid': 'error' }, el('span', {}, text));
@@ -102,13 +117,24 @@ function start() {
     });
     if (isGroup(m.chat) && !mine) li.append(el('div', { class: 'who' }, nameOf(m.from)));
     if (m.image) {
-      const src = m.imageBytes ? URL.createObjectURL(new Blob([m.imageBytes], { type: m.image.mimetype })) : `data:image/jpeg;base64,${m.image.thumbnail}`;
+      const src = m.imageBytes ? objectUrl(m) : `data:image/jpeg;base64,${m.image.thumbnail}`;
       li.append(el('img', { src, alt: 'image', 'data-testid': 'image', 'data-state': m.image.state ?? (mine ? 'sent' : 'thumbnail') }));
     }
     if (m.status === 'failed') li.append(el('div', { 'data-testid': 'failure' }, `⚠ could not be read: ${m.error?.code} — ${m.error?.message}`));
     if (m.text) li.append(el('span', { 'data-testid': 'text' }, m.text));
     li.append(el('small', {}, `${new Date(m.t).toLocaleTimeString()} · ${m.debug?.type ?? ''} · ${m.status}`));
     return li;
+  }
+
+  // One object URL per shown image, made once and revoked when its message changes.
+  const urls = new Map();
+  function objectUrl(m) {
+    const had = urls.get(m.seq);
+    if (had?.bytes === m.imageBytes) return had.url;
+    if (had) URL.revokeObjectURL(had.url);
+    const url = URL.createObjectURL(new Blob([m.imageBytes], { type: m.image.mimetype }));
+    urls.set(m.seq, { bytes: m.imageBytes, url });
+    return url;
   }
 
   function renderMessages() {
@@ -157,7 +183,10 @@ function start() {
         $('#me').textContent = data.jid;
         $('#variant').textContent = data.variant;
         call('history').then(({ messages, groups }) => {
-          for (const m of messages) state.messages.set(m.seq, m);
+          for (const m of messages) {
+            state.messages.set(m.seq, m);
+            if (m.status === 'failed' && m.error?.untrusted) offerTrust(m);
+          }
           state.groups = groups;
           renderChats();
           renderMessages();
@@ -184,7 +213,7 @@ function start() {
         if (data.message.status === 'failed') {
           const m = data.message;
           if (m.error?.untrusted) {
-            showError(`${m.error.untrusted}'s identity key changed: their message could not be read.`, { label: 'Trust the new key', run: () => call('trust', { name: m.error.untrusted }).catch((e) => showError(e.message)) });
+            offerTrust(m);
           } else {
             showError(`A message from ${nameOf(m.from)} could not be read (${m.error?.code}).`);
           }
@@ -193,10 +222,6 @@ function start() {
         else renderMessages();
         break;
       }
-      case 'removed':
-        state.messages.delete(data.seq);
-        renderMessages();
-        break;
       case 'debug':
         state.debug.push(data.entry);
         break;
@@ -220,6 +245,7 @@ function start() {
       if (file) await call('sendImage', { chat: state.chat, file, caption: text || undefined });
       else await call('sendText', { chat: state.chat, text });
     } catch (e) {
+      if (!form.text.value) form.text.value = text; // given back, to send again
       if (e.untrusted) {
         showError(`${e.untrusted}'s identity key changed: nothing was sent.`, { label: 'Trust the new key', run: () => call('trust', { name: e.untrusted, identityKey: e.identityKey }).catch((x) => showError(x.message)) });
       } else {

@@ -23,8 +23,11 @@ import { bytesOf, child, children, CERT_SERIALS, DICTIONARY, fromUtf8, groupJid,
 const ROOT = fs.realpathSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'));
 const STATIC = { '/chat/': path.join(ROOT, 'web', 'chat'), '/npm/': path.join(ROOT, 'npm') };
 const MIME = { '.html': 'text/html; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png', '.svg': 'image/svg+xml' };
-/** Largest media upload the relay takes (ciphertext). */
+/** Largest media upload the relay takes (ciphertext), and all of them together. */
 const MAX_MEDIA_BYTES = 64 << 20;
+const MAX_MEDIA_TOTAL = 512 << 20;
+/** Stanzas queued per user before more are refused. */
+const MAX_QUEUE = 10_000;
 
 export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} } = {}) {
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') throw new Error('the relay listens on loopback only');
@@ -42,8 +45,8 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
     leafKey: server.pubKey,
     intermediateSerial: CERT_SERIALS.intermediate,
     leafSerial: CERT_SERIALS.leaf,
-    notBefore: now - 3600,
-    notAfter: now + 86400,
+    notBefore: now - 86400,
+    notAfter: now + 30 * 86400, // a relay left running keeps working for a month
   });
 
   /** name -> { staticKey, identityKey, registrationId, signedPreKey, preKeys: Map, queue: [] } */
@@ -71,14 +74,37 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
         break;
       }
       res.writeHead(200, { 'Content-Type': MIME[path.extname(real)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' });
-      fs.createReadStream(real).pipe(res);
+      fs.createReadStream(real)
+        .on('error', () => res.destroy())
+        .pipe(res);
       return;
     }
     res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
   }
 
+  let mediaBytes = 0;
+  let origin; // http://host:port, once listening
+  /** Requests from another site (a page elsewhere posting here, or DNS rebinding) are refused:
+   * the Host must be the relay's, and an Origin, when the browser sends one, too. */
+  const ours = (req) => {
+    const host = req.headers.host ?? '';
+    const port = new URL(origin).port;
+    const loopback = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(host);
+    return loopback && (req.headers.origin === undefined || req.headers.origin === `http://${host}`);
+  };
+
   const httpServer = http.createServer((req, res) => {
-    const { pathname } = new URL(req.url, 'http://relay');
+    let pathname;
+    try {
+      ({ pathname } = new URL(req.url, 'http://relay'));
+    } catch {
+      res.writeHead(400).end();
+      return;
+    }
+    if (!ours(req)) {
+      res.writeHead(403, { 'Content-Type': 'text/plain' }).end('not from this relay\n');
+      return;
+    }
     if (req.method === 'GET' && (pathname === '/' || pathname === '/chat')) {
       res.writeHead(302, { Location: '/chat/' }).end();
     } else if (req.method === 'GET' && pathname === '/chat/root.json') {
@@ -92,6 +118,11 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
         else parts.push(c);
       });
       req.on('end', () => {
+        if (mediaBytes + size > MAX_MEDIA_TOTAL) {
+          res.writeHead(507, { 'Content-Type': 'text/plain' }).end('the relay holds all the media it will\n');
+          return;
+        }
+        mediaBytes += size;
         const id = `m${++serial}-${hex(crypto.getRandomValues(new Uint8Array(8)))}`;
         media.set(id, new Uint8Array(Buffer.concat(parts)));
         log(`media ${id}: ${size} bytes of ciphertext`);
@@ -109,8 +140,9 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
   });
 
   // --- WebSocket + Noise ------------------------------------------------------------------------
-  const wss = new WebSocketServer({ server: httpServer, path: '/ws', maxPayload: 17 << 20 });
+  const wss = new WebSocketServer({ server: httpServer, path: '/ws', maxPayload: 17 << 20, verifyClient: ({ req }) => ours(req) });
   wss.on('connection', (ws) => {
+    ws.on('error', () => ws.terminate()); // a malformed frame: that connection only
     const conn = { ws, user: undefined, transport: undefined };
     let responder = api.createNoiseResponder({ dictionary: DICTIONARY, staticKey: server.privKey, certChain });
     let helloDone = false;
@@ -130,6 +162,7 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
       try {
         const chunk = new Uint8Array(data);
         if (conn.transport) {
+          if (!conn.user) return; // refused: nothing it sends is taken
           for (const node of conn.transport.decodeFrames(chunk)) handle(conn, node);
           return;
         }
@@ -153,7 +186,9 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
         // name is enough): its keys replace the old ones, and everyone is told its identity changed.
         if (known && known.staticKey !== staticKey && !reset) return refuse(conn, 'not-yours');
         if (!known || known.staticKey !== staticKey) {
-          users.set(user, { staticKey, preKeys: new Map(), queue: [] });
+          // The queue stays: what was sent to the old device is delivered to the new one, which
+          // shows it as unreadable rather than the relay dropping it unseen.
+          users.set(user, { staticKey, preKeys: new Map(), queue: known?.queue ?? [] });
           if (known) for (const other of users.keys()) if (other !== user) deliver(other, { tag: 'notification', attrs: { id: `n${++serial}`, type: 'identity', jid: userJid(user) } });
         }
         conn.user = user;
@@ -173,6 +208,7 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
   function refuse(conn, reason) {
     conn.send({ tag: 'failure', attrs: { reason } });
     conn.ws.close();
+    setTimeout(() => conn.ws.terminate(), 1000).unref();
   }
 
   const result = (conn, id, content, attrs = {}) => conn.send({ tag: 'iq', attrs: { id, type: 'result', ...attrs }, content });
@@ -180,6 +216,7 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
 
   function handle(conn, node) {
     const me = users.get(conn.user);
+    if (!me) return;
     const { id = '' } = node.attrs;
     switch (node.tag) {
       case 'iq':
@@ -208,7 +245,9 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
       if (reg) me.registrationId = readU32(reg);
       const skey = child(node, 'skey');
       if (skey) me.signedPreKey = { keyId: Number(skey.attrs.id), publicKey: bytesOf(skey, 'value'), signature: bytesOf(skey, 'signature') };
-      for (const k of children(child(node, 'list'), 'key')) me.preKeys.set(Number(k.attrs.id), k.content);
+      const list = children(child(node, 'list'), 'key');
+      for (const k of list) me.preKeys.set(Number(k.attrs.id), k.content);
+      if (list.length) me.askedForPreKeys = false;
       return result(conn, id, undefined, { prekeys: String(me.preKeys.size) });
     }
     if (xmlns === 'bundle') {
@@ -225,7 +264,11 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
       const content = keysNode({ identityKey: u.identityKey, registrationId: u.registrationId, signedPreKey: u.signedPreKey });
       if (preKey) content.push({ tag: 'key', attrs: { id: String(preKey.keyId) }, content: preKey.publicKey });
       result(conn, id, content, { jid: userJid(name) });
-      if (u.preKeys.size < LOW_PREKEYS) online.get(name)?.send({ tag: 'notification', attrs: { type: 'prekeys', count: String(u.preKeys.size) } });
+      // Asked once until more arrive (the client answers with a batch of its own).
+      if (u.preKeys.size < LOW_PREKEYS && !u.askedForPreKeys && online.has(name)) {
+        u.askedForPreKeys = true;
+        online.get(name).send({ tag: 'notification', attrs: { type: 'prekeys', count: String(u.preKeys.size) } });
+      }
       return;
     }
     if (xmlns === 'users') {
@@ -276,35 +319,41 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
   /** Queues a stanza for a user (kept until acknowledged) and sends it if the user is online. */
   function deliver(name, node) {
     const u = users.get(name);
-    if (!u) return;
+    if (!u) return false;
+    if (u.queue.length >= MAX_QUEUE) return false;
     u.queue.push({ id: node.attrs.id, node });
     online.get(name)?.send(node);
+    return true;
   }
 
   function relay(conn, me, node, id) {
     const enc = child(node, 'enc');
-    if (!(enc?.content instanceof Uint8Array) || !['pkmsg', 'msg', 'skmsg'].includes(enc.attrs.type)) return error(conn, id, 'a message carries one enc');
-    const to = node.attrs.to;
+    const to = String(node.attrs.to ?? '');
+    const kind = enc?.attrs.type;
+    if (!(enc?.content instanceof Uint8Array)) return error(conn, id, 'a message carries one enc');
     const t = String(Math.floor(Date.now() / 1000));
     const sid = `${conn.user}-${id}`;
+    // What the relay forwards, it writes itself: the sender, the kind, the time.
+    const forward = (name, attrs) => deliver(name, { tag: 'message', attrs: { id: sid, t, ...attrs }, content: [{ tag: 'enc', attrs: { v: '2', type: kind }, content: enc.content }] });
+    let delivered = true;
     if (isGroup(to)) {
-      const gid = nameOf(to);
-      const g = groups.get(gid);
-      if (!g?.members.has(conn.user) || enc.attrs.type !== 'skmsg') return error(conn, id, 'not a member, or not a sender-key message');
-      for (const name of g.members) {
-        if (name !== conn.user) deliver(name, { tag: 'message', attrs: { id: sid, from: to, participant: userJid(conn.user), t, type: 'group' }, content: [enc] });
-      }
+      const g = groups.get(nameOf(to));
+      if (!g?.members.has(conn.user) || kind !== 'skmsg') return error(conn, id, 'not a member, or not a sender-key message');
+      for (const name of g.members) if (name !== conn.user) delivered = forward(name, { from: groupJid(nameOf(to)), participant: userJid(conn.user), type: 'group' }) && delivered;
     } else {
       const name = nameOf(to);
-      if (!users.has(name)) return error(conn, id, 'no such user');
-      deliver(name, { tag: 'message', attrs: { id: sid, from: userJid(conn.user), t, type: node.attrs.type ?? 'chat' }, content: [enc] });
+      if (to !== userJid(name) || !users.has(name)) return error(conn, id, 'no such user');
+      if (kind !== 'pkmsg' && kind !== 'msg') return error(conn, id, 'a 1:1 message is pkmsg or msg');
+      delivered = forward(name, { from: userJid(conn.user), type: 'chat' });
     }
+    if (!delivered) return error(conn, id, 'a recipient has too much waiting');
     conn.send({ tag: 'ack', attrs: { id, class: 'message', t } });
   }
 
   await new Promise((resolve) => httpServer.listen(port, host, resolve));
   const { port: bound } = httpServer.address();
-  const url = `http://${host}:${bound}/chat/`;
+  origin = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+  const url = `${origin}/chat/`;
   return {
     url,
     port: bound,
