@@ -21,10 +21,12 @@ const option = (flag, dflt) => {
 const variant = option('--variant', 'simd');
 const rounds = Number(option('--rounds', '25'));
 const op = option('--op', 'cbc-encrypt');
+// The wasm path ({ native: false }; packages before it ignore the argument).
+const WASM = { native: false };
 const OPS = {
-  'cbc-encrypt': (api, k, iv, d) => api.aesCbcEncrypt(k, iv, d),
-  'cbc-decrypt': (api, k, iv, d) => api.aesCbcDecrypt(k, iv, d),
-  ctr: (api, k, iv, d) => api.aesCtr(k, iv, d),
+  'cbc-encrypt': (api, k, iv, d) => api.aesCbcEncrypt(k, iv, d, WASM),
+  'cbc-decrypt': (api, k, iv, d) => api.aesCbcDecrypt(k, iv, d, WASM),
+  ctr: (api, k, iv, d) => api.aesCtr(k, iv, d, WASM),
 };
 if (!OPS[op] || args.length === 0 || !(rounds > 5)) {
   console.error('usage: node bench/ab.mjs [--variant simd|scalar] [--rounds N>5] [--op cbc-encrypt|cbc-decrypt|ctr] DIR [DIR ...]');

@@ -206,6 +206,14 @@ export interface LoadOptions {
 // --- curve, hashes, ciphers ----------------------------------------------------------------------
 
 /** A key pair as generateKeyPair returns it. */
+/** Where the one-shot SHA-2, HMAC and AES calls run. By default, inputs of 1 KiB or more run in
+ * node:crypto where it is there (Node, Bun, Deno), smaller ones and everything elsewhere in wasm;
+ * the bytes and errors are the same. native: false keeps the call in wasm; true asks for
+ * node:crypto at any size (ERR_TYPE where there is none). */
+export interface NativeOptions {
+  native?: boolean;
+}
+
 export interface KeyPair {
   /** 33 bytes: 0x05 then the X25519 public u-coordinate. */
   pubKey: OutputBytes;
@@ -597,30 +605,30 @@ export interface Wacore extends JidHelpers {
   verifySignature(pubKey: Bytes, message: Bytes, signature: Bytes): boolean;
   /** A random registration ID in 0..16383. */
   generateRegistrationId(): number;
-  /** SHA-256 digest (32 bytes). */
-  sha256(data: Bytes): OutputBytes;
+  /** SHA-256 digest (32 bytes). NativeOptions: where node:crypto runs large inputs. */
+  sha256(data: Bytes, options?: NativeOptions): OutputBytes;
   /** SHA-512 digest (64 bytes). */
-  sha512(data: Bytes): OutputBytes;
+  sha512(data: Bytes, options?: NativeOptions): OutputBytes;
   /** MD5 digest (16 bytes), for checksums only (never for keys or MACs). */
   md5(data: Bytes): OutputBytes;
   /** HMAC-SHA256 (32 bytes); keys of any length. */
-  hmacSha256(key: Bytes, data: Bytes): OutputBytes;
+  hmacSha256(key: Bytes, data: Bytes, options?: NativeOptions): OutputBytes;
   /** HMAC-SHA512 (64 bytes); keys of any length. */
-  hmacSha512(key: Bytes, data: Bytes): OutputBytes;
+  hmacSha512(key: Bytes, data: Bytes, options?: NativeOptions): OutputBytes;
   /** HKDF-SHA256 (RFC 5869): length bytes, 0..8160 (ERR_OUTPUT_LENGTH otherwise). */
   hkdf(ikm: Bytes, length: number, options?: HkdfOptions): OutputBytes;
   /** Equal contents, compared in time that depends only on the length; different lengths are unequal. */
   constantTimeEqual(a: Bytes, b: Bytes): boolean;
   /** AES-256-CBC with PKCS#7 padding; key 32 bytes, iv 16. */
-  aesCbcEncrypt(key: Bytes, iv: Bytes, data: Bytes): OutputBytes;
+  aesCbcEncrypt(key: Bytes, iv: Bytes, data: Bytes, options?: NativeOptions): OutputBytes;
   /** AES-256-CBC decryption; ERR_BAD_PADDING (constant-time check), ERR_DATA_LENGTH. */
-  aesCbcDecrypt(key: Bytes, iv: Bytes, data: Bytes): OutputBytes;
+  aesCbcDecrypt(key: Bytes, iv: Bytes, data: Bytes, options?: NativeOptions): OutputBytes;
   /** AES-256-CTR; iv is the 16-byte initial counter block, incremented as one 128-bit big-endian number. */
-  aesCtr(key: Bytes, iv: Bytes, data: Bytes): OutputBytes;
+  aesCtr(key: Bytes, iv: Bytes, data: Bytes, options?: NativeOptions): OutputBytes;
   /** AES-256-GCM: ciphertext followed by the 16-byte tag; iv any non-empty length (12 recommended). */
-  aesGcmSeal(key: Bytes, iv: Bytes, data: Bytes, aad?: Bytes | null): OutputBytes;
+  aesGcmSeal(key: Bytes, iv: Bytes, data: Bytes, aad?: Bytes | null, options?: NativeOptions): OutputBytes;
   /** AES-256-GCM decryption of ciphertext||tag; nothing is decrypted unless the tag verifies (ERR_AUTH_TAG). */
-  aesGcmOpen(key: Bytes, iv: Bytes, data: Bytes, aad?: Bytes | null): OutputBytes;
+  aesGcmOpen(key: Bytes, iv: Bytes, data: Bytes, aad?: Bytes | null, options?: NativeOptions): OutputBytes;
   createAesCbcEncryptor(key: Bytes, iv: Bytes): CipherStream;
   createAesCbcDecryptor(key: Bytes, iv: Bytes): CipherStream;
   createAesCtr(key: Bytes, iv: Bytes): CipherStream;

@@ -95,6 +95,8 @@ export function makeCore(M) {
   const fail = (rc) => {
     throw new WacoreError(codes[rc] ?? 'ERR_UNKNOWN', messages[rc] ?? `error ${rc}`);
   };
+  /** The same by code (for checks made in JS that the core makes too): its message included. */
+  const failCode = (code) => fail(codes.indexOf(code));
   /** The I/O buffer's address, holding at least n bytes. Take M.HEAPU8 only after this call:
    * growing the buffer may grow wasm memory, which replaces the heap view. The buffer moves only
    * when a larger size is asked for, so its address is remembered and the module is asked (an
@@ -118,5 +120,5 @@ export function makeCore(M) {
     if (src.length <= max) heap.set(src, at);
   };
   const wipe = (p, n) => M.HEAPU8.fill(0, p, p + n);
-  return { M, fail, io, put, wipe };
+  return { M, fail, failCode, io, put, wipe };
 }

@@ -19,14 +19,52 @@ const GCM_DECRYPT = 5;
 const HASH_KINDS = { sha256: 6, sha512: 7 };
 const HMAC_KINDS = { sha256: 8, sha512: 9 };
 const DIGEST_BYTES = { 6: 32, 7: 64, 8: 32, 9: 64 };
+/** From this many bytes of data, the one-shot SHA-2, HMAC and AES calls run in node:crypto where it
+ * is there (Node, Bun, Deno): it is faster from about 1 KiB on for each of them, and about the same
+ * below (docs/crypto.md). */
+const NATIVE_FROM = 1024;
 
 
 export function makeCrypto(core) {
-  const { M, fail, io, put, wipe } = core;
+  const { M, fail, failCode, io, put, wipe } = core;
+
+  // node:crypto for large one-shot inputs: options.native === false keeps the call in wasm, true
+  // asks for node:crypto at any size (ERR_TYPE where there is none). Same bytes, same errors.
+  let nodeCryptoOnce;
+  const nativeFor = (options, size) => {
+    const { native } = optionsOf(options);
+    // node:crypto takes less than 2 GiB a call; larger inputs go to wasm, which refuses them with
+    // ERR_OUT_OF_MEMORY as it does any input past its memory.
+    if (native === false || !(size < 2 ** 31)) return undefined;
+    const nc = (nodeCryptoOnce ??= core.nodeCrypto() ?? null) ?? undefined;
+    if (native === true) {
+      if (!nc) throw new WacoreError('ERR_TYPE', '{ native: true } needs node:crypto (Node, Bun or Deno)');
+      return nc;
+    }
+    return size >= NATIVE_FROM ? nc : undefined;
+  };
+  /** node:crypto's result in memory of its own (its Buffers may sit in Node's shared pool, which
+   * is then wiped). */
+  const own = (...parts) => {
+    let n = 0;
+    for (const p of parts) n += p.length;
+    const out = new Uint8Array(n);
+    n = 0;
+    for (const p of parts) {
+      out.set(p, n);
+      n += p.length;
+      p.fill(0);
+    }
+    return out;
+  };
+  const NODE_HASH = { 0: 'sha256', 1: 'sha512' };
+
   // --- hashes ------------------------------------------------------------------------------------
 
-  function digest(kind, size, data) {
+  function digest(kind, size, data, options) {
     const d = asBytes(data, 'data');
+    const nc = kind in NODE_HASH ? nativeFor(options, d.length) : undefined;
+    if (nc) return own(nc.createHash(NODE_HASH[kind]).update(d).digest());
     const p = io(size + d.length);
     try {
       M.HEAPU8.set(d, p + size);
@@ -37,9 +75,11 @@ export function makeCrypto(core) {
     }
   }
 
-  function mac(kind, size, key, data) {
+  function mac(kind, size, key, data, options) {
     const k = asBytes(key, 'key');
     const d = asBytes(data, 'data');
+    const nc = nativeFor(options, d.length);
+    if (nc) return own(nc.createHmac(NODE_HASH[kind], k).update(d).digest());
     const p = io(size + k.length + d.length);
     try {
       const heap = M.HEAPU8;
@@ -53,15 +93,15 @@ export function makeCrypto(core) {
   }
 
   /** SHA-256 digest (32 bytes). */
-  const sha256 = (data) => digest(0, 32, data);
+  const sha256 = (data, options) => digest(0, 32, data, options);
   /** SHA-512 digest (64 bytes). */
-  const sha512 = (data) => digest(1, 64, data);
+  const sha512 = (data, options) => digest(1, 64, data, options);
   /** MD5 digest (16 bytes): a checksum, never for keys or MACs (whatsapp-rust-bridge's md5). */
   const md5 = (data) => digest(2, 16, data);
   /** HMAC-SHA256 (32 bytes); keys of any length. */
-  const hmacSha256 = (key, data) => mac(0, 32, key, data);
+  const hmacSha256 = (key, data, options) => mac(0, 32, key, data, options);
   /** HMAC-SHA512 (64 bytes); keys of any length. */
-  const hmacSha512 = (key, data) => mac(1, 64, key, data);
+  const hmacSha512 = (key, data, options) => mac(1, 64, key, data, options);
 
   // salt and info as bytes, or as text (UTF-8), as whatsapp-rust-bridge and Baileys 7 pass info.
   const bytesOrText = (x, name) => (typeof x === 'string' ? utf8Encoder.encode(x) : asOptionalBytes(x, name));
@@ -113,10 +153,12 @@ export function makeCrypto(core) {
   // --- AES one-shot: key, IV and AAD at the front of the I/O buffer, the data after them, processed
   // in place ---------------------------------------------------------------------------------------
 
-  function aesCall(name, keyBytes, ivBytes, data, extra, fn) {
+  function aesCall(name, keyBytes, ivBytes, data, extra, fn, options, native) {
     const key = asBytes(keyBytes, 'key');
     const iv = asBytes(ivBytes, 'iv');
     const d = asBytes(data, 'data');
+    const nc = nativeFor(options, d.length);
+    if (nc) return native(nc, key, iv, d, extra);
     const ivRoom = name === 'gcm' ? iv.length : IV;
     const head = KEY + ivRoom + extra.length;
     const total = head + d.length + TAG;
@@ -133,47 +175,83 @@ export function makeCrypto(core) {
     }
   }
 
+  // The node:crypto forms check what the wasm glue checks, in its order, with its errors.
+  const keyOk = (key) => {
+    if (key.length !== KEY) failCode('ERR_KEY_LENGTH');
+  };
+  const iv16 = (iv) => {
+    if (iv.length !== IV) failCode('ERR_IV_LENGTH');
+  };
+  const nodeCbc = (encrypt) => (nc, key, iv, d) => {
+    keyOk(key);
+    iv16(iv);
+    if (!encrypt && (d.length === 0 || d.length % 16 !== 0)) failCode('ERR_DATA_LENGTH');
+    const c = (encrypt ? nc.createCipheriv : nc.createDecipheriv).call(nc, 'aes-256-cbc', key, iv);
+    const first = c.update(d);
+    let last;
+    try {
+      last = c.final();
+    } catch {
+      first.fill(0);
+      failCode('ERR_BAD_PADDING');
+    }
+    return own(first, last);
+  };
+  const nodeCtr = (nc, key, iv, d) => {
+    keyOk(key);
+    iv16(iv);
+    const c = nc.createCipheriv('aes-256-ctr', key, iv);
+    return own(c.update(d), c.final());
+  };
+  const nodeGcmSeal = (nc, key, iv, d, aad) => {
+    keyOk(key);
+    if (iv.length === 0) failCode('ERR_IV_LENGTH');
+    const c = nc.createCipheriv('aes-256-gcm', key, iv);
+    if (aad.length) c.setAAD(aad);
+    return own(c.update(d), c.final(), c.getAuthTag());
+  };
+  const nodeGcmOpen = (nc, key, iv, d, aad) => {
+    keyOk(key);
+    if (d.length < TAG) failCode('ERR_DATA_LENGTH');
+    if (iv.length === 0) failCode('ERR_IV_LENGTH');
+    const c = nc.createDecipheriv('aes-256-gcm', key, iv);
+    if (aad.length) c.setAAD(aad);
+    c.setAuthTag(d.subarray(d.length - TAG));
+    // The plaintext is released only once final() has checked the tag.
+    const plain = c.update(d.subarray(0, d.length - TAG));
+    try {
+      return own(plain, c.final());
+    } catch {
+      plain.fill(0);
+      failCode('ERR_AUTH_TAG');
+    }
+  };
+
+  // A one-shot AES call: the wasm export, the output's length from the export's result (or its
+  // error raised), and the node:crypto form. CBC returns a length or -error; CTR and GCM 0 or +error.
+  const oneShot = (name, withAad, exported, lengthOf, native) => (key, iv, data, ...rest) => {
+    const aad = withAad ? asOptionalBytes(rest[0], 'aad') : new Uint8Array(0);
+    const wasm = (k, kl, i, il, a, al, buf, len) => {
+      const rc = withAad ? exported(k, kl, i, il, a, al, buf, len) : exported(k, kl, i, il, buf, len);
+      return M.HEAPU8.slice(buf, buf + lengthOf(rc, len));
+    };
+    return aesCall(name, key, iv, data, aad, wasm, withAad ? rest[1] : rest[0], native);
+  };
+  const cbcLength = (rc) => (rc < 0 ? fail(-rc) : rc);
+  const plus = (grow) => (rc, len) => (rc !== 0 ? fail(rc) : len + grow);
+
   /** AES-256-CBC with PKCS#7 padding: 16-byte-multiple ciphertext, 1..16 bytes longer than data. */
-  const aesCbcEncrypt = (key, iv, data) =>
-    aesCall('cbc', key, iv, data, new Uint8Array(0), (k, kl, i, il, _a, _al, buf, len) => {
-      const n = M._wacore_aesCbcEncrypt(k, kl, i, il, buf, len);
-      if (n < 0) fail(-n);
-      return M.HEAPU8.slice(buf, buf + n);
-    });
-
+  const aesCbcEncrypt = oneShot('cbc', false, (...a) => M._wacore_aesCbcEncrypt(...a), cbcLength, nodeCbc(true));
   /** AES-256-CBC decryption; throws ERR_BAD_PADDING (checked in constant time) or ERR_DATA_LENGTH. */
-  const aesCbcDecrypt = (key, iv, data) =>
-    aesCall('cbc', key, iv, data, new Uint8Array(0), (k, kl, i, il, _a, _al, buf, len) => {
-      const n = M._wacore_aesCbcDecrypt(k, kl, i, il, buf, len);
-      if (n < 0) fail(-n);
-      return M.HEAPU8.slice(buf, buf + n);
-    });
-
+  const aesCbcDecrypt = oneShot('cbc', false, (...a) => M._wacore_aesCbcDecrypt(...a), cbcLength, nodeCbc(false));
   /** AES-256-CTR with a 16-byte initial counter block, incremented as one 128-bit big-endian number
    * (as node:crypto's aes-256-ctr). Encryption and decryption are the same operation. */
-  const aesCtr = (key, iv, data) =>
-    aesCall('ctr', key, iv, data, new Uint8Array(0), (k, kl, i, il, _a, _al, buf, len) => {
-      const rc = M._wacore_aesCtr(k, kl, i, il, buf, len);
-      if (rc !== 0) fail(rc);
-      return M.HEAPU8.slice(buf, buf + len);
-    });
-
+  const aesCtr = oneShot('ctr', false, (...a) => M._wacore_aesCtr(...a), plus(0), nodeCtr);
   /** AES-256-GCM: ciphertext followed by the 16-byte tag. iv: any non-empty length (12 recommended). */
-  const aesGcmSeal = (key, iv, data, aad) =>
-    aesCall('gcm', key, iv, data, asOptionalBytes(aad, 'aad'), (k, kl, i, il, a, al, buf, len) => {
-      const rc = M._wacore_aesGcmSeal(k, kl, i, il, a, al, buf, len);
-      if (rc !== 0) fail(rc);
-      return M.HEAPU8.slice(buf, buf + len + TAG);
-    });
-
+  const aesGcmSeal = oneShot('gcm', true, (...a) => M._wacore_aesGcmSeal(...a), plus(TAG), nodeGcmSeal);
   /** AES-256-GCM decryption of ciphertext||tag; the tag is verified (in constant time) before any
    * plaintext exists. Throws ERR_AUTH_TAG. */
-  const aesGcmOpen = (key, iv, data, aad) =>
-    aesCall('gcm', key, iv, data, asOptionalBytes(aad, 'aad'), (k, kl, i, il, a, al, buf, len) => {
-      const rc = M._wacore_aesGcmOpen(k, kl, i, il, a, al, buf, len);
-      if (rc !== 0) fail(rc);
-      return M.HEAPU8.slice(buf, buf + len - TAG);
-    });
+  const aesGcmOpen = oneShot('gcm', true, (...a) => M._wacore_aesGcmOpen(...a), plus(-TAG), nodeGcmOpen);
 
   // --- streams (lib/stream.mjs) -------------------------------------------------------------------
   const Stream = makeStreamBase(core);

@@ -1,7 +1,7 @@
 // AES-256 CBC/CTR/GCM, SHA-2, HMAC, HKDF through the JS API: Wycheproof, differential against
 // node:crypto and against the other wasm build, streaming splits, errors, stream lifetime.
 import nodeCrypto from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { load } from '../../npm/index.mjs';
 import { hex, loadVariant, unhex, VARIANT } from './variant.mjs';
 import { WYCHEPROOF_DIR, WYCHEPROOF_NOTE, wycheproof as vectors } from './vectors.mjs';
@@ -107,6 +107,8 @@ describe.skipIf(!WYCHEPROOF_DIR)(`Wycheproof through the JS API (${VARIANT}): ${
 });
 
 describe(`differential against node:crypto and the other build (${VARIANT})`, () => {
+  // The wasm implementations (by default, calls of 1 KiB or more would run in node:crypto).
+  const W = { native: false };
   it('every length 0..1024: CBC, CTR, GCM, SHA-2, HMAC, HKDF', () => {
     const key = rand(32);
     const iv = rand(16);
@@ -114,19 +116,19 @@ describe(`differential against node:crypto and the other build (${VARIANT})`, ()
     for (let len = 0; len <= 1024; len++) {
       const msg = rand(len);
       const aad = rand(len % 41);
-      const cbc = api.aesCbcEncrypt(key, iv, msg);
+      const cbc = api.aesCbcEncrypt(key, iv, msg, W);
       expect(hex(cbc)).toBe(hex(node.cbcEncrypt(key, iv, msg)));
-      expect(hex(api.aesCbcDecrypt(key, iv, cbc))).toBe(hex(msg));
-      const ctr = api.aesCtr(key, iv, msg);
+      expect(hex(api.aesCbcDecrypt(key, iv, cbc, W))).toBe(hex(msg));
+      const ctr = api.aesCtr(key, iv, msg, W);
       expect(hex(ctr)).toBe(hex(node.ctr(key, iv, msg)));
-      const gcm = api.aesGcmSeal(key, nonce, msg, aad);
+      const gcm = api.aesGcmSeal(key, nonce, msg, aad, W);
       expect(hex(gcm)).toBe(hex(node.gcmSeal(key, nonce, msg, aad)));
-      expect(hex(api.aesGcmOpen(key, nonce, gcm, aad))).toBe(hex(msg));
-      expect(hex(api.sha256(msg))).toBe(nodeCrypto.createHash('sha256').update(msg).digest('hex'));
-      expect(hex(api.sha512(msg))).toBe(nodeCrypto.createHash('sha512').update(msg).digest('hex'));
+      expect(hex(api.aesGcmOpen(key, nonce, gcm, aad, W))).toBe(hex(msg));
+      expect(hex(api.sha256(msg, W))).toBe(nodeCrypto.createHash('sha256').update(msg).digest('hex'));
+      expect(hex(api.sha512(msg, W))).toBe(nodeCrypto.createHash('sha512').update(msg).digest('hex'));
       expect(hex(api.md5(msg))).toBe(nodeCrypto.createHash('md5').update(msg).digest('hex'));
-      expect(hex(api.hmacSha256(aad, msg))).toBe(nodeCrypto.createHmac('sha256', aad).update(msg).digest('hex'));
-      expect(hex(api.hmacSha512(aad, msg))).toBe(nodeCrypto.createHmac('sha512', aad).update(msg).digest('hex'));
+      expect(hex(api.hmacSha256(aad, msg, W))).toBe(nodeCrypto.createHmac('sha256', aad).update(msg).digest('hex'));
+      expect(hex(api.hmacSha512(aad, msg, W))).toBe(nodeCrypto.createHmac('sha512', aad).update(msg).digest('hex'));
       if (len % 8 === 0) {
         const n = len % 300;
         expect(hex(api.hkdf(msg, n, { salt: aad, info: iv }))).toBe(
@@ -135,9 +137,9 @@ describe(`differential against node:crypto and the other build (${VARIANT})`, ()
       }
       // Both wasm builds give identical bytes.
       if (len % 16 === 0 || len % 16 === 1) {
-        expect(hex(other.aesCbcEncrypt(key, iv, msg))).toBe(hex(cbc));
-        expect(hex(other.aesCtr(key, iv, msg))).toBe(hex(ctr));
-        expect(hex(other.aesGcmSeal(key, nonce, msg, aad))).toBe(hex(gcm));
+        expect(hex(other.aesCbcEncrypt(key, iv, msg, W))).toBe(hex(cbc));
+        expect(hex(other.aesCtr(key, iv, msg, W))).toBe(hex(ctr));
+        expect(hex(other.aesGcmSeal(key, nonce, msg, aad, W))).toBe(hex(gcm));
       }
     }
   });
@@ -147,20 +149,97 @@ describe(`differential against node:crypto and the other build (${VARIANT})`, ()
       const key = rand(32);
       const iv = rand(16);
       const msg = rand(size);
-      const cbc = api.aesCbcEncrypt(key, iv, msg);
+      const cbc = api.aesCbcEncrypt(key, iv, msg, W);
       expect(Buffer.from(cbc).equals(node.cbcEncrypt(key, iv, msg))).toBe(true);
-      expect(Buffer.from(api.aesCbcDecrypt(key, iv, cbc)).equals(Buffer.from(msg))).toBe(true);
-      expect(Buffer.from(other.aesCbcDecrypt(key, iv, cbc)).equals(Buffer.from(msg))).toBe(true);
-      expect(Buffer.from(api.aesCtr(key, iv, msg)).equals(node.ctr(key, iv, msg))).toBe(true);
-      const gcm = api.aesGcmSeal(key, iv.subarray(0, 12), msg);
+      expect(Buffer.from(api.aesCbcDecrypt(key, iv, cbc, W)).equals(Buffer.from(msg))).toBe(true);
+      expect(Buffer.from(other.aesCbcDecrypt(key, iv, cbc, W)).equals(Buffer.from(msg))).toBe(true);
+      expect(Buffer.from(api.aesCtr(key, iv, msg, W)).equals(node.ctr(key, iv, msg))).toBe(true);
+      const gcm = api.aesGcmSeal(key, iv.subarray(0, 12), msg, undefined, W);
       expect(Buffer.from(gcm).equals(node.gcmSeal(key, iv.subarray(0, 12), msg))).toBe(true);
-      expect(hex(api.sha256(msg))).toBe(nodeCrypto.createHash('sha256').update(msg).digest('hex'));
+      expect(hex(api.sha256(msg, W))).toBe(nodeCrypto.createHash('sha256').update(msg).digest('hex'));
     }
     const key = rand(32);
     for (const ivLen of [1, 8, 11, 13, 16, 32, 100]) {
       const iv = rand(ivLen);
       const msg = rand(100);
-      expect(hex(api.aesGcmSeal(key, iv, msg))).toBe(hex(node.gcmSeal(key, iv, msg)));
+      expect(hex(api.aesGcmSeal(key, iv, msg, undefined, W))).toBe(hex(node.gcmSeal(key, iv, msg)));
+    }
+  });
+});
+
+describe(`one-shot calls on node:crypto from 1 KiB (${VARIANT})`, () => {
+  const ops = (key, iv, nonce, aad) => ({
+    cbcEncrypt: (d, o) => api.aesCbcEncrypt(key, iv, d, o),
+    ctr: (d, o) => api.aesCtr(key, iv, d, o),
+    gcmSeal: (d, o) => api.aesGcmSeal(key, nonce, d, aad, o),
+    sha256: (d, o) => api.sha256(d, o),
+    sha512: (d, o) => api.sha512(d, o),
+    hmacSha256: (d, o) => api.hmacSha256(key, d, o),
+    hmacSha512: (d, o) => api.hmacSha512(key, d, o),
+  });
+
+  it('gives the same bytes and errors by default, in wasm ({ native: false }) and in node:crypto ({ native: true })', () => {
+    const key = rand(32);
+    const iv = rand(16);
+    const nonce = rand(12);
+    const aad = rand(13);
+    for (const n of [0, 1, 15, 16, 1023, 1024, 1025, 5000, 70_000]) {
+      const d = rand(n);
+      for (const [name, f] of Object.entries(ops(key, iv, nonce, aad))) {
+        const want = hex(f(d, { native: false }));
+        expect(hex(f(d)), `${name} ${n}`).toBe(want);
+        expect(hex(f(d, { native: true })), `${name} ${n} native`).toBe(want);
+      }
+      const cbc = api.aesCbcEncrypt(key, iv, d);
+      const gcm = api.aesGcmSeal(key, nonce, d, aad);
+      for (const native of [false, true, undefined]) {
+        const o = { native };
+        expect(hex(api.aesCbcDecrypt(key, iv, cbc, o))).toBe(hex(d));
+        expect(hex(api.aesGcmOpen(key, nonce, gcm, aad, o))).toBe(hex(d));
+        const bad = gcm.slice();
+        bad[0] ^= 1;
+        expect(codeOf(() => api.aesGcmOpen(key, nonce, bad, aad, o)), `gcm tag ${n} ${native}`).toBe('ERR_AUTH_TAG');
+        expect(codeOf(() => api.aesCbcEncrypt(rand(31), iv, d, o))).toBe('ERR_KEY_LENGTH');
+        expect(codeOf(() => api.aesCtr(key, rand(12), d, o))).toBe('ERR_IV_LENGTH');
+        expect(codeOf(() => api.aesGcmSeal(key, new Uint8Array(0), d, aad, o))).toBe('ERR_IV_LENGTH');
+        expect(codeOf(() => api.aesCbcDecrypt(key, iv, rand(n - (n % 16) + 1), o))).toBe('ERR_DATA_LENGTH');
+        expect(codeOf(() => api.aesGcmOpen(key, nonce, rand(15), aad, o))).toBe('ERR_DATA_LENGTH');
+        // A last block ending in 0x00 is never valid padding (C1 = E(P xor C0)).
+        const c0 = rand(16);
+        const last = rand(16);
+        last[15] = 0;
+        const c1 = api.aesCbcEncrypt(key, c0, last, { native: false }).subarray(0, 16);
+        expect(codeOf(() => api.aesCbcDecrypt(key, iv, new Uint8Array([...rand(Math.max(0, n - (n % 16))), ...c0, ...c1]), o))).toBe('ERR_BAD_PADDING');
+      }
+    }
+  });
+
+  it('runs 1 KiB or more in node:crypto by default, less in wasm, and { native } as asked', () => {
+    const seen = [];
+    const spies = ['createCipheriv', 'createDecipheriv', 'createHash', 'createHmac'].map((name) => {
+      const original = nodeCrypto[name];
+      return vi.spyOn(nodeCrypto, name).mockImplementation((...args) => {
+        seen.push(name);
+        return original.apply(nodeCrypto, args);
+      });
+    });
+    try {
+      const key = rand(32);
+      for (const [n, o, native] of [
+        [1023, undefined, false],
+        [1024, undefined, true],
+        [1 << 20, undefined, true],
+        [1 << 20, { native: false }, false],
+        [10, { native: true }, true],
+      ]) {
+        for (const [name, f] of Object.entries(ops(key, rand(16), rand(12), undefined))) {
+          seen.length = 0;
+          f(new Uint8Array(n), o);
+          expect(seen.length > 0, `${name} ${n} ${JSON.stringify(o)}`).toBe(native);
+        }
+      }
+    } finally {
+      for (const s of spies) s.mockRestore();
     }
   });
 });
