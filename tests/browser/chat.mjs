@@ -214,6 +214,12 @@ try {
   await expectMessage('Bob', bob2, 'trio without carol');
   await carol.waitForTimeout(500);
   check('Carol, who left, gets nothing more', (await messageWith(carol, 'trio without carol').count()) === 0);
+  // Alice made a new sender key when Carol left: Bob now holds two states for her, the new one
+  // under another key id than the one her first group message came under.
+  const bobHistory = (await bob2.evaluate(() => window.chat.call('history'))).messages;
+  const firstKey = bobHistory.find((m) => m.text === 'hello group from alice')?.debug?.counters;
+  const rotated = bobHistory.find((m) => m.text === 'trio without carol')?.debug?.counters;
+  check("after Carol left, Alice's group message came under a new sender key", rotated?.senderKeyStates === 2 && firstKey?.keyId !== undefined && rotated.keyId !== firstKey.keyId, JSON.stringify({ firstKey, rotated }));
 
   // Bob gets a new device (new identity): Alice's client refuses his message until she trusts the
   // new key, keeps it meanwhile as a failed message, and reads it once she does.
@@ -235,6 +241,14 @@ try {
   check('the message once refused is read, not kept twice', (await alice.locator('[data-testid=message][data-status=failed]').count()) === 0);
   await sendText(alice, 'welcome back bob');
   await expectMessage('Bob, on the new device,', bob3, 'welcome back bob');
+  // The new device in the group: it sends its own sender key first; Alice sends hers to it again.
+  await openChat(bob3, 'group-trio');
+  await sendText(bob3, 'bob in the group from his new phone');
+  await openChat(alice, 'group-trio');
+  await expectMessage('Alice', alice, 'bob in the group from his new phone');
+  await sendText(alice, 'alice to the group after bob changed phones');
+  await expectMessage('Bob, on the new device,', bob3, 'alice to the group after bob changed phones');
+  await openChat(alice, 'chat-bob');
 
   // A second tab for the same user stays passive (one worker per user: they would race on the
   // same records); the first goes on.
@@ -248,6 +262,7 @@ try {
   }
   await second.close();
   await sendText(alice, 'still alice in her first tab');
+  await openChat(bob3, 'chat-alice');
   await expectMessage('Bob', bob3, 'still alice in her first tab');
 
   // The relay, from outside: a malformed request and a page elsewhere get nothing and break nothing.

@@ -120,7 +120,7 @@ function start() {
       const src = m.imageBytes ? objectUrl(m) : `data:image/jpeg;base64,${m.image.thumbnail}`;
       li.append(el('img', { src, alt: 'image', 'data-testid': 'image', 'data-state': m.image.state ?? (mine ? 'sent' : 'thumbnail') }));
     }
-    if (m.status === 'failed') li.append(el('div', { 'data-testid': 'failure' }, `⚠ could not be read: ${m.error?.code} — ${m.error?.message}`));
+    if (m.status === 'failed') li.append(el('div', { 'data-testid': 'failure' }, `⚠ ${mine ? 'not sent' : 'could not be read'}: ${m.error?.code} — ${m.error?.message}`));
     if (m.text) li.append(el('span', { 'data-testid': 'text' }, m.text));
     li.append(el('small', {}, `${new Date(m.t).toLocaleTimeString()} · ${m.debug?.type ?? ''} · ${m.status}`));
     return li;
@@ -214,6 +214,8 @@ function start() {
           const m = data.message;
           if (m.error?.untrusted) {
             offerTrust(m);
+          } else if (m.from === `${user}@s.whatsapp.net`) {
+            showError(`Not sent: ${m.error?.code} ${m.error?.message}`);
           } else {
             showError(`A message from ${nameOf(m.from)} could not be read (${m.error?.code}).`);
           }
@@ -222,6 +224,10 @@ function start() {
         else renderMessages();
         break;
       }
+      case 'removed':
+        state.messages.delete(data.seq);
+        renderMessages();
+        break;
       case 'debug':
         state.debug.push(data.entry);
         break;

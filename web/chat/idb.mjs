@@ -45,7 +45,16 @@ export async function openDatabase(user) {
     new Promise((resolve, reject) => {
       const tx = db.transaction(stores, mode, { durability: 'strict' });
       let value;
-      const req = f(tx);
+      let req;
+      try {
+        req = f(tx);
+      } catch (e) {
+        // A request refused as it was made (a bad key, a value that cannot be stored): nothing of
+        // the transaction is kept.
+        tx.abort();
+        reject(e);
+        return;
+      }
       if (req && 'onsuccess' in req) req.onsuccess = () => (value = req.result);
       tx.oncomplete = () => resolve(value);
       tx.onerror = () => reject(tx.error);

@@ -34,7 +34,7 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
   const api = await load();
   const hex = (b) => Buffer.from(b).toString('hex');
 
-  // The relay's identity: a root, an intermediate and its static Noise key, a chain valid for a day.
+  // The relay's identity: a root, an intermediate and its static Noise key, a chain valid 30 days.
   const root = api.generateKeyPair();
   const intermediate = api.generateKeyPair();
   const server = api.generateKeyPair();
@@ -58,6 +58,10 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
   /** name -> connection */
   const online = new Map();
   let serial = 0;
+  // Notification ids are unique across the relay's runs: a client keeps the ids it has processed,
+  // and a restarted relay counting from 1 again must not look like one it has seen.
+  const boot = hex(crypto.getRandomValues(new Uint8Array(6)));
+  const nid = () => `n-${boot}-${++serial}`;
 
   // --- HTTP -------------------------------------------------------------------------------------
   function serveFile(req, res, pathname) {
@@ -189,7 +193,7 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
           // The queue stays: what was sent to the old device is delivered to the new one, which
           // shows it as unreadable rather than the relay dropping it unseen.
           users.set(user, { staticKey, preKeys: new Map(), queue: known?.queue ?? [] });
-          if (known) for (const other of users.keys()) if (other !== user) deliver(other, { tag: 'notification', attrs: { id: `n${++serial}`, type: 'identity', jid: userJid(user) } });
+          if (known) for (const other of users.keys()) if (other !== user) deliver(other, { tag: 'notification', attrs: { id: nid(), type: 'identity', jid: userJid(user) } });
         }
         conn.user = user;
         online.get(user)?.ws.close();
@@ -312,7 +316,7 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
   function announce(gid, change, by, extra = []) {
     const g = groups.get(gid);
     for (const name of new Set([...g.members, ...extra])) {
-      deliver(name, { tag: 'notification', attrs: { id: `n${++serial}`, type: 'group', change, by: userJid(by), t: String(Math.floor(Date.now() / 1000)) }, content: [groupNode(gid)] });
+      deliver(name, { tag: 'notification', attrs: { id: nid(), type: 'group', change, by: userJid(by), t: String(Math.floor(Date.now() / 1000)) }, content: [groupNode(gid)] });
     }
   }
 
@@ -332,7 +336,8 @@ export async function startRelay({ port = 0, host = '127.0.0.1', log = () => {} 
     const kind = enc?.attrs.type;
     if (!(enc?.content instanceof Uint8Array)) return error(conn, id, 'a message carries one enc');
     const t = String(Math.floor(Date.now() / 1000));
-    const sid = `${conn.user}-${id}`;
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return error(conn, id, 'a message needs an id');
+    const sid = `${conn.user}:${id}`; // ':' is in no name and no id: unique per sender
     // What the relay forwards, it writes itself: the sender, the kind, the time.
     const forward = (name, attrs) => deliver(name, { tag: 'message', attrs: { id: sid, t, ...attrs }, content: [{ tag: 'enc', attrs: { v: '2', type: kind }, content: enc.content }] });
     let delivered = true;

@@ -23,6 +23,7 @@ const user = params.get('user');
 /** A new device for this user: its database is deleted and new keys made (the relay replaces the
  * old ones and tells every contact that the identity changed). */
 const reset = params.get('reset') === '1';
+let resetting = false;
 /** The tests' command `secrets` (every key the records hold) exists only with ?test=1. */
 const testing = params.get('test') === '1';
 const api = await load({ variant: params.get('variant') || 'auto' });
@@ -40,6 +41,9 @@ const fromB64 = (s) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
 const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 const describeError = (e) => ({ code: e?.code ?? e?.name ?? 'Error', message: String(e?.message ?? e) });
 const newId = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 2 ** 32).toString(36)}`;
+/** Increasing, also within one millisecond: the outbox's order. */
+let lastT = 0;
+const nextT = () => (lastT = Math.max(lastT + 1, Date.now() * 1000));
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 const MEDIA_PATH = /^\/media\/[A-Za-z0-9-]{1,64}$/;
 const DOWNLOAD_TIMEOUT_MS = 30_000;
@@ -143,6 +147,7 @@ function reconnectLater() {
 }
 
 async function connect() {
+  if (stopped) return;
   let rootKey;
   let noiseKey;
   try {
@@ -163,7 +168,7 @@ async function connect() {
       if (!transport) {
         const finish = client.processServerHello(chunk, {
           noiseKey: noiseKey.privKey,
-          payload: P.utf8(JSON.stringify({ user, reset })),
+          payload: P.utf8(JSON.stringify({ user, reset: resetting })),
           rootKey: Uint8Array.from(rootKey.match(/../g), (h) => parseInt(h, 16)),
           now: Math.floor(Date.now() / 1000),
         });
@@ -177,7 +182,10 @@ async function connect() {
         // Answers to our requests settle at once (a queued operation may be waiting for one); every
         // other stanza takes its turn in the queue.
         if (node.tag === 'iq') answer(node);
-        else serial(() => handle(node)).catch((e) => post('error', { where: node.tag, ...describeError(e) }));
+        else {
+          if (node.tag === 'failure') stopped = true; // before the close event can schedule a retry
+          serial(() => handle(node)).catch((e) => post('error', { where: node.tag, ...describeError(e) }));
+        }
       }
     } catch (e) {
       post('error', { where: 'connection', ...describeError(e) });
@@ -214,6 +222,12 @@ function answer(node) {
 async function settle(id, change) {
   const m = await db.messageById(id);
   const ops = [{ store: 'outbox', key: id, del: true }];
+  const entry = await db.get('outbox', id);
+  if (change.status === 'failed' && entry?.skdm) {
+    // Our sender key did not reach that member: it is sent again before our next group message.
+    const g = await db.get('groups', entry.skdm.group);
+    if (g) ops.push({ store: 'groups', key: g.jid, value: { ...g, distributed: g.distributed.filter((j) => j !== entry.skdm.member) } });
+  }
   if (m) ops.push({ store: 'messages', value: Object.assign(m, change) });
   await db.batch(ops);
   if (m) post('message', { message: view(m) });
@@ -223,12 +237,16 @@ async function handle(node) {
   switch (node.tag) {
     case 'success': {
       retryMs = 500;
+      if (resetting) {
+        resetting = false;
+        await db.del('kv', 'pendingReset');
+      }
       post('status', { online: true, jid: me });
       if (node.attrs.registered !== 'true') await register();
       else if (Number(node.attrs.prekeys) < P.LOW_PREKEYS) await replenish();
       else post('prekeys', { count: Number(node.attrs.prekeys) });
       // What was sent and not acknowledged before the connection went: again, with the same ids
-      // (the relay and the recipient both drop a stanza they already have).
+      // (the relay forwards it again; the recipient, who keeps the ids it processed, drops it).
       for (const o of await db.outbox()) send(o.node);
       await refreshContacts();
       return;
@@ -245,7 +263,8 @@ async function handle(node) {
         send({ tag: 'ack', attrs: { id } }); // delivered again (our ack was lost): already kept
         return;
       }
-      const ops = node.tag === 'message' ? await receive(node) : await notified(node);
+      const after = [];
+      const ops = node.tag === 'message' ? await receive(node, { after }) : await notified(node, after);
       if (id) ops.push({ store: 'seen', key: id, value: 1 });
       const [seq] = await db.batch(ops);
       const kept = ops.find((o) => o.add)?.add;
@@ -255,15 +274,12 @@ async function handle(node) {
         if (kept.image?.state === 'downloading') downloadImage(kept);
       }
       if (id) send({ tag: 'ack', attrs: { id } });
-      afterCommit.splice(0).forEach((f) => f());
+      for (const f of after) f();
       return;
     }
     default:
   }
 }
-
-/** Work to do once the current stanza is committed (retries of messages it makes readable). */
-const afterCommit = [];
 
 /** The open session's counters (no keys): what the side panel shows for a 1:1 message. */
 async function sessionCounters(from, address) {
@@ -301,8 +317,10 @@ function view(m) {
 }
 
 /** Decrypts a message on an overlay of the database; returns what to commit: the records it
- * changed and the message (kept also when it cannot be read, with its stanza, to be tried again). */
-async function receive(node, { seq } = {}) {
+ * changed and the message (kept also when it cannot be read, with its stanza, to be tried again).
+ * seq: a kept message being tried again (it is replaced, or removed). after: work for once the
+ * result is committed (retries of the messages it makes readable). */
+async function receive(node, { seq, after = [] } = {}) {
   const o = overlay(db);
   const ostore = signalStore(o, api);
   const enc = P.child(node, 'enc');
@@ -315,12 +333,16 @@ async function receive(node, { seq } = {}) {
   const base = { id: node.attrs.id, chat: group ?? senderJid, from: senderJid, t: Number(node.attrs.t) * 1000, debug };
   if (seq !== undefined) base.seq = seq;
   const keep = (m) => [...o.ops(), seq === undefined ? { store: 'messages', add: m } : { store: 'messages', value: m }];
+  let decrypted = false;
   const failed = (e) => {
-    // Never dropped: kept as a failed message with its stanza, so that it can be tried again
-    // (after trusting a changed identity, or once the sender key arrives).
+    // Never dropped: kept as a failed message. Not decrypted: with its stanza, so that it can be
+    // tried again (after trusting a changed identity, or once the sender key arrives), and nothing
+    // else changed. Decrypted but unusable (a bad payload): what the decryption changed is
+    // committed (the message key is spent, a one-time pre-key gone) and the ciphertext not kept.
     const error = describeError(e);
     if (e?.code === 'ERR_UNTRUSTED_IDENTITY') Object.assign(error, { untrusted: sender, identityKey: b64(new Uint8Array(e.identityKey)) });
-    return [{ store: 'messages', [seq === undefined ? 'add' : 'value']: { ...base, status: 'failed', error, raw: { node } } }];
+    const m = { ...base, status: 'failed', error, ...(decrypted ? {} : { raw: { node } }) };
+    return [...(decrypted ? o.ops() : []), { store: 'messages', [seq === undefined ? 'add' : 'value']: m }];
   };
   let payload;
   try {
@@ -330,7 +352,7 @@ async function receive(node, { seq } = {}) {
       const skn = new api.SenderKeyName(group, address);
       plaintext = await new api.GroupCipher(ostore, skn).decrypt(enc.content);
       const info = api.senderKeys.recordInfo((await ostore.loadSenderKey(skn)).toBytes());
-      debug.counters = { senderKeyStates: info.length, iteration: info.at(-1)?.iteration };
+      debug.counters = { senderKeyStates: info.length, keyId: info.at(-1)?.keyId, iteration: info.at(-1)?.iteration }; // newest state last
     } else if ((type === 'pkmsg' || type === 'msg') && !group) {
       const cipher = new api.SessionCipher(ostore, address);
       plaintext = type === 'pkmsg' ? await cipher.decryptPreKeyWhisperMessage(enc.content) : await cipher.decryptWhisperMessage(enc.content);
@@ -338,6 +360,7 @@ async function receive(node, { seq } = {}) {
     } else {
       throw Object.assign(new Error(`unexpected ${type} message`), { code: 'MALFORMED' });
     }
+    decrypted = true;
     payload = JSON.parse(P.fromUtf8(plaintext));
     if (typeof payload !== 'object' || payload === null) throw Object.assign(new Error('not a message'), { code: 'MALFORMED' });
   } catch (e) {
@@ -351,7 +374,13 @@ async function receive(node, { seq } = {}) {
     }
     post('debug', { entry: { ...debug, note: `sender key of ${sender} for ${payload.group}` } });
     // That sender's group messages that could not be read without it: again, once committed.
-    afterCommit.push(() => serial(() => retry((m) => m.chat === payload.group && m.from === senderJid && m.error?.code === 'ERR_NO_SENDER_KEY')));
+    after.push(() => serial(() => retry((m) => m.chat === payload.group && m.from === senderJid && m.error?.code === 'ERR_NO_SENDER_KEY')));
+    // A distribution message kept as failed (tried again now) leaves the history: it was never a
+    // message to show.
+    if (seq !== undefined) {
+      after.push(() => post('removed', { seq }));
+      return [...o.ops(), { store: 'messages', key: seq, del: true }];
+    }
     return o.ops();
   }
   const m = { ...base, status: 'received', text: typeof payload.text === 'string' ? payload.text : undefined };
@@ -364,7 +393,7 @@ async function receive(node, { seq } = {}) {
   return keep(m);
 }
 
-async function notified(node) {
+async function notified(node, after) {
   const o = overlay(db);
   if (node.attrs.type === 'prekeys') {
     serial(replenish).catch((e) => post('error', { where: 'prekeys', ...describeError(e) }));
@@ -397,7 +426,7 @@ async function notified(node) {
       post('debug', { entry: { direction: 'local', note: `${P.nameOf(node.attrs.by)} left ${g.attrs.subject}: new sender key`, variant: api.variant } });
     }
     await o.put('groups', record, jid);
-    afterCommit.push(async () => post('groups', { groups: await db.all('groups') }));
+    after.push(async () => post('groups', { groups: await db.all('groups') }));
     return o.ops();
   }
   return [];
@@ -407,13 +436,15 @@ async function notified(node) {
 async function retry(which) {
   const failed = (await db.all('messages')).filter((m) => m.status === 'failed' && m.raw && which(m));
   for (const m of failed) {
-    const ops = await receive(m.raw.node, { seq: m.seq });
+    const after = [];
+    const ops = await receive(m.raw.node, { seq: m.seq, after });
     await db.batch(ops);
     const now = ops.find((x) => x.store === 'messages')?.value;
     if (now) {
       post('message', { message: view(now) });
       if (now.image?.state === 'downloading') downloadImage(now);
     }
+    for (const f of after) f();
   }
 }
 
@@ -467,8 +498,8 @@ async function encryptDirect(o, name, payload) {
 const shown = (payload) => (payload.kind === 'image' ? payload.caption : payload.text);
 
 /** Commits a sent stanza with its records and its place in the outbox, then sends it. */
-async function commitAndSend(o, { id, node, debug }, chat, payload) {
-  const ops = [...o.ops(), { store: 'outbox', value: { id, node, t: Date.now() } }];
+async function commitAndSend(o, { id, node, debug }, chat, payload, skdm) {
+  const ops = [...o.ops(), { store: 'outbox', value: { id, node, t: nextT(), skdm } }];
   let m;
   if (chat) {
     m = { id, chat, from: me, t: Date.now(), status: 'sending', text: shown(payload), image: payload.image, debug };
@@ -502,7 +533,7 @@ async function sendGroup(jid, payload) {
     const out = await encryptDirect(o, P.nameOf(member), { kind: 'skdm', group: jid, skdm: b64(skdm.serialize()) });
     g.distributed.push(member);
     await o.put('groups', g, jid);
-    await commitAndSend(o, out, undefined, { kind: 'skdm' });
+    await commitAndSend(o, out, undefined, { kind: 'skdm' }, { group: jid, member });
   }
   const o = overlay(db);
   const ostore = signalStore(o, api);
@@ -511,11 +542,14 @@ async function sendGroup(jid, payload) {
   const id = newId();
   const node = { tag: 'message', attrs: { id, to: jid, type: 'group' }, content: [{ tag: 'enc', attrs: { v: '2', type: 'skmsg' }, content: body }] };
   const info = api.senderKeys.recordInfo((await ostore.loadSenderKey(skn)).toBytes());
-  const debug = { direction: 'out', type: 'skmsg', variant: api.variant, stanza: stanzaView(node), counters: { senderKeyStates: info.length, iteration: info.at(-1)?.iteration } };
+  const debug = { direction: 'out', type: 'skmsg', variant: api.variant, stanza: stanzaView(node), counters: { senderKeyStates: info.length, keyId: info.at(-1)?.keyId, iteration: info.at(-1)?.iteration } };
   await commitAndSend(o, { id, node, debug }, jid, payload);
 }
 
-const sendTo = (chat, payload) => (P.isGroup(chat) ? sendGroup(chat, payload) : sendDirect(P.nameOf(chat), payload));
+function sendTo(chat, payload) {
+  if (stopped) throw Object.assign(new Error('the relay refused this login: nothing can be sent'), { code: 'REFUSED' });
+  return P.isGroup(chat) ? sendGroup(chat, payload) : sendDirect(P.nameOf(chat), payload);
+}
 
 /** Encrypts an image file through the media API's Web Streams, uploads the ciphertext and returns
  * the message payload: where it is, its keys and hashes, and a small thumbnail. */
@@ -627,6 +661,10 @@ navigator.locks.request(`wacore-chat-${user}`, { ifAvailable: true }, async (loc
     if (reset) await deleteDatabase(user);
     db = await openDatabase(user);
     store = signalStore(db, api);
+    // A new device says so until the relay has accepted it (a reload in between must not leave
+    // it with keys the relay refuses).
+    if (reset) await db.put('kv', true, 'pendingReset');
+    resetting = (await db.get('kv', 'pendingReset')) === true;
     const fresh = await ensureKeys();
     post('ready', { user, jid: me, variant: api.variant, fresh });
     // Images whose download did not finish before the page went away.
