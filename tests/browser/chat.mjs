@@ -6,7 +6,8 @@
 //   1:1 both ways; a group of three; an image, shown only once downloaded and MAC-verified;
 //   offline delivery (Bob's browser closed, five messages, all received in order when it reopens);
 //   a reload mid-conversation (the sessions come back from IndexedDB); a member leaving a group (a
-//   new sender key, still readable by those who stay); a new device for Bob (his identity change
+//   new sender key, still readable by those who stay); the relay restarted (a message sent while it
+//   was down goes out of the outbox by itself); a new device for Bob (his identity change
 //   shown, the message kept until Alice trusts it); the relay's storage searched for every
 //   plaintext and every key the clients' records hold (none may be there).
 // A screenshot of each client is written to build/chat-artifacts/.
@@ -62,7 +63,7 @@ function png(w, h, [r, g, b]) {
   return Buffer.concat([Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]), chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
 }
 
-const relay = await startRelay({ port: 0 });
+let relay = await startRelay({ port: 0 });
 const profiles = fs.mkdtempSync(path.join(os.tmpdir(), 'wacore-chat-'));
 fs.mkdirSync(ARTIFACTS, { recursive: true });
 const clients = {};
@@ -314,6 +315,30 @@ try {
   check(`the relay holds none of the ${plaintexts.length} plaintexts`, textHits.length === 0, JSON.stringify(textHits));
   const keyHits = secrets.filter((k) => everything.includes(Buffer.from(k, 'base64')) || everything.includes(Buffer.from(k)));
   check(`the relay holds none of the ${secrets.length} keys in the clients' records`, secrets.length >= 10 && keyHits.length === 0, `${keyHits.length} found`);
+
+  // The relay goes away: what Alice sends meanwhile waits in her outbox ("sending"); the relay
+  // comes back (knowing nobody: its state is in memory), both clients reconnect and register
+  // again, the message goes out by itself, Bob reads it, and the session goes on both ways.
+  const port = relay.port;
+  await relay.close();
+  await alice.locator('[data-testid=status]', { hasText: 'offline' }).waitFor({ timeout: TIMEOUT });
+  await openChat(alice, 'chat-bob');
+  await sendText(alice, 'sent while the relay was down');
+  const waiting = alice.locator('[data-testid=message][data-status=sending]', { has: alice.locator('[data-testid=text]', { hasText: 'sent while the relay was down' }) });
+  check('a message sent while the relay is down waits as "sending"', await waiting.waitFor({ timeout: TIMEOUT }).then(() => true, () => false));
+  relay = await startRelay({ port });
+  await alice.locator('[data-testid=status]', { hasText: 'online' }).waitFor({ timeout: TIMEOUT });
+  await bob3.locator('[data-testid=status]', { hasText: 'online' }).waitFor({ timeout: TIMEOUT });
+  await openChat(bob3, 'chat-alice');
+  await expectMessage('Bob, after the relay came back,', bob3, 'sent while the relay was down');
+  try {
+    await alice.locator('[data-testid=message][data-status=sent]', { has: alice.locator('[data-testid=text]', { hasText: 'sent while the relay was down' }) }).waitFor({ timeout: TIMEOUT });
+    check('the outbox sent it when the relay came back: "sent"', true);
+  } catch (e) {
+    check('the outbox sent it when the relay came back: "sent"', false, e.message.split('\n')[0]);
+  }
+  await sendText(bob3, 'bob after the relay restart');
+  await expectMessage('Alice', alice, 'bob after the relay restart');
 
   // The screenshots: each client in a 1:1 chat with a message selected, its details in the panel.
   for (const [name, c] of Object.entries(clients)) {
