@@ -205,15 +205,17 @@ export interface LoadOptions {
 
 // --- curve, hashes, ciphers ----------------------------------------------------------------------
 
-/** A key pair as generateKeyPair returns it. */
 /** Where the one-shot SHA-2, HMAC and AES calls run. By default, inputs of 1 KiB or more run in
- * node:crypto where it is there (Node, Bun, Deno), smaller ones and everything elsewhere in wasm;
- * the bytes and errors are the same. native: false keeps the call in wasm; true asks for
- * node:crypto at any size (ERR_TYPE where there is none). */
+ * node:crypto where it is there (Node, Bun, Deno), smaller ones and everything elsewhere in wasm
+ * (also GCM with an IV over 128 bytes, and calls of 2 GiB or more in all); the bytes and errors
+ * are the same. native: false keeps the call in wasm; true asks for node:crypto at any size
+ * (ERR_TYPE where there is none); anything else is ERR_TYPE. Options that are not an object are
+ * ignored. */
 export interface NativeOptions {
   native?: boolean;
 }
 
+/** A key pair as generateKeyPair returns it. */
 export interface KeyPair {
   /** 33 bytes: 0x05 then the X25519 public u-coordinate. */
   pubKey: OutputBytes;
@@ -621,7 +623,7 @@ export interface Wacore extends JidHelpers {
   constantTimeEqual(a: Bytes, b: Bytes): boolean;
   /** AES-256-CBC with PKCS#7 padding; key 32 bytes, iv 16. */
   aesCbcEncrypt(key: Bytes, iv: Bytes, data: Bytes, options?: NativeOptions): OutputBytes;
-  /** AES-256-CBC decryption; ERR_BAD_PADDING (constant-time check), ERR_DATA_LENGTH. */
+  /** AES-256-CBC decryption; ERR_BAD_PADDING (a constant-time check in wasm; from 1 KiB in node:crypto, OpenSSL's), ERR_DATA_LENGTH. */
   aesCbcDecrypt(key: Bytes, iv: Bytes, data: Bytes, options?: NativeOptions): OutputBytes;
   /** AES-256-CTR; iv is the 16-byte initial counter block, incremented as one 128-bit big-endian number. */
   aesCtr(key: Bytes, iv: Bytes, data: Bytes, options?: NativeOptions): OutputBytes;

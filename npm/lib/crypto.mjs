@@ -1,6 +1,7 @@
 // Symmetric primitives: AES-256 (CBC with PKCS#7, CTR, GCM), SHA-256/512, HMAC, HKDF, constant-time
 // comparison; one-shot functions and streaming objects.
 import { asBytes, asOptionalBytes, optionsOf, WacoreError } from './core.mjs';
+import { makeNative, nativeOf } from './native.mjs';
 
 const utf8Encoder = new TextEncoder();
 import { FINISH, HANDLE, makeStreamBase, PUSH } from './stream.mjs';
@@ -19,30 +20,13 @@ const GCM_DECRYPT = 5;
 const HASH_KINDS = { sha256: 6, sha512: 7 };
 const HMAC_KINDS = { sha256: 8, sha512: 9 };
 const DIGEST_BYTES = { 6: 32, 7: 64, 8: 32, 9: 64 };
-/** From this many bytes of data, the one-shot SHA-2, HMAC and AES calls run in node:crypto where it
- * is there (Node, Bun, Deno): it is faster from about 1 KiB on for each of them, and about the same
- * below (docs/crypto.md). */
-const NATIVE_FROM = 1024;
 
 
 export function makeCrypto(core) {
   const { M, fail, failCode, io, put, wipe } = core;
 
-  // node:crypto for large one-shot inputs: options.native === false keeps the call in wasm, true
-  // asks for node:crypto at any size (ERR_TYPE where there is none). Same bytes, same errors.
-  let nodeCryptoOnce;
-  const nativeFor = (options, size) => {
-    const { native } = optionsOf(options);
-    // node:crypto takes less than 2 GiB a call; larger inputs go to wasm, which refuses them with
-    // ERR_OUT_OF_MEMORY as it does any input past its memory.
-    if (native === false || !(size < 2 ** 31)) return undefined;
-    const nc = (nodeCryptoOnce ??= core.nodeCrypto() ?? null) ?? undefined;
-    if (native === true) {
-      if (!nc) throw new WacoreError('ERR_TYPE', '{ native: true } needs node:crypto (Node, Bun or Deno)');
-      return nc;
-    }
-    return size >= NATIVE_FROM ? nc : undefined;
-  };
+  // node:crypto for large one-shot inputs (lib/native.mjs): same bytes, same errors.
+  const nodeFor = makeNative(core);
   /** node:crypto's result in memory of its own (its Buffers may sit in Node's shared pool, which
    * is then wiped). */
   const own = (...parts) => {
@@ -62,8 +46,9 @@ export function makeCrypto(core) {
   // --- hashes ------------------------------------------------------------------------------------
 
   function digest(kind, size, data, options) {
+    const native = kind in NODE_HASH ? nativeOf(options) : false; // read before the data is taken
     const d = asBytes(data, 'data');
-    const nc = kind in NODE_HASH ? nativeFor(options, d.length) : undefined;
+    const nc = nodeFor(native, d.length);
     if (nc) return own(nc.createHash(NODE_HASH[kind]).update(d).digest());
     const p = io(size + d.length);
     try {
@@ -76,9 +61,10 @@ export function makeCrypto(core) {
   }
 
   function mac(kind, size, key, data, options) {
+    const native = nativeOf(options); // read before the inputs are taken
     const k = asBytes(key, 'key');
     const d = asBytes(data, 'data');
-    const nc = nativeFor(options, d.length);
+    const nc = nodeFor(native, d.length, k.length + d.length);
     if (nc) return own(nc.createHmac(NODE_HASH[kind], k).update(d).digest());
     const p = io(size + k.length + d.length);
     try {
@@ -153,12 +139,13 @@ export function makeCrypto(core) {
   // --- AES one-shot: key, IV and AAD at the front of the I/O buffer, the data after them, processed
   // in place ---------------------------------------------------------------------------------------
 
-  function aesCall(name, keyBytes, ivBytes, data, extra, fn, options, native) {
+  function aesCall(name, keyBytes, ivBytes, data, extra, fn, native, nodeForm) {
     const key = asBytes(keyBytes, 'key');
     const iv = asBytes(ivBytes, 'iv');
     const d = asBytes(data, 'data');
-    const nc = nativeFor(options, d.length);
-    if (nc) return native(nc, key, iv, d, extra);
+    // OpenSSL takes GCM IVs of at most 128 bytes; longer ones (valid in GCM) stay in wasm.
+    const nc = name === 'gcm' && iv.length > 128 ? undefined : nodeFor(native, d.length, key.length + iv.length + extra.length + d.length);
+    if (nc) return nodeForm(nc, key, iv, d, extra);
     const ivRoom = name === 'gcm' ? iv.length : IV;
     const head = KEY + ivRoom + extra.length;
     const total = head + d.length + TAG;
@@ -229,20 +216,22 @@ export function makeCrypto(core) {
 
   // A one-shot AES call: the wasm export, the output's length from the export's result (or its
   // error raised), and the node:crypto form. CBC returns a length or -error; CTR and GCM 0 or +error.
-  const oneShot = (name, withAad, exported, lengthOf, native) => (key, iv, data, ...rest) => {
+  const oneShot = (name, withAad, exported, lengthOf, nodeForm) => (key, iv, data, ...rest) => {
+    const native = nativeOf(withAad ? rest[1] : rest[0]); // read before the inputs are taken
     const aad = withAad ? asOptionalBytes(rest[0], 'aad') : new Uint8Array(0);
     const wasm = (k, kl, i, il, a, al, buf, len) => {
       const rc = withAad ? exported(k, kl, i, il, a, al, buf, len) : exported(k, kl, i, il, buf, len);
       return M.HEAPU8.slice(buf, buf + lengthOf(rc, len));
     };
-    return aesCall(name, key, iv, data, aad, wasm, withAad ? rest[1] : rest[0], native);
+    return aesCall(name, key, iv, data, aad, wasm, native, nodeForm);
   };
   const cbcLength = (rc) => (rc < 0 ? fail(-rc) : rc);
   const plus = (grow) => (rc, len) => (rc !== 0 ? fail(rc) : len + grow);
 
   /** AES-256-CBC with PKCS#7 padding: 16-byte-multiple ciphertext, 1..16 bytes longer than data. */
   const aesCbcEncrypt = oneShot('cbc', false, (...a) => M._wacore_aesCbcEncrypt(...a), cbcLength, nodeCbc(true));
-  /** AES-256-CBC decryption; throws ERR_BAD_PADDING (checked in constant time) or ERR_DATA_LENGTH. */
+  /** AES-256-CBC decryption; throws ERR_BAD_PADDING (checked in constant time in wasm; node:crypto's
+   * check, from 1 KiB where it is there, is OpenSSL's) or ERR_DATA_LENGTH. */
   const aesCbcDecrypt = oneShot('cbc', false, (...a) => M._wacore_aesCbcDecrypt(...a), cbcLength, nodeCbc(false));
   /** AES-256-CTR with a 16-byte initial counter block, incremented as one 128-bit big-endian number
    * (as node:crypto's aes-256-ctr). Encryption and decryption are the same operation. */

@@ -4,6 +4,7 @@
 import { asBytes, describe, optionsOf, textOf, WacoreError } from './core.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
 import { fromBase64 } from './base64.mjs';
+import { makeNative, nativeOf } from './native.mjs';
 
 const MEDIA_KEY = 32;
 const MAC = 10;
@@ -36,10 +37,6 @@ export const MEDIA_HKDF_KEY_MAPPING = Object.freeze({
 
 const utf8 = new TextEncoder();
 const RETRY_INFO = 'WhatsApp Media Retry Notification';
-
-/** From this many bytes a whole file's AES, HMAC and SHA-256 run in node:crypto where it is there:
- * it is faster from about 1 KiB on (bench/media.mjs; docs/media.md), and the same below. */
-const NATIVE_FROM = 1024;
 
 export function makeMedia(core, crypto) {
   const { M, fail, io, wipe } = core;
@@ -78,20 +75,11 @@ export function makeMedia(core, crypto) {
     return { iv: k.slice(0, 16), cipherKey: k.slice(16, 48), macKey: k.slice(48, 80), refKey: k.slice(80, 112) };
   }
 
-  // The native path: where node:crypto is there (Node, Bun, Deno), the bulk AES-CBC, HMAC and
-  // SHA-256 of whole files of NATIVE_FROM bytes or more run in it (AES-NI) instead of wasm, unless
-  // { native: false }; { native: true } asks for it at any size (ERR_TYPE without node:crypto).
-  // Same protocol steps, same bytes and errors (the tests compare); keys are still derived here.
-  let nodeCryptoOnce;
-  const native = (options, size) => {
-    if (options.native === false) return undefined;
-    const nodeCrypto = (nodeCryptoOnce ??= core.nodeCrypto() ?? null) ?? undefined;
-    if (options.native === true) {
-      if (!nodeCrypto) throw new WacoreError('ERR_TYPE', '{ native: true } needs node:crypto (Node, Bun or Deno)');
-      return nodeCrypto;
-    }
-    return size >= NATIVE_FROM ? nodeCrypto : undefined;
-  };
+  // The native path (lib/native.mjs): where node:crypto is there, the bulk AES-CBC, HMAC and
+  // SHA-256 of whole files of 1 KiB or more run in it (AES-NI), unless { native: false };
+  // { native: true } asks for it at any size. Same protocol steps, same bytes and errors (the
+  // tests compare); keys are still derived here.
+  const nodeFor = makeNative(core);
   const nativeEncrypt = (nc, keys, d, mediaKey) => {
     const [iv, cipher, mac] = [keys.subarray(0, 16), keys.subarray(16, 48), keys.subarray(48, 80)];
     const c = nc.createCipheriv('aes-256-cbc', cipher, iv);
@@ -124,19 +112,23 @@ export function makeMedia(core, crypto) {
     // The plaintext in memory of its own (node:crypto's results may sit in Node's shared pool,
     // which is then wiped).
     const own = new Uint8Array(ct.length);
-    let n = 0;
+    const d = nc.createDecipheriv('aes-256-cbc', cipher, iv);
+    const first = d.update(ct);
+    let last;
     try {
-      const d = nc.createDecipheriv('aes-256-cbc', cipher, iv);
-      for (const part of [d.update(ct), d.final()]) {
-        own.set(part, n);
-        n += part.length;
-        part.fill(0);
-      }
+      last = d.final();
     } catch {
-      own.fill(0);
+      first.fill(0);
       throw new WacoreError('ERR_BAD_PADDING', 'decryption failed');
     }
-    const out = own.subarray(0, n);
+    own.set(first, 0);
+    own.set(last, first.length);
+    const n = first.length + last.length;
+    first.fill(0);
+    last.fill(0);
+    // Exactly the plaintext's length, in a buffer of its own; the larger one wiped.
+    const out = own.slice(0, n);
+    own.fill(0);
     if (sha && !nc.timingSafeEqual(nc.createHash('sha256').update(out).digest(), sha)) {
       out.fill(0);
       throw bad();
@@ -148,10 +140,11 @@ export function makeMedia(core, crypto) {
    * A fresh random media key is made unless options.mediaKey is given. options.native: see above. */
   function encryptMedia(data, mediaType, options) {
     options = optionsOf(options);
+    const native = nativeOf(options); // read once, before the data is taken
     const d = asBytes(data, 'data');
     const mediaKey = options.mediaKey === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(MEDIA_KEY)) : mediaKeyOf(options.mediaKey);
     const keys = derive(mediaKey, mediaType);
-    const nc = native(options, d.length);
+    const nc = nodeFor(native, d.length);
     if (nc) {
       try {
         return nativeEncrypt(nc, keys, d, mediaKey);
@@ -187,12 +180,13 @@ export function makeMedia(core, crypto) {
    * ERR_DATA_LENGTH for a truncated file, ERR_BAD_PADDING. */
   function decryptMedia(encrypted, mediaKey, mediaType, options) {
     options = optionsOf(options);
+    const native = nativeOf(options); // read once, before the data is taken
     const e = asBytes(encrypted, 'encrypted');
     const encSha = options.fileEncSha256 === undefined ? undefined : asBytes(options.fileEncSha256, 'fileEncSha256');
     const sha = options.fileSha256 === undefined ? undefined : asBytes(options.fileSha256, 'fileSha256');
     for (const h of [encSha, sha]) if (h && h.length !== 32) throw new WacoreError('ERR_DATA_LENGTH', 'file hashes are 32 bytes');
     const keys = derive(mediaKey, mediaType);
-    const nc = native(options, e.length);
+    const nc = nodeFor(native, e.length);
     if (nc) {
       try {
         return nativeDecrypt(nc, keys, e, encSha, sha);

@@ -214,6 +214,37 @@ describe(`one-shot calls on node:crypto from 1 KiB (${VARIANT})`, () => {
     }
   });
 
+  it('keeps in wasm what node:crypto would refuse, reads options once and strictly, and ignores non-object ones', () => {
+    const key = rand(32);
+    const d = rand(2000);
+    // GCM IVs over 128 bytes (OpenSSL's limit; valid GCM): wasm, by default too.
+    for (const ivLen of [1, 13, 128, 129, 200, 1000]) {
+      const iv = rand(ivLen);
+      expect(hex(api.aesGcmOpen(key, iv, api.aesGcmSeal(key, iv, d), undefined)), `open, iv ${ivLen}`).toBe(hex(d));
+      expect(hex(api.aesGcmSeal(key, iv, d)), `seal, iv ${ivLen}`).toBe(hex(api.aesGcmSeal(key, iv, d, undefined, { native: false })));
+    }
+    // native: only true, false or absent, and only as the options' own property.
+    for (const native of [0, 1, 'false', null, new Boolean(false), {}]) expect(codeOf(() => api.sha256(d, { native })), String(native)).toBe('ERR_TYPE');
+    Object.prototype.native = true; // eslint-disable-line no-extend-native
+    try {
+      expect(hex(api.sha256(rand(10), {}))).toHaveLength(64); // not forced onto node:crypto by the prototype
+    } finally {
+      delete Object.prototype.native;
+    }
+    // A map() index where the options go is no options (these functions took no options before).
+    expect([d].map(api.sha256).map(hex)).toEqual([hex(api.sha256(d))]);
+    // The options are read before the data: a getter that detaches the data cannot make an empty
+    // input of it.
+    const victim = rand(4096);
+    const sneaky = {
+      get native() {
+        structuredClone(victim.buffer, { transfer: [victim.buffer] });
+        return undefined;
+      },
+    };
+    expect(codeOf(() => api.sha256(victim, sneaky))).toBe('ERR_TYPE');
+  });
+
   it('runs 1 KiB or more in node:crypto by default, less in wasm, and { native } as asked', () => {
     const seen = [];
     const spies = ['createCipheriv', 'createDecipheriv', 'createHash', 'createHmac'].map((name) => {

@@ -165,6 +165,41 @@ describe(`media (${VARIANT})`, () => {
     }
   });
 
+  it('returns the node:crypto plaintext in a buffer of exactly its length, and wipes it on a bad padding', () => {
+    const mediaKey = nodeCrypto.randomBytes(32);
+    const data = nodeCrypto.randomBytes(3000);
+    const up = api.encryptMedia(data, 'image', { mediaKey });
+    const out = api.decryptMedia(up.encrypted, mediaKey, 'image');
+    expect(out.buffer.byteLength).toBe(3000);
+    expect(hex(out)).toBe(hex(data));
+    // A valid MAC over a ciphertext whose padding is bad (made with the keys): ERR_BAD_PADDING,
+    // and what node:crypto decrypted before final() refused is zeroed.
+    const keys = api.getMediaKeys(mediaKey, 'image');
+    const plain = Buffer.concat([nodeCrypto.randomBytes(2047), Buffer.from([0])]);
+    const c = nodeCrypto.createCipheriv('aes-256-cbc', keys.cipherKey, keys.iv).setAutoPadding(false);
+    const ct = Buffer.concat([c.update(plain), c.final()]);
+    const mac = nodeCrypto.createHmac('sha256', keys.macKey).update(keys.iv).update(ct).digest().subarray(0, 10);
+    const outputs = [];
+    const original = nodeCrypto.createDecipheriv;
+    const spy = vi.spyOn(nodeCrypto, 'createDecipheriv').mockImplementation((...args) => {
+      const d = original.apply(nodeCrypto, args);
+      const update = d.update.bind(d);
+      d.update = (...a) => {
+        const r = update(...a);
+        outputs.push(r);
+        return r;
+      };
+      return d;
+    });
+    try {
+      expect(code(() => api.decryptMedia(Buffer.concat([ct, mac]), mediaKey, 'image'))).toBe('ERR_BAD_PADDING');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(outputs.length).toBe(1);
+    expect(outputs[0].every((b) => b === 0)).toBe(true);
+  });
+
   it('runs whole files of 1 KiB or more on node:crypto by default, smaller ones and { native: false } in wasm', () => {
     // The package reaches node:crypto through process.getBuiltinModule: the same module object.
     const calls = { cipher: 0, decipher: 0 };
