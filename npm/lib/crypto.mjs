@@ -1,7 +1,7 @@
 // Symmetric primitives: AES-256 (CBC with PKCS#7, CTR, GCM), SHA-256/512, HMAC, HKDF, constant-time
 // comparison; one-shot functions and streaming objects.
 import { asBytes, asOptionalBytes, optionsOf, WacoreError } from './core.mjs';
-import { makeNative, nativeOf } from './native.mjs';
+import { makeNative, nativeOf, own } from './native.mjs';
 
 const utf8Encoder = new TextEncoder();
 import { FINISH, HANDLE, makeStreamBase, PUSH } from './stream.mjs';
@@ -27,20 +27,6 @@ export function makeCrypto(core) {
 
   // node:crypto for large one-shot inputs (lib/native.mjs): same bytes, same errors.
   const nodeFor = makeNative(core);
-  /** node:crypto's result in memory of its own (its Buffers may sit in Node's shared pool, which
-   * is then wiped). */
-  const own = (...parts) => {
-    let n = 0;
-    for (const p of parts) n += p.length;
-    const out = new Uint8Array(n);
-    n = 0;
-    for (const p of parts) {
-      out.set(p, n);
-      n += p.length;
-      p.fill(0);
-    }
-    return out;
-  };
   const NODE_HASH = { 0: 'sha256', 1: 'sha512' };
 
   // --- hashes ------------------------------------------------------------------------------------

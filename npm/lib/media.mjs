@@ -4,7 +4,7 @@
 import { asBytes, describe, optionsOf, textOf, WacoreError } from './core.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
 import { fromBase64 } from './base64.mjs';
-import { makeNative, nativeOf } from './native.mjs';
+import { makeNative, nativeOf, own } from './native.mjs';
 
 const MEDIA_KEY = 32;
 const MAC = 10;
@@ -109,9 +109,6 @@ export function makeMedia(core, crypto) {
     if (encSha && !nc.timingSafeEqual(nc.createHash('sha256').update(e).digest(), encSha)) throw bad();
     const tag = nc.createHmac('sha256', mac).update(iv).update(ct).digest().subarray(0, MAC);
     if (!nc.timingSafeEqual(tag, e.subarray(e.length - MAC))) throw bad();
-    // The plaintext in memory of its own (node:crypto's results may sit in Node's shared pool,
-    // which is then wiped).
-    const own = new Uint8Array(ct.length);
     const d = nc.createDecipheriv('aes-256-cbc', cipher, iv);
     const first = d.update(ct);
     let last;
@@ -121,14 +118,8 @@ export function makeMedia(core, crypto) {
       first.fill(0);
       throw new WacoreError('ERR_BAD_PADDING', 'decryption failed');
     }
-    own.set(first, 0);
-    own.set(last, first.length);
-    const n = first.length + last.length;
-    first.fill(0);
-    last.fill(0);
-    // Exactly the plaintext's length, in a buffer of its own; the larger one wiped.
-    const out = own.slice(0, n);
-    own.fill(0);
+    // The plaintext in one buffer of exactly its length, copied once; node:crypto's wiped.
+    const out = own(first, last);
     if (sha && !nc.timingSafeEqual(nc.createHash('sha256').update(out).digest(), sha)) {
       out.fill(0);
       throw bad();

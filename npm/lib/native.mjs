@@ -18,6 +18,21 @@ export function nativeOf(options) {
   throw new WacoreError('ERR_TYPE', 'options.native must be true, false or absent');
 }
 
+/** node:crypto's result parts in one buffer of exactly their length, of its own; the parts (which
+ * may sit in Node's shared Buffer pool) are wiped. */
+export function own(...parts) {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  n = 0;
+  for (const p of parts) {
+    out.set(p, n);
+    n += p.length;
+    p.fill(0);
+  }
+  return out;
+}
+
 /** (native, dataBytes, totalBytes) => node:crypto for the call, or undefined for wasm. */
 export function makeNative(core) {
   let nodeCrypto;

@@ -103,14 +103,19 @@ async function sendText(page, text) {
 
 const messageWith = (page, text) => page.locator('[data-testid=message]', { has: page.locator('[data-testid=text]', { hasText: text }) });
 
-async function expectMessage(who, page, text, name) {
+/** Checks that `locator` appears (within TIMEOUT) and then that `then()` holds: true, or
+ * [ok, detail]. */
+async function checkAppears(name, locator, then = async () => true) {
   try {
-    await messageWith(page, text).first().waitFor({ timeout: TIMEOUT });
-    check(name ?? `${who} reads "${text}"`, true);
+    await locator.first().waitFor({ timeout: TIMEOUT });
+    const r = await then();
+    check(name, Array.isArray(r) ? r[0] : r, Array.isArray(r) ? r[1] : undefined);
   } catch (e) {
-    check(name ?? `${who} reads "${text}"`, false, e.message.split('\n')[0]);
+    check(name, false, e.message.split('\n')[0]);
   }
 }
+
+const expectMessage = (who, page, text, name) => checkAppears(name ?? `${who} reads "${text}"`, messageWith(page, text));
 
 async function texts(page) {
   return page.locator('[data-testid=message] [data-testid=text]').allTextContents();
@@ -173,13 +178,10 @@ try {
   await alice.locator('[data-testid=composer-image]').setInputFiles({ name: 'picture.png', mimeType: 'image/png', buffer: image });
   await bob.locator('[data-testid=chat-alice]').click();
   const shown = bob.locator('[data-testid=image][data-state=verified]');
-  try {
-    await shown.first().waitFor({ timeout: TIMEOUT });
+  await checkAppears('Bob sees the image, MAC-verified, at its full size', shown, async () => {
     const size = await shown.first().evaluate((img) => img.decode().then(() => [img.naturalWidth, img.naturalHeight]));
-    check('Bob sees the image, MAC-verified, at its full size', size[0] === 64 && size[1] === 48, String(size));
-  } catch (e) {
-    check('Bob sees the image, MAC-verified, at its full size', false, e.message.split('\n')[0]);
-  }
+    return [size[0] === 64 && size[1] === 48, String(size)];
+  });
   const media = relay.stored().media;
   check('the relay holds the image only as ciphertext', media.length === 1 && !Buffer.from(media[0][1]).includes(image.subarray(16, 48)));
 
@@ -229,12 +231,9 @@ try {
   await openChat(bob3, 'chat-alice');
   await sendText(bob3, 'bob on a new phone');
   await openChat(alice, 'chat-bob');
-  try {
-    await alice.locator('[data-testid=message][data-status=failed]').first().waitFor({ timeout: TIMEOUT });
-    check("Alice's client shows Bob's message as unreadable", (await alice.locator('[data-testid=failure]').first().textContent()).includes('ERR_UNTRUSTED_IDENTITY'));
-  } catch (e) {
-    check("Alice's client shows Bob's message as unreadable", false, e.message.split('\n')[0]);
-  }
+  await checkAppears("Alice's client shows Bob's message as unreadable", alice.locator('[data-testid=message][data-status=failed]'), async () =>
+    (await alice.locator('[data-testid=failure]').first().textContent()).includes('ERR_UNTRUSTED_IDENTITY'),
+  );
   const trust = alice.locator('[data-testid=error] button', { hasText: 'Trust the new key' });
   check('and offers to trust the new key', (await trust.count()) > 0);
   await trust.first().click();
@@ -255,12 +254,7 @@ try {
   // same records); the first goes on.
   const second = await clients.alice.context.newPage();
   await second.goto(`${relay.url}?user=alice&test=1`);
-  try {
-    await second.locator('[data-testid=error]', { hasText: 'already open' }).waitFor({ timeout: TIMEOUT });
-    check('a second tab for Alice says she is open elsewhere', true);
-  } catch (e) {
-    check('a second tab for Alice says she is open elsewhere', false, e.message.split('\n')[0]);
-  }
+  await checkAppears('a second tab for Alice says she is open elsewhere', second.locator('[data-testid=error]', { hasText: 'already open' }));
   await second.close();
   await sendText(alice, 'still alice in her first tab');
   await openChat(bob3, 'chat-alice');
@@ -331,12 +325,7 @@ try {
   await bob3.locator('[data-testid=status]', { hasText: 'online' }).waitFor({ timeout: TIMEOUT });
   await openChat(bob3, 'chat-alice');
   await expectMessage('Bob, after the relay came back,', bob3, 'sent while the relay was down');
-  try {
-    await alice.locator('[data-testid=message][data-status=sent]', { has: alice.locator('[data-testid=text]', { hasText: 'sent while the relay was down' }) }).waitFor({ timeout: TIMEOUT });
-    check('the outbox sent it when the relay came back: "sent"', true);
-  } catch (e) {
-    check('the outbox sent it when the relay came back: "sent"', false, e.message.split('\n')[0]);
-  }
+  await checkAppears('the outbox sent it when the relay came back: "sent"', alice.locator('[data-testid=message][data-status=sent]', { has: alice.locator('[data-testid=text]', { hasText: 'sent while the relay was down' }) }));
   await sendText(bob3, 'bob after the relay restart');
   await expectMessage('Alice', alice, 'bob after the relay restart');
 
