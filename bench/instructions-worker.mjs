@@ -13,7 +13,7 @@ const PHASES = process.argv[2] === '--phases';
 const variant = process.argv[3];
 // [operation, N, warm-up] for each operation to run.
 const plan = PHASES
-  ? process.argv.slice(4).map((a) => [a.split(':')[0], Number(a.split(':')[1]), Number(a.split(':')[1])])
+  ? process.argv.slice(4).map((a) => [a.split(':')[0], Number(a.split(':')[1]), Number(a.split(':')[2] ?? a.split(':')[1])])
   : [[process.argv[2], Number(process.argv[4]), Number(process.argv[5] ?? 0)]];
 const planned = (name) => plan.some(([o]) => o === name);
 // Seeded bytes instead of the system's (xorshift32): keys, signature nonces and IVs come out the same

@@ -51,6 +51,38 @@ function collected(op, variant, n, warm) {
   return Number(m[1]);
 }
 
+// The instructions V8's compilers ran in a dump (their functions' own cost, from the callgrind file):
+// TurboFan may compile a function in either measured phase, depending on where the interrupt
+// budget runs out, and a compilation is hundreds of thousands of instructions. Left in, that moves
+// an operation's count by more than the code it compiles changes it; taken out, the count is what
+// the operation itself runs.
+const COMPILER = /v8::internal::(compiler|maglev|baseline)::|v8::internal::Compiler::|OptimizingCompileDispatcher|CompilationJob|v8::internal::wasm::.*Compil|TranslationArrayBuilder/;
+export function compilerCost(text) {
+  const names = new Map();
+  let inCompiler = false;
+  let callCost = false;
+  let total = 0;
+  for (const line of text.split('\n')) {
+    const c = line.charCodeAt(0);
+    if (c === 102 || c === 99) {
+      // fn=(id) name, cfn=(id) name: names are given once, then only ids
+      const m = /^(c?fn)=\((\d+)\)(?: (.*))?$/.exec(line);
+      if (m) {
+        if (m[3] !== undefined) names.set(m[2], m[3]);
+        if (m[1] === 'fn') inCompiler = COMPILER.test(names.get(m[2]) ?? '');
+        continue;
+      }
+      if (line.startsWith('calls=')) callCost = true; // the next cost line is the call's, not the function's own
+      continue;
+    }
+    if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 42) {
+      if (callCost) callCost = false;
+      else if (inCompiler) total += Number(line.slice(line.indexOf(' ') + 1));
+    }
+  }
+  return total;
+}
+
 // --phases: one process runs every operation; callgrind writes a numbered file per phase (three per
 // operation: warm-up, N, 2N, after the start-up dump), whose "totals:" line is that phase's count.
 function phased(list, variant) {
@@ -59,7 +91,10 @@ function phased(list, variant) {
   const r = sh(`valgrind --tool=callgrind --callgrind-out-file=${dir}/cg --dump-before=uv_get_free_memory ${NODE} --expose-gc ${worker} --phases ${variant} ${plan}`);
   const dumps = readdirSync(dir).filter((f) => /^cg\.\d+$/.test(f)).sort((x, y) => Number(x.slice(3)) - Number(y.slice(3)));
   if (dumps.length !== 3 * list.length) throw new Error(`expected ${3 * list.length} phase dumps for ${variant}, got ${dumps.length}:\n${r.slice(-500)}`);
-  const count = (f) => Number(readFileSync(join(dir, f), 'utf8').match(/^totals:\s*(\d+)/m)[1]);
+  const count = (f) => {
+    const text = readFileSync(join(dir, f), 'utf8');
+    return Number(text.match(/^totals:\s*(\d+)/m)[1]) - compilerCost(text);
+  };
   // dumps[3i] holds start-up (or the previous operation's tail) and operation i's warm-up.
   return Object.fromEntries(list.map((op, i) => [op, (count(dumps[3 * i + 2]) - count(dumps[3 * i + 1])) / (N || ITERATIONS[op] || SMALL)]));
 }

@@ -32,7 +32,8 @@ template <typename Record, Error (*Parse)(std::span<const uint8_t>, Record&), vo
 struct Parsed {
   Record record;
   Error error;
-  Parsed(uintptr_t p, size_t n) : error(Parse(bytes(p, n), record)) {}
+  explicit Parsed(std::span<const uint8_t> in) : error(Parse(in, record)) {}
+  Parsed(uintptr_t p, size_t n) : Parsed(bytes(p, n)) {}
   ~Parsed() { Wipe(record); }
   Parsed(const Parsed&) = delete;
   Parsed& operator=(const Parsed&) = delete;

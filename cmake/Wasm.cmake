@@ -62,7 +62,7 @@ set(WACORE_SIZE_SOURCES src/signal/session.cpp src/signal/proto.cpp src/signal/p
     # Sender keys, app-state patch decoding and verification, and their glue (docs/groups.md).
     src/signal/sender_keys.cpp src/signal/sender_keys_proto.cpp src/signal/sender_keys_write.cpp
     src/signal/sender_keys_json.cpp src/appstate/patch.cpp src/appstate/patch_proto.cpp
-    bindings/group_bindings.cpp)
+    bindings/group_bindings.cpp bindings/generated/exports.cpp bindings/wire.cpp)
 set_property(SOURCE ${WACORE_SIZE_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -Oz)
 
 foreach(variant scalar simd)
@@ -75,7 +75,8 @@ foreach(variant scalar simd)
   wacore_add_core(wacore_core_${variant} sodium_${variant} zlib_${variant} ${_simd})
 
   add_executable(wacore_${variant} bindings/wacore_bindings.cpp bindings/signal_bindings.cpp
-    bindings/noise_bindings.cpp bindings/group_bindings.cpp bindings/wipe_on_free.cpp)
+    bindings/noise_bindings.cpp bindings/group_bindings.cpp bindings/wipe_on_free.cpp bindings/generated/exports.cpp
+    bindings/wire.cpp)
   target_link_libraries(wacore_${variant} PRIVATE wacore_core_${variant})
   target_compile_options(wacore_${variant} PRIVATE ${WACORE_WARNINGS})
   target_compile_definitions(wacore_${variant} PRIVATE WACORE_VARIANT="${variant}")

@@ -144,6 +144,7 @@ export type WacoreErrorCode =
   | 'ERR_REMOVE_WITHOUT_SET'
   | 'ERR_VARIANT'
   | 'ERR_LOAD'
+  | 'ERR_INTERNAL'
   | 'ERR_UNKNOWN';
 
 /** The codes a SessionError (and its subclasses) carries. */

@@ -13,7 +13,8 @@
 import createWacoreModule from './dist/wacore.glue.mjs';
 import { makeAppState } from './lib/appstate.mjs';
 import { makeBinary } from './lib/binary.mjs';
-import { makeCore, WacoreError } from './lib/core.mjs';
+import { asBytes, describe as describeValue, makeCore, WacoreError } from './lib/core.mjs';
+import { checkBoundary, EXPORT_NAMES } from './lib/generated/boundary.mjs';
 import { makeCrypto } from './lib/crypto.mjs';
 import { makeCurve } from './lib/curve.mjs';
 import * as jid from './lib/jid.mjs';
@@ -243,6 +244,7 @@ function moduleOptions(reject, instantiateWasm) {
 
 function finish(variant, M) {
   if (M.variant !== variant) throw new WacoreError('ERR_LOAD', `expected the ${variant} build, got ${M.variant}`);
+  checkBoundary(M._wacore_boundaryDigest());
   const rc = M.init();
   if (rc !== 0) throw new WacoreError('ERR_ENTROPY', 'the random source failed during start-up');
   // node:crypto backs the optional { native: true } media path (lib/media.mjs), only in Node, and
@@ -319,5 +321,17 @@ function makeApi(M, nodeCrypto) {
     // from now fails as if memory had run out (0 cancels); returns how many were still to go of
     // the plan it replaces, 0 if that one fired.
     [Symbol.for('wacore-wasm.failAllocation')]: (n) => M._wacore_failAllocation(n >>> 0) >>> 0,
+    // Tests: a generated export called on raw input bytes (a layout), returning its error code.
+    [Symbol.for('wacore-wasm.callExport')]: (name, bytes) => {
+      if (!EXPORT_NAMES.includes(name)) throw new WacoreError('ERR_TYPE', `no generated export ${describeValue(name)}`);
+      const b = asBytes(bytes, 'bytes');
+      const p = core.io(b.length);
+      try {
+        M.HEAPU8.set(b, p);
+        return M[`_wacore_${name}`](p, b.length);
+      } finally {
+        core.wipe(p, b.length);
+      }
+    },
   });
 }

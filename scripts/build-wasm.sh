@@ -9,6 +9,8 @@ if [ ! -f build/wasm/build.ninja ]; then
   # emcmake sets the test emulator to `node --experimental-wasm-threads`, which Node 20 rejects.
   emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_CROSSCOMPILING_EMULATOR="$(command -v node)" >/dev/null
 fi
+# The generated boundary (bindings/boundary.json) must be current: it is committed, not rebuilt.
+node scripts/gen-boundary.mjs --check
 cmake --build build/wasm
 # The package's one-module entry (npm/bundle.mjs), where the bundler is installed (npm ci): the demo
 # and the tests import npm/index.mjs itself; the published package serves the bundle.

@@ -2,13 +2,13 @@
 // snapshot/patch MACs, and mutation value encryption. Synchronous (Baileys' are async: `await`
 // works on both).
 import { asBytes, optionsOf, textOf, WacoreError } from './core.mjs';
-import { makeOutputCalls, output as out, Reader as OutputReader } from './output.mjs';
+import { AES_IV_BYTES, APPSTATE_KEY_BYTES, APPSTATE_MAC_BYTES, bindExports, LTHASH_BYTES } from './generated/boundary.mjs';
 import { fromBase64, toBase64 } from './base64.mjs';
 
-const KEY = 32;
-const MAC = 32;
-const LTHASH = 128;
-const IV = 16;
+const KEY = APPSTATE_KEY_BYTES;
+const MAC = APPSTATE_MAC_BYTES;
+const LTHASH = LTHASH_BYTES;
+const IV = AES_IV_BYTES;
 const KEY_NAMES = ['indexKey', 'valueEncryptionKey', 'valueMacKey', 'snapshotMacKey', 'patchMacKey'];
 const utf8 = new TextEncoder();
 const utf8d = new TextDecoder();
@@ -194,98 +194,42 @@ export function makeAppState({ M, fail, io, wipe }) {
   }
 
   // --- patches and snapshots (bindings/group_bindings.cpp) --------------------------------------------
-  const outputs = makeOutputCalls({ M, io, wipe }, M._wacore_groupsOut());
-  // The parts end to end; invoke(address, total length).
-  const callParts = (parts, invoke) => {
-    let size = 0;
-    for (const part of parts) size += part.length;
-    return outputs.callParts(parts, (first) => invoke(first, size), fail);
-  };
-  // Results outlive the output (which is wiped after reading): byte fields are copied out.
-  class Reader extends OutputReader {
-    bytes(n) {
-      return out(super.bytes(n).slice());
-    }
-  }
-  // A writer for the verify input layout.
-  class Writer {
-    constructor() {
-      this.parts = [];
-    }
-    u8(v) {
-      this.parts.push(Uint8Array.of(v));
-    }
-    u32(v) {
-      const b = new Uint8Array(4);
-      new DataView(b.buffer).setUint32(0, v >>> 0, true);
-      this.parts.push(b);
-    }
-    u64(v) {
-      const [hi, lo] = versionWords(v);
-      this.u32(hi);
-      this.u32(lo);
-    }
-    raw(b) {
-      this.parts.push(b);
-    }
-    field(b) {
-      const bytes = b == null ? new Uint8Array(0) : asBytes(b, 'field');
-      this.u32(bytes.length);
-      this.parts.push(bytes);
-    }
-  }
-  const readMutations = (r) => {
-    const list = [];
-    for (let i = 0, n = r.u32(); i < n; i++) {
-      const operation = r.u8();
-      const index = r.field();
-      const value = r.field();
-      const id = r.field();
-      list.push({ operation, record: { index: { blob: index }, value: { blob: value }, keyId: { id } } });
-    }
-    return list;
-  };
+  const x = bindExports({ M, io, wipe }, fail);
+  const recordOut = (r) => ({ index: { blob: r.index }, value: { blob: r.value }, keyId: { id: r.keyId } });
+  const mutationsOut = (ms) => ms.map((m) => ({ operation: m.operation, record: recordOut(m.record) }));
 
   /** SyncdPatch bytes as the object WAProto's SyncdPatch.decode gives (the fields verification uses;
    * externalMutations stays undecoded bytes). Error: ERR_INVALID_PATCH. */
   function parseSyncdPatch(bytes) {
-    const b = asBytes(bytes, 'patch');
-    const r = new Reader(callParts([b], (p, n) => M._wacore_appstateDecodePatch(p, n)));
-    const hasVersion = r.u8() === 1;
-    const version = r.u64();
-    const patch = { snapshotMac: r.field(), patchMac: r.field(), keyId: { id: r.field() } };
-    if (hasVersion) patch.version = { version };
-    const hasExternal = r.u8() === 1;
-    const external = r.field();
-    if (hasExternal) patch.externalMutations = external;
-    const hasDevice = r.u8() === 1;
-    const deviceIndex = r.u32();
-    if (hasDevice) patch.deviceIndex = deviceIndex;
-    patch.mutations = readMutations(r);
+    const r = x.appstateDecodePatch({ bytes: asBytes(bytes, 'patch') });
+    const patch = { snapshotMac: r.snapshotMac, patchMac: r.patchMac, keyId: { id: r.keyId } };
+    if (r.hasVersion) patch.version = { version: r.version };
+    if (r.hasExternal) patch.externalMutations = r.external;
+    if (r.hasDeviceIndex) patch.deviceIndex = r.deviceIndex;
+    patch.mutations = mutationsOut(r.mutations);
     return patch;
   }
 
   /** SyncdSnapshot bytes as WAProto's object shape. */
   function parseSyncdSnapshot(bytes) {
-    const b = asBytes(bytes, 'snapshot');
-    const r = new Reader(callParts([b], (p, n) => M._wacore_appstateDecodeSnapshot(p, n)));
-    const hasVersion = r.u8() === 1;
-    const version = r.u64();
-    const snapshot = { mac: r.field(), keyId: { id: r.field() }, records: [] };
-    if (hasVersion) snapshot.version = { version };
-    for (let i = 0, n = r.u32(); i < n; i++) {
-      snapshot.records.push({ index: { blob: r.field() }, value: { blob: r.field() }, keyId: { id: r.field() } });
-    }
+    const r = x.appstateDecodeSnapshot({ bytes: asBytes(bytes, 'snapshot') });
+    const snapshot = { mac: r.mac, keyId: { id: r.keyId }, records: r.records.map(recordOut) };
+    if (r.hasVersion) snapshot.version = { version: r.version };
     return snapshot;
   }
 
   /** SyncdMutations bytes (a downloaded externalMutations blob): { mutations }. */
   function parseSyncdMutations(bytes) {
-    const b = asBytes(bytes, 'mutations');
-    return { mutations: readMutations(new Reader(callParts([b], (p, n) => M._wacore_appstateDecodeMutations(p, n)))) };
+    return { mutations: mutationsOut(x.appstateDecodeMutations({ bytes: asBytes(bytes, 'mutations') }).mutations) };
   }
 
   const toNumber = (v) => (typeof v === 'object' && v !== null && typeof v.toNumber === 'function' ? v.toNumber() : Number(v ?? NaN));
+  /** A version as the layouts carry it: an integer in 0..2^53 (ERR_TYPE otherwise). */
+  const versionOf = (v) => {
+    versionWords(v);
+    return v;
+  };
+  const optionalBytes = (b, name) => (b == null ? undefined : asBytes(b, name));
   // The key ids a patch or snapshot names (base64), each once.
   const keyIdsOf = (main, records) => {
     const ids = new Map();
@@ -299,73 +243,52 @@ export function makeAppState({ M, fail, io, wipe }) {
     const v = typeof keys === 'function' ? keys(id) : keys instanceof Map ? keys.get(id) : keys?.[id];
     return v == null ? undefined : asBytes(v.keyData ?? v, 'keyData');
   };
-  function writeKeys(w, ids, lookup) {
+  // The sync keys found for the ids; an id without one is left out (the core reports ERR_MISSING_KEY
+  // where it is needed).
+  function syncKeys(ids, lookup) {
     const found = [];
-    for (const [id, raw] of ids) {
-      const data = lookup(id);
-      if (data === undefined) continue; // the core reports ERR_MISSING_KEY where it is needed
-      if (data.length !== KEY) throw new WacoreError('ERR_KEY_LENGTH', 'keyData must be 32 bytes');
-      found.push([raw, data]);
+    for (const [id, keyId] of ids) {
+      const keyData = lookup(id);
+      if (keyData === undefined) continue;
+      if (keyData.length !== KEY) throw new WacoreError('ERR_KEY_LENGTH', `keyData must be ${KEY} bytes`);
+      found.push({ keyId, keyData });
     }
-    w.u32(found.length);
-    for (const [raw, data] of found) {
-      w.field(raw);
-      w.raw(data);
-    }
+    return found;
   }
   const recordOf = (m) => (m && 'record' in m && m.record ? m.record : m);
   const opOf = (m) => (m && 'operation' in m && m.operation != null ? operationOf(m.operation) : 0);
-  function writeRecord(w, rec) {
-    w.field(rec?.index?.blob);
-    w.field(rec?.value?.blob);
-    w.field(rec?.keyId?.id);
-  }
+  const recordIn = (rec) => ({
+    index: optionalBytes(rec?.index?.blob, 'index'),
+    value: optionalBytes(rec?.value?.blob, 'value'),
+    keyId: optionalBytes(rec?.keyId?.id, 'keyId'),
+  });
   // Baileys' LTHashState: { version, hash, indexValueMap: { [base64 index MAC]: { valueMac } } }.
-  function writeState(w, state) {
-    w.u64(toNumber(state?.version ?? 0));
-    const h = asBytes(state?.hash ?? new Uint8Array(LTHASH), 'hash');
-    if (h.length !== LTHASH) throw new WacoreError('ERR_DATA_LENGTH', 'an LTHash is 128 bytes');
-    w.raw(h);
-    const entries = Object.entries(state?.indexValueMap ?? {});
-    w.u32(entries.length);
-    for (const [index, entry] of entries) {
-      const i = fromBase64(index, 'an indexValueMap key');
-      const v = asBytes(entry?.valueMac, 'valueMac');
-      if (i.length !== MAC || v.length !== MAC) throw new WacoreError('ERR_DATA_LENGTH', 'index and value MACs are 32 bytes');
-      w.raw(i);
-      w.raw(v);
-    }
+  function stateIn(state) {
+    const stateVersion = versionOf(toNumber(state?.version ?? 0));
+    const hash = asBytes(state?.hash ?? new Uint8Array(LTHASH), 'hash');
+    if (hash.length !== LTHASH) throw new WacoreError('ERR_DATA_LENGTH', `an LTHash is ${LTHASH} bytes`);
+    const values = Object.entries(state?.indexValueMap ?? {}).map(([index, entry]) => {
+      const indexMac = fromBase64(index, 'an indexValueMap key');
+      const valueMac = asBytes(entry?.valueMac, 'valueMac');
+      if (indexMac.length !== MAC || valueMac.length !== MAC) throw new WacoreError('ERR_DATA_LENGTH', `index and value MACs are ${MAC} bytes`);
+      return { indexMac, valueMac };
+    });
+    return { stateVersion, hash, values };
   }
-  function readResult(bytes) {
-    const r = new Reader(bytes);
-    const version = r.u64();
-    const hash = r.bytes(LTHASH);
+  function resultOf(r) {
     const indexValueMap = {};
-    for (let i = 0, n = r.u32(); i < n; i++) {
-      const index = r.bytes(MAC);
-      indexValueMap[toBase64(index)] = { valueMac: r.bytes(MAC) };
-    }
-    const removesWithoutSet = r.u32();
-    const mutations = [];
-    for (let i = 0, n = r.u32(); i < n; i++) {
-      const operation = r.u8();
-      const data = r.field();
-      const index = r.field();
-      const hasValue = r.u8() === 1;
-      const value = r.field();
-      const hasVersion = r.u8() === 1;
-      const v = r.u32() | 0;
-      const syncAction = { index, value: hasValue ? value : undefined, version: hasVersion ? v : undefined, data };
+    for (const v of r.values) indexValueMap[toBase64(v.indexMac)] = { valueMac: v.valueMac };
+    const mutations = r.mutations.map((m) => {
+      const syncAction = { index: m.index, value: m.hasValue ? m.value : undefined, version: m.hasVersion ? m.version | 0 : undefined, data: m.data };
       let parsed;
       try {
-        parsed = JSON.parse(utf8d.decode(index));
+        parsed = JSON.parse(utf8d.decode(m.index));
       } catch {
         parsed = undefined;
       }
-      mutations.push({ operation, syncAction, index: parsed });
-    }
-    bytes.fill(0);
-    return { state: { version, hash, indexValueMap }, mutations, removesWithoutSet };
+      return { operation: m.operation, syncAction, index: parsed };
+    });
+    return { state: { version: r.version, hash: r.hash, indexValueMap }, mutations, removesWithoutSet: r.removesWithoutSet };
   }
   const nameBytes = (name) => utf8.encode(textOf(name, 'name'));
 
@@ -382,22 +305,19 @@ export function makeAppState({ M, fail, io, wipe }) {
     const p = patch instanceof Uint8Array || ArrayBuffer.isView(patch) || patch instanceof ArrayBuffer ? parseSyncdPatch(patch) : patch;
     if (p?.version?.version == null) throw new WacoreError('ERR_INVALID_PATCH', 'the patch has no version');
     const mutations = p.mutations ?? [];
-    const w = new Writer();
-    w.u8(0);
-    w.u8(options.strictRemove ? 1 : 0);
-    w.field(nameBytes(name));
-    writeKeys(w, keyIdsOf(p.keyId?.id, mutations.map(recordOf)), keyLookup(keys));
-    writeState(w, state);
-    w.u64(toNumber(p.version.version));
-    w.field(p.snapshotMac);
-    w.field(p.patchMac);
-    w.field(p.keyId?.id);
-    w.u32(mutations.length);
-    for (const m of mutations) {
-      w.u8(opOf(m));
-      writeRecord(w, recordOf(m));
-    }
-    return readResult(callParts(w.parts, (ptr, n) => M._wacore_appstateVerify(ptr, n)));
+    return resultOf(
+      x.appstateVerifyPatch({
+        strictRemove: Boolean(options.strictRemove),
+        name: nameBytes(name),
+        keys: syncKeys(keyIdsOf(p.keyId?.id, mutations.map(recordOf)), keyLookup(keys)),
+        ...stateIn(state),
+        version: versionOf(toNumber(p.version.version)),
+        snapshotMac: optionalBytes(p.snapshotMac, 'snapshotMac'),
+        patchMac: optionalBytes(p.patchMac, 'patchMac'),
+        keyId: optionalBytes(p.keyId?.id, 'keyId'),
+        mutations: mutations.map((m) => ({ operation: opOf(m), record: recordIn(recordOf(m)) })),
+      }),
+    );
   }
 
   /** Verifies a snapshot (its records on a zero LTHash, then its MAC): { state, mutations }. */
@@ -405,17 +325,16 @@ export function makeAppState({ M, fail, io, wipe }) {
     const s = ArrayBuffer.isView(snapshot) || snapshot instanceof ArrayBuffer ? parseSyncdSnapshot(snapshot) : snapshot;
     if (s?.version?.version == null) throw new WacoreError('ERR_INVALID_PATCH', 'the snapshot has no version');
     const records = s.records ?? [];
-    const w = new Writer();
-    w.u8(1);
-    w.u8(0);
-    w.field(nameBytes(name));
-    writeKeys(w, keyIdsOf(s.keyId?.id, records), keyLookup(keys));
-    w.u64(toNumber(s.version.version));
-    w.field(s.mac);
-    w.field(s.keyId?.id);
-    w.u32(records.length);
-    for (const rec of records) writeRecord(w, rec);
-    return readResult(callParts(w.parts, (ptr, n) => M._wacore_appstateVerify(ptr, n)));
+    return resultOf(
+      x.appstateVerifySnapshot({
+        name: nameBytes(name),
+        keys: syncKeys(keyIdsOf(s.keyId?.id, records), keyLookup(keys)),
+        version: versionOf(toNumber(s.version.version)),
+        mac: optionalBytes(s.mac, 'mac'),
+        keyId: optionalBytes(s.keyId?.id, 'keyId'),
+        records: records.map(recordIn),
+      }),
+    );
   }
 
   // Baileys' async key lookup (getAppStateSyncKey(base64 id) -> { keyData }) resolved up front.

@@ -12,7 +12,8 @@
 //
 // A SenderKeyRecord is plain JS holding record bytes: nothing to free.
 import { asBytes, describe, WacoreError } from './core.mjs';
-import { makeOutputCalls, output, Reader } from './output.mjs';
+import { output } from './output.mjs';
+import { AES_KEY_BYTES, bindExports, MAX_SENDER_FORWARD_JUMP, PUBLIC_KEY_BYTES } from './generated/boundary.mjs';
 import { queueJob } from './signal.mjs';
 import { fromBase64, toBase64, toBase64Copy } from './base64.mjs';
 
@@ -68,7 +69,7 @@ const GROUP_MESSAGES = {
   ERR_NO_SENDER_KEY: 'No session found to decrypt message',
   ERR_BAD_SIGNATURE: 'Invalid signature!',
   ERR_DUPLICATE_MESSAGE: 'Received message with old counter',
-  ERR_TOO_FAR_AHEAD: 'Over 25000 messages into the future!',
+  ERR_TOO_FAR_AHEAD: `Over ${MAX_SENDER_FORWARD_JUMP} messages into the future!`,
   ERR_INVALID_MESSAGE: 'InvalidMessageException',
   ERR_INVALID_RECORD: 'Invalid sender key record',
 };
@@ -106,8 +107,7 @@ export function makeGroups({ M, fail, io, wipe }) {
     }
   };
 
-  const outputs = makeOutputCalls({ M, io, wipe }, M._wacore_groupsOut());
-  const call = (parts, invoke) => outputs.callParts(parts, invoke, raise);
+  const x = bindExports({ M, io, wipe }, raise);
 
   // JSON text of a state array starts with '[' (after spaces, tabs or CRs); the protobuf form starts
   // with field 1's tag, 0x0a: bytes are told apart by their first byte that is not such a space.
@@ -135,75 +135,60 @@ export function makeGroups({ M, fail, io, wipe }) {
       // Not JSON, nested past what JSON.parse or stringify can take, or states of the wrong shape.
       throw new GroupError('ERR_INVALID_RECORD', GROUP_MESSAGES.ERR_INVALID_RECORD, { cause: e });
     }
-    return call([text], (p) => M._wacore_groupRecordFromJson(p, text.length)).subarray(4);
+    return x.groupRecordFromJson({ text }).record;
   }
 
   /** Baileys' JSON form of record bytes: an array of SenderKeyStateStructure objects with Buffers. */
   function recordToJson(record) {
-    const rec = recordBytes(record);
-    const out = call([rec], (p) => M._wacore_groupRecordToJson(p, rec.length));
+    const out = x.groupRecordToJson({ record: recordBytes(record) }).text;
     const list = JSON.parse(utf8.decode(out));
     out.fill(0);
     return list.map(toBaileysState);
   }
 
   /** The states of a record, oldest first: [{ keyId, iteration, canEncrypt }]. */
-  function recordInfo(record) {
-    const rec = recordBytes(record);
-    const r = new Reader(call([rec], (p) => M._wacore_groupRecordInfo(p, rec.length)));
-    const states = [];
-    for (let i = 0, n = r.u32(); i < n; i++) states.push({ keyId: r.u32(), iteration: r.u32(), canEncrypt: r.u8() === 1 });
-    return states;
-  }
+  const recordInfo = (record) => x.groupRecordInfo({ record: recordBytes(record) }).states;
 
   /** GroupSessionBuilder.create on record bytes: { distributionMessage, record }. An empty record
    * gets a new sender key; otherwise the newest state is described. */
   function create(record) {
-    const rec = recordBytes(record);
-    const r = new Reader(call([rec], (p) => M._wacore_groupCreate(p, rec.length)));
-    return { distributionMessage: output(r.field().slice()), record: r.field() };
+    const r = x.groupCreate({ record: recordBytes(record) });
+    return { distributionMessage: r.message, record: r.record };
   }
 
   /** GroupSessionBuilder.process on record bytes: the new record. */
   function process(record, distributionMessage) {
     const rec = recordBytes(record);
-    const msg = asBytes(distributionMessage, 'distributionMessage');
-    return call([rec, msg], (p, m) => M._wacore_groupProcess(p, rec.length, m, msg.length)).subarray(4);
+    const message = asBytes(distributionMessage, 'distributionMessage');
+    return x.groupProcess({ record: rec, message }).record;
   }
 
   /** GroupCipher.encrypt on record bytes: { ciphertext (SenderKeyMessage), record }. */
   function encrypt(record, plaintext) {
     const rec = recordBytes(record);
-    const pt = asBytes(plaintext, 'plaintext');
-    const r = new Reader(call([rec, pt], (p, q) => M._wacore_groupEncrypt(p, rec.length, q, pt.length)));
-    return { ciphertext: output(r.field().slice()), record: r.field() };
+    const r = x.groupEncrypt({ record: rec, message: asBytes(plaintext, 'plaintext') });
+    return { ciphertext: r.message, record: r.record };
   }
 
   /** GroupCipher.decrypt on record bytes: { plaintext, record }. */
   function decrypt(record, ciphertext) {
     const rec = recordBytes(record);
-    const msg = asBytes(ciphertext, 'ciphertext');
-    const r = new Reader(call([rec, msg], (p, q) => M._wacore_groupDecrypt(p, rec.length, q, msg.length)));
-    return { plaintext: output(r.field().slice()), record: r.field() };
+    const r = x.groupDecrypt({ record: rec, message: asBytes(ciphertext, 'ciphertext') });
+    return { plaintext: r.message, record: r.record };
   }
 
   /** The fields of a SenderKeyDistributionMessage: { id, iteration, chainKey, signatureKey }. */
   function distributionInfo(message) {
-    const msg = asBytes(message, 'distributionMessage');
-    const r = new Reader(call([msg], (p) => M._wacore_groupDistributionInfo(p, msg.length)));
-    return { id: r.u32(), iteration: r.u32(), chainKey: output(r.bytes(32).slice()), signatureKey: output(r.bytes(33).slice()) };
+    const d = x.groupDistributionInfo({ bytes: asBytes(message, 'distributionMessage') });
+    return { id: d.keyId, iteration: d.iteration, chainKey: d.chainKey, signatureKey: d.signingKey };
   }
 
   function encodeDistribution(id, iteration, chainKey, signatureKey) {
     const ck = asBytes(chainKey, 'chainKey');
     const sk = asBytes(signatureKey, 'signatureKey');
-    if (ck.length !== 32) throw new WacoreError('ERR_KEY_LENGTH', 'chainKey must be 32 bytes');
-    if (sk.length !== 33) throw new WacoreError('ERR_KEY_LENGTH', 'signatureKey must be 33 bytes');
-    const head = new Uint8Array(8);
-    const d = new DataView(head.buffer);
-    d.setUint32(0, id >>> 0, true);
-    d.setUint32(4, iteration >>> 0, true);
-    return output(call([head, ck, sk], (p) => M._wacore_groupDistributionEncode(p)));
+    if (ck.length !== AES_KEY_BYTES) throw new WacoreError('ERR_KEY_LENGTH', `chainKey must be ${AES_KEY_BYTES} bytes`);
+    if (sk.length !== PUBLIC_KEY_BYTES) throw new WacoreError('ERR_KEY_LENGTH', `signatureKey must be ${PUBLIC_KEY_BYTES} bytes`);
+    return x.groupDistributionEncode({ keyId: id >>> 0, iteration: iteration >>> 0, chainKey: ck, signingKey: sk }).bytes;
   }
 
   const senderKeys = Object.freeze({ recordFromJson, recordFromStored, recordToStored, recordToJson, recordInfo, create, process, encrypt, decrypt, distributionInfo });

@@ -12,10 +12,11 @@
 // A SessionRecord is plain JS (it holds record bytes, not wasm memory): nothing to free.
 import { asBytes, describe, u32, WacoreError } from './core.mjs';
 import { fromBase64, toBase64Copy } from './base64.mjs';
-import { makeOutputCalls, output, Reader } from './output.mjs';
+import { output } from './output.mjs';
+import { bindExports, PRIVATE_KEY_BYTES, PUBLIC_KEY_BYTES, SIGNATURE_BYTES, MAX_FORWARD_JUMP } from './generated/boundary.mjs';
 
-const PUB = 33;
-const PRIV = 32;
+const PUB = PUBLIC_KEY_BYTES;
+const PRIV = PRIVATE_KEY_BYTES;
 
 /** Base class of the Signal errors; `code` says which failure it is. */
 export class SignalError extends WacoreError {
@@ -61,7 +62,7 @@ const SIGNAL_ERRORS = {
   ERR_BAD_MAC: [SessionError, 'Bad MAC: no matching sessions found for message'],
   ERR_DUPLICATE_MESSAGE: [MessageCounterError, 'Key used already or never filled'],
   ERR_INVALID_PREKEY_ID: [PreKeyError, 'Invalid PreKey ID'],
-  ERR_TOO_FAR_AHEAD: [SessionError, 'Over 25000 messages into the future!'],
+  ERR_TOO_FAR_AHEAD: [SessionError, `Over ${MAX_FORWARD_JUMP} messages into the future!`],
   ERR_INVALID_MESSAGE: [SessionError, 'Invalid message: malformed or unsupported version'],
   ERR_INVALID_RECORD: [SessionError, 'Invalid session record'],
   ERR_BAD_SIGNATURE: [SessionError, 'Invalid signed pre-key signature'],
@@ -154,8 +155,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
     return t;
   };
 
-  const outputs = makeOutputCalls({ M, io, wipe }, M._wacore_signalOut());
-  const call = (size, write, invoke) => outputs.call(size, write, invoke, raise);
+  const x = bindExports({ M, io, wipe }, raise);
 
   const EMPTY = new Uint8Array(0);
   const recordBytes = (r) => (r == null ? EMPTY : asBytes(r, 'record'));
@@ -194,42 +194,34 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
     if (typeof text !== 'string') throw new SessionError('ERR_INVALID_RECORD', 'the session record is not JSON');
     const hit = known.get(text);
     if (hit !== undefined) return hit.slice();
-    const utf = utf8Encoder.encode(text);
-    const bytes = call(utf.length, (h, p) => h.set(utf, p), (p) => M._wacore_signalRecordFromJson(p, utf.length)).subarray(4);
+    const bytes = x.signalRecordFromJson({ text: utf8Encoder.encode(text) }).record;
     learn(text, bytes.slice());
     return bytes;
   }
 
   function recordToJsonText(record) {
     const rec = recordBytes(record);
-    const text = utf8.decode(call(rec.length, (h, p) => h.set(rec, p), (p) => M._wacore_signalRecordToJson(p, rec.length)));
+    const text = utf8.decode(x.signalRecordToJson({ record: rec }).text);
     learn(text, Uint8Array.from(rec));
     return text;
   }
   const recordToJson = (record) => JSON.parse(recordToJsonText(record));
 
   function recordInfo(record) {
-    const rec = recordBytes(record);
-    const r = new Reader(call(rec.length, (h, p) => h.set(rec, p), (p) => M._wacore_signalRecordInfo(p, rec.length)));
-    const open = r.u8() === 1;
-    const hasReg = r.u8() === 1;
-    const registrationId = r.u32();
-    const remoteIdentityKey = output(r.bytes(PUB).slice());
-    const n = r.u32();
-    const baseKeys = [];
-    for (let i = 0; i < n; i++) baseKeys.push(output(r.bytes(PUB).slice()));
+    const r = x.signalRecordInfo({ record: recordBytes(record) });
+    const open = r.hasOpenSession;
+    const withReg = open && r.hasRegistrationId;
     return {
-      haveOpenSession: open && hasReg,
+      haveOpenSession: withReg,
       hasOpenSession: open,
-      registrationId: open && hasReg ? registrationId : undefined,
-      remoteIdentityKey: open ? remoteIdentityKey : undefined,
-      baseKeys,
+      registrationId: withReg ? r.registrationId : undefined,
+      remoteIdentityKey: open ? r.remoteIdentity : undefined,
+      baseKeys: r.baseKeys.map((k) => k.baseKey),
     };
   }
 
   function closeOpenSession(record, time) {
-    const rec = recordBytes(record);
-    return call(rec.length, (h, p) => h.set(rec, p), (p) => M._wacore_signalCloseOpenSession(p, rec.length, now(time))).subarray(4);
+    return x.signalCloseOpenSession({ record: recordBytes(record), now: now(time) }).record;
   }
 
   /** X3DH as initiator. bundle: { identityKey, registrationId, signedPreKey: { keyId, publicKey,
@@ -240,195 +232,110 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
     const identityKey = pub33(bundle?.identityKey, 'identityKey');
     const spk = pub33(bundle.signedPreKey?.publicKey, 'signedPreKey.publicKey');
     const sig = asBytes(bundle.signedPreKey.signature, 'signedPreKey.signature');
-    if (sig.length !== 64) throw new WacoreError('ERR_SIGNATURE_LENGTH', 'signedPreKey.signature must be 64 bytes');
+    if (sig.length !== SIGNATURE_BYTES) throw new WacoreError('ERR_SIGNATURE_LENGTH', `signedPreKey.signature must be ${SIGNATURE_BYTES} bytes`);
     const opk = bundle.preKey ? pub33(bundle.preKey.publicKey, 'preKey.publicKey') : undefined;
-    const size = rec.length + 65 + 176;
-    const out = call(
-      size,
-      (h, p) => {
-        h.set(rec, p);
-        const k = p + rec.length;
-        h.set(id.pub, k);
-        h.set(id.priv, k + 33);
-        const b = k + 65;
-        const d = new DataView(h.buffer, b, 176);
-        d.setUint32(0, bundle.registrationId >>> 0, true);
-        h.set(identityKey, b + 4);
-        d.setUint32(37, bundle.signedPreKey.keyId >>> 0, true);
-        h.set(spk, b + 41);
-        h.set(sig, b + 74);
-        h[b + 138] = opk ? 1 : 0;
-        d.setUint32(139, opk ? bundle.preKey.keyId >>> 0 : 0, true);
-        if (opk) h.set(opk, b + 143);
+    return x.signalInitOutgoing({
+      record: rec,
+      identity: id,
+      bundle: {
+        registrationId: bundle.registrationId >>> 0,
+        identityKey,
+        signedPreKeyId: bundle.signedPreKey.keyId >>> 0,
+        signedPreKey: spk,
+        signature: sig,
+        hasPreKey: opk !== undefined,
+        preKeyId: opk ? bundle.preKey.keyId >>> 0 : 0,
+        preKey: opk,
       },
-      (p) => M._wacore_signalInitOutgoing(p, rec.length, p + rec.length, p + rec.length + 65, now(time)),
-    );
-    return out.subarray(4);
+      now: now(time),
+    }).record;
   }
 
   /** SessionCipher.encrypt on the open session: { type: 1 | 3, body, registrationId,
    * remoteIdentityKey, record }. */
   function encrypt(record, ourIdentityKey, ourRegistrationId, plaintext) {
     const rec = recordBytes(record);
-    const idPub = pub33(ourIdentityKey, 'ourIdentityKey');
+    const identityKey = pub33(ourIdentityKey, 'ourIdentityKey');
     const pt = asBytes(plaintext, 'plaintext');
-    const size = rec.length + PUB + pt.length;
-    const r = new Reader(
-      call(
-        size,
-        (h, p) => {
-          h.set(rec, p);
-          h.set(idPub, p + rec.length);
-          h.set(pt, p + rec.length + PUB);
-        },
-        (p) => M._wacore_signalEncrypt(p, rec.length, p + rec.length, (ourRegistrationId ?? 0) >>> 0, p + rec.length + PUB, pt.length),
-      ),
-    );
-    const type = r.u8();
-    const hasReg = r.u8() === 1;
-    const registrationId = r.u32();
-    // Each output gets memory of its own: the result buffer also holds the new record (root and
-    // chain keys, the ratchet private key), which a logger or a postMessage of .buffer must not reach.
-    const remoteIdentityKey = output(r.bytes(PUB).slice());
-    const body = output(r.field().slice());
-    const newRecord = r.field().slice();
-    r.b.fill(0);
-    return { type, body, registrationId: hasReg ? registrationId : undefined, remoteIdentityKey, record: newRecord };
+    const r = x.signalEncrypt({ record: rec, identityKey, registrationId: (ourRegistrationId ?? 0) >>> 0, plaintext: pt });
+    return {
+      type: r.type,
+      body: r.body,
+      registrationId: r.hasRegistrationId ? r.registrationId : undefined,
+      remoteIdentityKey: r.remoteIdentity,
+      record: r.record,
+    };
   }
 
-  const decrypted = (bytes) => {
-    const r = new Reader(bytes);
-    const remoteIdentityKey = output(r.bytes(PUB).slice()); // own memory each, as in encrypt()
-    const preKeyUsed = r.u8() === 1;
-    const plaintext = output(r.field().slice());
-    const record = r.field().slice();
-    bytes.fill(0);
-    return { plaintext, remoteIdentityKey, preKeyUsed, record };
-  };
+  const decrypted = (r) => ({ plaintext: r.plaintext, remoteIdentityKey: r.remoteIdentity, preKeyUsed: r.preKeyUsed, record: r.record });
 
   /** SessionCipher.decryptWhisperMessage: { plaintext, remoteIdentityKey, record }. */
   function decryptWhisper(record, ourIdentityKey, message, time) {
     const rec = recordBytes(record);
-    const idPub = pub33(ourIdentityKey, 'ourIdentityKey');
+    const identityKey = pub33(ourIdentityKey, 'ourIdentityKey');
     const msg = asBytes(message, 'message');
-    const size = rec.length + PUB + msg.length;
-    return decrypted(
-      call(
-        size,
-        (h, p) => {
-          h.set(rec, p);
-          h.set(idPub, p + rec.length);
-          h.set(msg, p + rec.length + PUB);
-        },
-        (p) => M._wacore_signalDecryptWhisper(p, rec.length, p + rec.length, p + rec.length + PUB, msg.length, now(time)),
-      ),
-    );
+    return decrypted(x.signalDecryptWhisper({ record: rec, identityKey, now: now(time), message: msg }));
   }
 
   /** What a PreKeyWhisperMessage announces, and whether `record` already has its session. */
   function preKeyMessageInfo(record, message) {
     const rec = recordBytes(record);
     const msg = asBytes(message, 'message');
-    const r = new Reader(
-      call(
-        rec.length + msg.length,
-        (h, p) => {
-          h.set(rec, p);
-          h.set(msg, p + rec.length);
-        },
-        (p) => M._wacore_signalPreKeyInfo(p, rec.length, p + rec.length, msg.length),
-      ),
-    );
-    const hasPreKey = r.u8() === 1;
-    const preKeyId = r.u32();
-    const signedPreKeyId = r.u32();
-    const hasReg = r.u8() === 1;
-    const registrationId = r.u32();
-    const baseKey = output(r.bytes(PUB).slice());
-    const identityKey = output(r.bytes(PUB).slice());
-    const hasSession = r.u8() === 1;
-    const inner = output(r.field().slice());
+    const { fields: f, hasSession, message: inner } = x.signalPreKeyInfo({ record: rec, message: msg });
     return {
-      preKeyId: hasPreKey ? preKeyId : undefined,
-      signedPreKeyId,
-      registrationId: hasReg ? registrationId : undefined,
-      baseKey,
-      identityKey,
+      preKeyId: f.hasPreKeyId ? f.preKeyId : undefined,
+      signedPreKeyId: f.signedPreKeyId,
+      registrationId: f.hasRegistrationId ? f.registrationId : undefined,
+      baseKey: f.baseKey,
+      identityKey: f.identityKey,
       message: inner,
       hasSession,
     };
   }
 
-  // Layout shared by decryptPreKey and initIncoming: record, identity pair, message, spk pair, opk pair.
-  function withPreKeys(record, ourIdentity, message, keys, invoke) {
-    const rec = recordBytes(record);
-    const id = pair(ourIdentity, 'ourIdentity');
-    const msg = asBytes(message, 'message');
-    const spk = keys?.signedPreKey ? pair(keys.signedPreKey, 'signedPreKey') : undefined;
-    const opk = keys?.preKey ? pair(keys.preKey, 'preKey') : undefined;
-    const size = rec.length + 3 * 65 + msg.length;
-    return call(
-      size,
-      (h, p) => {
-        h.set(rec, p);
-        let k = p + rec.length;
-        h.set(id.pub, k);
-        h.set(id.priv, k + 33);
-        k += 65;
-        if (spk) {
-          h.set(spk.pub, k);
-          h.set(spk.priv, k + 33);
-        }
-        k += 65;
-        if (opk) {
-          h.set(opk.pub, k);
-          h.set(opk.priv, k + 33);
-        }
-        h.set(msg, k + 65);
-      },
-      (p) => {
-        const k = p + rec.length;
-        return invoke(p, rec.length, k, k + 195, msg.length, k + 65, spk ? 1 : 0, k + 130, opk ? 1 : 0);
-      },
-    );
-  }
+  // The receiver's pre-key pairs, as the store holds them for a message's ids ({ pubKey?, privKey }).
+  const preKeysOf = (keys) => {
+    const signedPreKey = keys?.signedPreKey ? pair(keys.signedPreKey, 'signedPreKey') : undefined;
+    const preKey = keys?.preKey ? pair(keys.preKey, 'preKey') : undefined;
+    return { hasSignedPreKey: signedPreKey !== undefined, signedPreKey, hasPreKey: preKey !== undefined, preKey };
+  };
 
   /** SessionCipher.decryptPreKeyWhisperMessage. keys: { signedPreKey, preKey? } as the store holds
    * them for the message's ids ({ pubKey?, privKey }). Returns { plaintext, remoteIdentityKey,
    * preKeyUsed, record }: when preKeyUsed, the one-time pre-key is spent and should be removed. */
   function decryptPreKey(record, ourIdentity, message, keys, time) {
-    return decrypted(
-      withPreKeys(record, ourIdentity, message, keys, (p, n, id, msg, len, spk, hs, opk, ho) =>
-        M._wacore_signalDecryptPreKey(p, n, id, msg, len, spk, hs, opk, ho, now(time)),
-      ),
-    );
+    const rec = recordBytes(record);
+    const identity = pair(ourIdentity, 'ourIdentity');
+    const msg = asBytes(message, 'message');
+    return decrypted(x.signalDecryptPreKey({ record: rec, identity, keys: preKeysOf(keys), now: now(time), message: msg }));
   }
 
   /** The fields of a decoded PreKeyWhisperMessage (libsignal-node's object: identityKey, baseKey,
-   * preKeyId?, signedPreKeyId, registrationId?) in the layout the glue reads (80 bytes). */
+   * preKeyId?, signedPreKeyId, registrationId?). */
   function preKeyFields(m) {
     if (m === null || typeof m !== 'object') throw new WacoreError('ERR_TYPE', 'message must be bytes or the fields of a pre-key message');
-    const out = new Uint8Array(80);
-    const d = new DataView(out.buffer);
     const has = (v) => v !== undefined && v !== null;
-    out[0] = has(m.preKeyId) ? 1 : 0;
-    d.setUint32(1, has(m.preKeyId) ? u32(m.preKeyId, 'message.preKeyId') : 0, true);
-    d.setUint32(5, u32(m.signedPreKeyId, 'message.signedPreKeyId'), true);
-    out[9] = has(m.registrationId) ? 1 : 0;
-    d.setUint32(10, has(m.registrationId) ? u32(m.registrationId, 'message.registrationId') : 0, true);
-    out.set(pub33(m.baseKey, 'message.baseKey'), 14);
-    out.set(pub33(m.identityKey, 'message.identityKey'), 47);
-    return out;
+    return {
+      hasPreKeyId: has(m.preKeyId),
+      preKeyId: has(m.preKeyId) ? u32(m.preKeyId, 'message.preKeyId') : 0,
+      signedPreKeyId: u32(m.signedPreKeyId, 'message.signedPreKeyId'),
+      hasRegistrationId: has(m.registrationId),
+      registrationId: has(m.registrationId) ? u32(m.registrationId, 'message.registrationId') : 0,
+      baseKey: pub33(m.baseKey, 'message.baseKey'),
+      identityKey: pub33(m.identityKey, 'message.identityKey'),
+    };
   }
 
   /** SessionBuilder.initIncoming on record bytes: { created, record }. `message` is the
    * PreKeyWhisperMessage's bytes or its decoded fields. */
   function initIncoming(record, ourIdentity, message, keys, time) {
     const isBytes = message instanceof Uint8Array || ArrayBuffer.isView(message) || message instanceof ArrayBuffer;
-    const out = withPreKeys(record, ourIdentity, isBytes ? message : preKeyFields(message), keys, (p, n, id, msg, len, spk, hs, opk, ho) =>
-      M._wacore_signalInitIncoming(p, n, id, msg, isBytes ? len : 0, spk, hs, opk, ho, now(time)),
-    );
-    return { created: out[0] === 1, record: out.subarray(5) };
+    const rec = recordBytes(record);
+    const identity = pair(ourIdentity, 'ourIdentity');
+    const msg = isBytes ? asBytes(message, 'message') : EMPTY;
+    const fields = isBytes ? undefined : preKeyFields(message);
+    const r = x.signalInitIncoming({ record: rec, identity, keys: preKeysOf(keys), now: now(time), hasFields: !isBytes, fields, message: msg });
+    return { created: r.created, record: r.record };
   }
 
   const signalSessions = Object.freeze({

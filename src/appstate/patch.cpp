@@ -43,7 +43,7 @@ Error apply(LtHashState& work, std::span<const SyncdMutation> mutations, std::sp
     if (e == Error::data_length) return Error::invalid_patch;
     if (e != Error::ok) return e;
     v.data.resize(n);
-    SyncActionData action;
+    SyncActionData& action = v.action;
     if (decode_sync_action_data(v.data, action) != Error::ok) return Error::invalid_patch;
     uint8_t mac[kMacBytes];
     index_mac(k->index, action.index, mac);

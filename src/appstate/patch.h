@@ -62,6 +62,9 @@ struct SyncdSnapshot {
 
 // Limits on what one decode accepts (a realistic snapshot holds a few thousand records).
 inline constexpr size_t kMaxMutations = 100'000;
+// Sync keys one verification is given: a patch names one key per mutation at most, and accounts hold
+// a few dozen. More is refused (Error::data_length) rather than cut short.
+inline constexpr size_t kMaxKeys = 1'024;
 
 // Errors: Error::invalid_patch.
 Error decode_patch(std::span<const uint8_t> in, SyncdPatch& out);
@@ -106,6 +109,13 @@ struct VerifyOptions {
 struct VerifiedMutation {
   Operation operation = Operation::set;
   std::vector<uint8_t> data;  // SyncActionData bytes
+  SyncActionData action;      // its fields, pointing into `data` (so it moves but does not copy)
+
+  VerifiedMutation() = default;
+  VerifiedMutation(VerifiedMutation&&) noexcept = default;
+  VerifiedMutation& operator=(VerifiedMutation&&) noexcept = default;
+  VerifiedMutation(const VerifiedMutation&) = delete;
+  VerifiedMutation& operator=(const VerifiedMutation&) = delete;
 };
 
 struct VerifyResult {

@@ -1,0 +1,156 @@
+// What the generated marshaller (npm/lib/generated/boundary.mjs) runs on: a writer that lays an
+// input layout out in the I/O buffer, a reader that copies an output layout out of wasm memory, and
+// runExport(), the one path every generated export takes. The layouts themselves are declared in
+// bindings/boundary.json; this file knows only the field kinds (docs/architecture.md).
+import { asBytes, WacoreError } from './core.mjs';
+import { output } from './output.mjs';
+
+const EMPTY = new Uint8Array(0);
+/** A field's bytes: undefined and null are empty; views and ArrayBuffers as asBytes takes them. */
+const bytesOf = (x, name) => (x instanceof Uint8Array ? x : x == null ? EMPTY : asBytes(x, name));
+
+/** Sizes for the generated size functions. */
+export const W = {
+  len: (x) => bytesOf(x, 'field').length,
+  count: (list) => (list == null ? 0 : list.length),
+  sum(list, size) {
+    let n = 0;
+    if (list != null) for (const item of list) n += size(item);
+    return n;
+  },
+};
+
+class Writer {
+  constructor(h, at) {
+    this.h = h;
+    this.o = at;
+  }
+  u8(v) {
+    this.h[this.o++] = v;
+  }
+  u32(v) {
+    const h = this.h;
+    const o = this.o;
+    h[o] = v;
+    h[o + 1] = v >>> 8;
+    h[o + 2] = v >>> 16;
+    h[o + 3] = v >>> 24;
+    this.o = o + 4;
+  }
+  /** An integer in 0..2^53, high word first. */
+  u64(v) {
+    this.u32(Math.floor(v / 2 ** 32) >>> 0);
+    this.u32(v >>> 0);
+  }
+  /** Exactly n bytes; absent is zeros. */
+  bytes(x, n, name) {
+    if (x == null) return this.zeros(n);
+    const b = bytesOf(x, name);
+    if (b.length !== n) throw new WacoreError('ERR_DATA_LENGTH', `${name} must be ${n} bytes`);
+    this.h.set(b, this.o);
+    this.o += n;
+  }
+  zeros(n) {
+    this.h.fill(0, this.o, this.o + n);
+    this.o += n;
+  }
+  field(x) {
+    const b = bytesOf(x, 'field');
+    this.u32(b.length);
+    this.h.set(b, this.o);
+    this.o += b.length;
+  }
+  rest(x) {
+    const b = bytesOf(x, 'field');
+    this.h.set(b, this.o);
+    this.o += b.length;
+  }
+  list(items, write, max = Infinity) {
+    const n = items == null ? 0 : items.length;
+    if (n > max) throw new WacoreError('ERR_DATA_LENGTH', `at most ${max} items`);
+    this.u32(n);
+    for (let i = 0; i < n; i++) write(this, items[i]);
+  }
+}
+
+/** Reads an output layout; every byte field is copied out (a Buffer in Node unless plain), so no
+ * result shares memory with another or with wasm memory. */
+class Reader {
+  constructor(h, at, end) {
+    this.h = h;
+    this.o = at;
+    this.end = end;
+  }
+  take(n) {
+    const o = this.o;
+    if (n > this.end - o) throw new WacoreError('ERR_INTERNAL', 'an output is shorter than its layout');
+    this.o = o + n;
+    return o;
+  }
+  u8() {
+    return this.h[this.take(1)];
+  }
+  u32() {
+    const h = this.h;
+    const o = this.take(4);
+    return (h[o] | (h[o + 1] << 8) | (h[o + 2] << 16) | (h[o + 3] << 24)) >>> 0;
+  }
+  u64() {
+    const hi = this.u32();
+    return hi * 2 ** 32 + this.u32();
+  }
+  bytes(n, buffer) {
+    const o = this.take(n);
+    const b = this.h.slice(o, o + n);
+    return buffer ? output(b) : b;
+  }
+  field(buffer) {
+    return this.bytes(this.u32(), buffer);
+  }
+  rest(buffer) {
+    return this.bytes(this.end - this.o, buffer);
+  }
+  list(read) {
+    const n = this.u32();
+    const items = new Array(n);
+    for (let i = 0; i < n; i++) items[i] = read(this);
+    return items;
+  }
+}
+
+/** The one marshaller: lays v out at the I/O buffer, calls invoke(address, size), raises a
+ * non-zero return, reads the output, and wipes the input and the output in every case. */
+export function runExport({ M, io, wipe }, raise) {
+  const view = M._wacore_out() >> 2;
+  // One writer and one reader, reset for each call (calls do not nest): no garbage per call.
+  const w = new Writer(null, 0);
+  const r = new Reader(null, 0, 0);
+  return (size, v, write, invoke, read) => {
+    const p = io(size);
+    try {
+      w.h = M.HEAPU8;
+      w.o = p;
+      write(w, v);
+      if (w.o !== p + size) throw new WacoreError('ERR_INTERNAL', 'an input does not match its layout size');
+      const rc = invoke(p, size);
+      if (rc !== 0) raise(rc);
+      const ptr = M.HEAPU32[view] >>> 0;
+      const end = ptr + (M.HEAPU32[view + 1] >>> 0);
+      const heap = M.HEAPU8; // after the call: memory may have grown
+      try {
+        r.h = heap;
+        r.o = ptr;
+        r.end = end;
+        const out = read(r);
+        if (r.o !== end) throw new WacoreError('ERR_INTERNAL', 'an output is longer than its layout');
+        return out;
+      } finally {
+        heap.fill(0, ptr, end);
+        r.h = null;
+      }
+    } finally {
+      w.h = null;
+      wipe(p, size);
+    }
+  };
+}

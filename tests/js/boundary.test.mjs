@@ -1,0 +1,85 @@
+// The generated boundary (bindings/boundary.json, docs/architecture.md): the committed generated
+// files are what the declaration gives, the loaded wasm was built from the same declaration, the
+// refusal of a mismatched build, and every generated export on malformed input layouts: a typed
+// error (ERR_DATA_LENGTH for a layout that is cut short or runs long), no trap, no memory growth.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BOUNDARY_DIGEST, checkBoundary, EXPORT_NAMES } from '../../npm/lib/generated/boundary.mjs';
+import { errorCode, loadVariant, VARIANT } from './variant.mjs';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const declaration = JSON.parse(readFileSync(`${ROOT}/bindings/boundary.json`, 'utf8'));
+const CODES = { 0: 'OK', 12: 'ERR_DATA_LENGTH' };
+
+let api;
+let call;
+beforeAll(async () => {
+  api = await loadVariant();
+  call = api[Symbol.for('wacore-wasm.callExport')];
+});
+
+// The fewest bytes a layout can take (what a malformed input is cut below).
+const minSize = (name) =>
+  declaration.layouts[name].fields.reduce((n, [, type, arg]) => {
+    if (type === 'u8' || type === 'bool') return n + 1;
+    if (type === 'u32' || type === 'field' || type === 'list') return n + 4;
+    if (type === 'u64') return n + 8;
+    if (type === 'bytes') return n + (typeof arg === 'number' ? arg : declaration.constants[arg].value);
+    if (type === 'rest') return n;
+    return n + minSize(type);
+  }, 0);
+const endsInRest = (name) => {
+  const fields = declaration.layouts[name].fields;
+  return fields[fields.length - 1][1] === 'rest';
+};
+
+describe(`the generated boundary (${VARIANT})`, () => {
+  it('is current: the committed generated files are what bindings/boundary.json gives', () => {
+    expect(() => execFileSync(process.execPath, [`${ROOT}/scripts/gen-boundary.mjs`, '--check'], { stdio: 'pipe' })).not.toThrow();
+  });
+
+  it('is the one the loaded wasm was built from, and a build from another declaration is refused', () => {
+    // load() checked the digest already; a different one is ERR_LOAD.
+    expect(errorCode(() => checkBoundary(BOUNDARY_DIGEST))).toBe('NO_ERROR');
+    expect(errorCode(() => checkBoundary(BOUNDARY_DIGEST ^ 1))).toBe('ERR_LOAD');
+    expect(EXPORT_NAMES).toEqual(Object.keys(declaration.exports));
+  });
+
+  it('gives ERR_DATA_LENGTH for every input layout cut short, and for one run long unless it ends in rest', () => {
+    for (const name of EXPORT_NAMES) {
+      const layout = declaration.exports[name].in;
+      const min = minSize(layout);
+      if (min > 0) expect(CODES[call(name, new Uint8Array(min - 1))], `${name}, ${min - 1} bytes`).toBe('ERR_DATA_LENGTH');
+      // A count or a field length that promises more than there is.
+      const forged = new Uint8Array(min + 8).fill(0xff);
+      expect(call(name, forged), `${name}, forged lengths`).not.toBe(0);
+      if (!endsInRest(layout)) {
+        expect(CODES[call(name, new Uint8Array(min + 1))], `${name}, one byte too many`).toBe('ERR_DATA_LENGTH');
+      }
+    }
+  });
+
+  it('survives random input layouts on every export with a code and flat memory', () => {
+    let seed = 7;
+    const random = (n) => Uint8Array.from({ length: n }, () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24));
+    const round = () => {
+      for (const name of EXPORT_NAMES) {
+        for (const n of [0, 1, 5, 40, 200]) {
+          const rc = call(name, random(n));
+          expect(Number.isInteger(rc) && rc >= 0, name).toBe(true);
+        }
+      }
+    };
+    round();
+    const before = api.memoryStats();
+    for (let i = 0; i < 20; i++) round();
+    const after = api.memoryStats();
+    expect(after.wasmMemoryBytes).toBe(before.wasmMemoryBytes);
+    expect(Math.abs(after.heapInUseBytes - before.heapInUseBytes)).toBeLessThanOrEqual(8);
+    // The module still works.
+    const k = api.generateKeyPair();
+    expect(api.verifySignature(k.pubKey, new Uint8Array(3), api.calculateSignature(k.privKey, new Uint8Array(3)))).toBe(true);
+  });
+});
