@@ -25,6 +25,7 @@
 #include "crypto/hash.h"
 #include "media/media.h"
 #include "signal/registration.h"
+#include "generated/boundary.h"
 #include "guard.h"
 
 namespace {
@@ -160,11 +161,14 @@ int registration_id() {
 
 // --- hashes and KDF ------------------------------------------------------------------------------
 
-// kind: 0 = SHA-256, 1 = SHA-512, 2 = MD5.
+using wacore::bindings::wire::HashKind;
+using wacore::bindings::wire::StreamKind;
+
+// kind: a HashKind (bindings/boundary.json).
 void sha(int kind, uintptr_t in, size_t len, uintptr_t out) {
-  if (kind == 0) {
+  if (kind == static_cast<int>(HashKind::kSha256)) {
     wacore::hash::sha256(bytes(in, len), at(out));
-  } else if (kind == 1) {
+  } else if (kind == static_cast<int>(HashKind::kSha512)) {
     wacore::hash::sha512(bytes(in, len), at(out));
   } else {
     wacore::hash::md5(bytes(in, len), at(out));
@@ -172,7 +176,7 @@ void sha(int kind, uintptr_t in, size_t len, uintptr_t out) {
 }
 
 void hmac(int kind, uintptr_t key, size_t key_len, uintptr_t in, size_t len, uintptr_t out) {
-  if (kind == 0) {
+  if (kind == static_cast<int>(HashKind::kSha256)) {
     wacore::hash::hmac_sha256(bytes(key, key_len), bytes(in, len), at(out));
   } else {
     wacore::hash::hmac_sha512(bytes(key, key_len), bytes(in, len), at(out));
@@ -232,22 +236,11 @@ int aes_gcm_open(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uin
 
 // --- streams: one malloc'd state per JS stream object, freed (and wiped) by final or free ------------
 
-enum StreamKind : int {
-  kCbcEncrypt = 1,
-  kCbcDecrypt,
-  kCtr,
-  kGcmEncrypt,
-  kGcmDecrypt,
-  kSha256,
-  kSha512,
-  kHmacSha256,
-  kHmacSha512,
-  kMediaEncrypt,  // key = the 112-byte derived media keys
-  kMediaDecrypt
-};
+// The kinds are bindings/boundary.json's StreamKind.
+using enum StreamKind;
 
 struct Stream {
-  int kind;
+  StreamKind kind;
   union {
     wacore::aes::CbcEncryptor cbc_enc;
     wacore::aes::CbcDecryptor cbc_dec;
@@ -266,10 +259,13 @@ void stream_free(uintptr_t handle) {
 }
 
 // Returns a handle (> 0), 0 when out of memory, or -error.
-int stream_create(int kind, uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len) {
-  const bool is_hash = kind >= kSha256 && kind <= kHmacSha512;
+int stream_create(int kind_number, uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len) {
+  using wacore::bindings::wire::kStreamKindFirst;
+  using wacore::bindings::wire::kStreamKindLast;
+  if (kind_number < kStreamKindFirst || kind_number > kStreamKindLast) return -rc(Error::stream_state);
+  const StreamKind kind = static_cast<StreamKind>(kind_number);
+  const bool is_hash = kind == kSha256 || kind == kSha512 || kind == kHmacSha256 || kind == kHmacSha512;
   const bool is_media = kind == kMediaEncrypt || kind == kMediaDecrypt;
-  if (kind < kCbcEncrypt || kind > kMediaDecrypt) return -rc(Error::stream_state);
   if (is_media && key_len != sizeof(wacore::media::Keys)) return -rc(Error::key_length);
   if (!is_hash && !is_media) {
     const size_t want_iv = (kind == kGcmEncrypt || kind == kGcmDecrypt) ? iv_len : wacore::aes::kIvBytes;

@@ -24,7 +24,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x443c2e45;
+inline constexpr uint32_t kBoundaryDigest = 0x81706283;
 
 // Constants, each checked against the core so that the JS side cannot drift from it.
 inline constexpr size_t kPublicKeyBytes = 33;  // a Curve25519 public key with libsignal's type byte 0x05
@@ -43,6 +43,8 @@ inline constexpr size_t kHkdfMaxBytes = 8160;  // the longest HKDF-SHA256 output
 static_assert(kHkdfMaxBytes == (wacore::hash::kHkdfMaxOutput), "bindings/boundary.json: HKDF_MAX_BYTES disagrees with wacore::hash::kHkdfMaxOutput");
 inline constexpr size_t kSha256Bytes = 32;  // SHA-256 and HMAC-SHA256 output
 static_assert(kSha256Bytes == (wacore::hash::kSha256Bytes), "bindings/boundary.json: SHA256_BYTES disagrees with wacore::hash::kSha256Bytes");
+inline constexpr size_t kMd5Bytes = 16;  // an MD5 digest
+static_assert(kMd5Bytes == (wacore::hash::kMd5Bytes), "bindings/boundary.json: MD5_BYTES disagrees with wacore::hash::kMd5Bytes");
 inline constexpr size_t kSha512Bytes = 64;  // SHA-512 and HMAC-SHA512 output
 static_assert(kSha512Bytes == (wacore::hash::kSha512Bytes), "bindings/boundary.json: SHA512_BYTES disagrees with wacore::hash::kSha512Bytes");
 inline constexpr size_t kMaxForwardJump = 25000;  // how far a 1:1 message may be ahead of its chain

@@ -5,21 +5,21 @@ import { makeNative, nativeOf, own } from './native.mjs';
 
 const utf8Encoder = new TextEncoder();
 import { FINISH, HANDLE, makeStreamBase, PUSH } from './stream.mjs';
+import { AES_IV_BYTES, AES_KEY_BYTES, GCM_TAG_BYTES, HashKind, HKDF_MAX_BYTES, MD5_BYTES, SHA256_BYTES, SHA512_BYTES, StreamKind } from './generated/boundary.mjs';
 
-const KEY = 32;
-const IV = 16;
-const TAG = 16;
-const HKDF_MAX = 255 * 32;
+const KEY = AES_KEY_BYTES;
+const IV = AES_IV_BYTES;
+const TAG = GCM_TAG_BYTES;
+const HKDF_MAX = HKDF_MAX_BYTES;
 
-// Stream kinds, as bindings/wacore_bindings.cpp numbers them.
-const CBC_ENCRYPT = 1;
-const CBC_DECRYPT = 2;
-const CTR = 3;
-const GCM_ENCRYPT = 4;
-const GCM_DECRYPT = 5;
-const HASH_KINDS = { sha256: 6, sha512: 7 };
-const HMAC_KINDS = { sha256: 8, sha512: 9 };
-const DIGEST_BYTES = { 6: 32, 7: 64, 8: 32, 9: 64 };
+const HASH_KINDS = { sha256: StreamKind.sha256, sha512: StreamKind.sha512 };
+const HMAC_KINDS = { sha256: StreamKind.hmacSha256, sha512: StreamKind.hmacSha512 };
+const DIGEST_BYTES = {
+  [StreamKind.sha256]: SHA256_BYTES,
+  [StreamKind.sha512]: SHA512_BYTES,
+  [StreamKind.hmacSha256]: SHA256_BYTES,
+  [StreamKind.hmacSha512]: SHA512_BYTES,
+};
 
 
 export function makeCrypto(core) {
@@ -27,7 +27,7 @@ export function makeCrypto(core) {
 
   // node:crypto for large one-shot inputs (lib/native.mjs): same bytes, same errors.
   const nodeFor = makeNative(core);
-  const NODE_HASH = { 0: 'sha256', 1: 'sha512' };
+  const NODE_HASH = { [HashKind.sha256]: 'sha256', [HashKind.sha512]: 'sha512' };
 
   // --- hashes ------------------------------------------------------------------------------------
 
@@ -65,15 +65,15 @@ export function makeCrypto(core) {
   }
 
   /** SHA-256 digest (32 bytes). */
-  const sha256 = (data, options) => digest(0, 32, data, options);
+  const sha256 = (data, options) => digest(HashKind.sha256, SHA256_BYTES, data, options);
   /** SHA-512 digest (64 bytes). */
-  const sha512 = (data, options) => digest(1, 64, data, options);
+  const sha512 = (data, options) => digest(HashKind.sha512, SHA512_BYTES, data, options);
   /** MD5 digest (16 bytes): a checksum, never for keys or MACs (whatsapp-rust-bridge's md5). */
-  const md5 = (data) => digest(2, 16, data);
+  const md5 = (data) => digest(HashKind.md5, MD5_BYTES, data);
   /** HMAC-SHA256 (32 bytes); keys of any length. */
-  const hmacSha256 = (key, data, options) => mac(0, 32, key, data, options);
+  const hmacSha256 = (key, data, options) => mac(HashKind.sha256, SHA256_BYTES, key, data, options);
   /** HMAC-SHA512 (64 bytes); keys of any length. */
-  const hmacSha512 = (key, data, options) => mac(1, 64, key, data, options);
+  const hmacSha512 = (key, data, options) => mac(HashKind.sha512, SHA512_BYTES, key, data, options);
 
   // salt and info as bytes, or as text (UTF-8), as whatsapp-rust-bridge and Baileys 7 pass info.
   const bytesOrText = (x, name) => (typeof x === 'string' ? utf8Encoder.encode(x) : asOptionalBytes(x, name));
@@ -235,7 +235,7 @@ export function makeCrypto(core) {
    * the padded last block. */
   class AesCbcEncryptor extends Stream {
     constructor(key, iv) {
-      super(CBC_ENCRYPT, key, iv);
+      super(StreamKind.cbcEncrypt, key, iv);
     }
     update(data) {
       return this[PUSH](data);
@@ -249,7 +249,7 @@ export function makeCrypto(core) {
    * block; final() checks the padding and returns the rest (ERR_BAD_PADDING, ERR_DATA_LENGTH). */
   class AesCbcDecryptor extends Stream {
     constructor(key, iv) {
-      super(CBC_DECRYPT, key, iv);
+      super(StreamKind.cbcDecrypt, key, iv);
     }
     update(data) {
       return this[PUSH](data);
@@ -262,7 +262,7 @@ export function makeCrypto(core) {
   /** Incremental AES-256-CTR: update(data) returns as many bytes as it is given, whatever the split. */
   class AesCtr extends Stream {
     constructor(key, iv) {
-      super(CTR, key, iv);
+      super(StreamKind.ctr, key, iv);
     }
     update(data) {
       return this[PUSH](data);
@@ -303,7 +303,7 @@ export function makeCrypto(core) {
   /** Incremental AES-256-GCM encryption; final() returns the 16-byte tag. */
   class AesGcmEncryptor extends AesGcm {
     constructor(key, iv, aad) {
-      super(GCM_ENCRYPT, key, iv, aad);
+      super(StreamKind.gcmEncrypt, key, iv, aad);
     }
     final() {
       return this[FINISH](TAG);
@@ -315,7 +315,7 @@ export function makeCrypto(core) {
    * messages in memory use aesGcmOpen, which releases nothing before the tag checks. */
   class AesGcmDecryptor extends AesGcm {
     constructor(key, iv, aad) {
-      super(GCM_DECRYPT, key, iv, aad);
+      super(StreamKind.gcmDecrypt, key, iv, aad);
     }
     final(tag) {
       this[FINISH](0, asBytes(tag, 'tag'));

@@ -5,11 +5,13 @@ import { asBytes, describe, optionsOf, textOf, WacoreError } from './core.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
 import { fromBase64 } from './base64.mjs';
 import { makeNative, nativeOf, own } from './native.mjs';
+import { MEDIA_KEY_BYTES, MEDIA_KEYS_BYTES, MEDIA_MAC_BYTES, StreamKind } from './generated/boundary.mjs';
 
-const MEDIA_KEY = 32;
-const MAC = 10;
-const MEDIA_ENCRYPT = 10; // stream kinds, as bindings/wacore_bindings.cpp numbers them
-const MEDIA_DECRYPT = 11;
+const MEDIA_KEY = MEDIA_KEY_BYTES;
+const MAC = MEDIA_MAC_BYTES;
+const KEYS = MEDIA_KEYS_BYTES;
+const MEDIA_ENCRYPT = StreamKind.mediaEncrypt;
+const MEDIA_DECRYPT = StreamKind.mediaDecrypt;
 
 /** The HKDF info word of each media type ("WhatsApp <word> Keys"), as WhatsApp clients use them. */
 export const MEDIA_HKDF_KEY_MAPPING = Object.freeze({
@@ -53,26 +55,26 @@ export function makeMedia(core, crypto) {
     if (b.length !== MEDIA_KEY) throw new WacoreError('ERR_KEY_LENGTH', 'a media key is 32 bytes');
     return b;
   };
-  // The 112 derived bytes (iv, cipher key, MAC key, ref key), in a JS array the caller wipes.
+  // The derived bytes (MEDIA_KEYS_BYTES: iv, cipher key, MAC key, ref key), in a JS array the caller wipes.
   const derive = (mediaKey, mediaType) => {
     const key = mediaKeyOf(mediaKey);
     const info = infoOf(mediaType);
-    const p = io(MEDIA_KEY + info.length + 112);
+    const p = io(MEDIA_KEY + info.length + KEYS);
     try {
       M.HEAPU8.set(key, p);
       M.HEAPU8.set(info, p + MEDIA_KEY);
       const rc = M._wacore_mediaKeys(p, MEDIA_KEY, p + MEDIA_KEY, info.length, p + MEDIA_KEY + info.length);
       if (rc !== 0) fail(rc);
-      return M.HEAPU8.slice(p + MEDIA_KEY + info.length, p + MEDIA_KEY + info.length + 112);
+      return M.HEAPU8.slice(p + MEDIA_KEY + info.length, p + MEDIA_KEY + info.length + KEYS);
     } finally {
-      wipe(p, MEDIA_KEY + info.length + 112);
+      wipe(p, MEDIA_KEY + info.length + KEYS);
     }
   };
 
   /** Baileys' getMediaKeys: { iv, cipherKey, macKey, refKey } for a 32-byte media key (or base64). */
   function getMediaKeys(mediaKey, mediaType) {
     const k = derive(mediaKey, mediaType);
-    return { iv: k.slice(0, 16), cipherKey: k.slice(16, 48), macKey: k.slice(48, 80), refKey: k.slice(80, 112) };
+    return { iv: k.slice(0, 16), cipherKey: k.slice(16, 48), macKey: k.slice(48, 80), refKey: k.slice(80, KEYS) };
   }
 
   // The native path (lib/native.mjs): where node:crypto is there, the bulk AES-CBC, HMAC and
@@ -144,14 +146,14 @@ export function makeMedia(core, crypto) {
       }
     }
     const outLen = (Math.floor(d.length / 16) + 1) * 16 + MAC;
-    const total = 112 + d.length + outLen + 64;
+    const total = KEYS + d.length + outLen + 64;
     const p = io(total);
     try {
       const heap = M.HEAPU8;
       heap.set(keys, p);
-      heap.set(d, p + 112);
-      const out = p + 112 + d.length;
-      const n = M._wacore_mediaEncrypt(p, p + 112, d.length, out, out + outLen, out + outLen + 32);
+      heap.set(d, p + KEYS);
+      const out = p + KEYS + d.length;
+      const n = M._wacore_mediaEncrypt(p, p + KEYS, d.length, out, out + outLen, out + outLen + 32);
       const h = M.HEAPU8;
       return {
         mediaKey: mediaKey.slice(),
@@ -185,17 +187,17 @@ export function makeMedia(core, crypto) {
         keys.fill(0);
       }
     }
-    const total = 112 + 64 + e.length;
+    const total = KEYS + 64 + e.length;
     const p = io(total);
     try {
       const heap = M.HEAPU8;
       heap.set(keys, p);
-      if (encSha) heap.set(encSha, p + 112);
-      if (sha) heap.set(sha, p + 144);
-      heap.set(e, p + 176);
-      const n = M._wacore_mediaDecrypt(p, p + 176, e.length, encSha ? p + 112 : 0, sha ? p + 144 : 0, p + 176);
+      if (encSha) heap.set(encSha, p + KEYS);
+      if (sha) heap.set(sha, p + KEYS + 32);
+      heap.set(e, p + KEYS + 64);
+      const n = M._wacore_mediaDecrypt(p, p + KEYS + 64, e.length, encSha ? p + KEYS : 0, sha ? p + KEYS + 32 : 0, p + KEYS + 64);
       if (n < 0) fail(-n);
-      return M.HEAPU8.slice(p + 176, p + 176 + n);
+      return M.HEAPU8.slice(p + KEYS + 64, p + KEYS + 64 + n);
     } finally {
       wipe(p, total);
       keys.fill(0);
@@ -210,16 +212,16 @@ export function makeMedia(core, crypto) {
     const prev = asBytes(previousBlock, 'previousBlock');
     if (prev.length !== 16) throw new WacoreError('ERR_IV_LENGTH', 'previousBlock must be 16 bytes');
     const keys = derive(mediaKey, mediaType);
-    const total = 112 + 16 + 2 * c.length;
+    const total = KEYS + 16 + 2 * c.length;
     const p = io(total);
     try {
       const heap = M.HEAPU8;
       heap.set(keys, p);
-      heap.set(prev, p + 112);
-      heap.set(c, p + 128);
-      const rc = M._wacore_mediaDecryptRange(p, p + 112, p + 128, c.length, p + 128 + c.length);
+      heap.set(prev, p + KEYS);
+      heap.set(c, p + KEYS + 16);
+      const rc = M._wacore_mediaDecryptRange(p, p + KEYS, p + KEYS + 16, c.length, p + KEYS + 16 + c.length);
       if (rc !== 0) fail(rc);
-      return M.HEAPU8.slice(p + 128 + c.length, p + 128 + 2 * c.length);
+      return M.HEAPU8.slice(p + KEYS + 16 + c.length, p + KEYS + 16 + 2 * c.length);
     } finally {
       wipe(p, total);
       keys.fill(0);
@@ -232,13 +234,13 @@ export function makeMedia(core, crypto) {
     const e = asBytes(encrypted, 'encrypted');
     const keys = derive(mediaKey, mediaType);
     const size = M._wacore_mediaSidecarSize(e.length);
-    const total = 112 + e.length + size;
+    const total = KEYS + e.length + size;
     const p = io(total);
     try {
       M.HEAPU8.set(keys, p);
-      M.HEAPU8.set(e, p + 112);
-      const n = M._wacore_mediaSidecar(p, p + 112, e.length, p + 112 + e.length);
-      return M.HEAPU8.slice(p + 112 + e.length, p + 112 + e.length + n);
+      M.HEAPU8.set(e, p + KEYS);
+      const n = M._wacore_mediaSidecar(p, p + KEYS, e.length, p + KEYS + e.length);
+      return M.HEAPU8.slice(p + KEYS + e.length, p + KEYS + e.length + n);
     } finally {
       wipe(p, total);
       keys.fill(0);

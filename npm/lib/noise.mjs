@@ -14,11 +14,12 @@
 // and frees it. An object dropped without free() is freed when garbage-collected, later and without
 // guarantee.
 import { asBytes, asOptionalBytes, optionsOf, WacoreError } from './core.mjs';
+import { NOISE_KEY_BYTES, NOISE_MAX_FRAME_BYTES } from './generated/boundary.mjs';
 
-const KEY = 32;
+const KEY = NOISE_KEY_BYTES;
 const CLIENT = 0;
 const RESPONDER = 1;
-const MAX_FRAME = 0xffffff;
+const MAX_FRAME = NOISE_MAX_FRAME_BYTES;
 const EMPTY = new Uint8Array(0);
 
 const WA_CERT_ROOT_HEX = '142375574d0a587166aae71ebe516437c4a28b73e3695c6ce1f7f9545da8ee6b';

@@ -3,11 +3,12 @@
 // creation until final() or destroy(), which wipe and free it; one dropped without either is freed
 // when garbage-collected (FinalizationRegistry), later and without guarantee.
 import { asBytes, asOptionalBytes, WacoreError } from './core.mjs';
+import { AES_IV_BYTES, AES_KEY_BYTES, StreamKind } from './generated/boundary.mjs';
 
-const KEY = 32;
-const IV = 16;
-export const GCM_ENCRYPT = 4;
-export const GCM_DECRYPT = 5;
+const KEY = AES_KEY_BYTES;
+const IV = AES_IV_BYTES;
+const GCM_ENCRYPT = StreamKind.gcmEncrypt;
+const GCM_DECRYPT = StreamKind.gcmDecrypt;
 
 // Methods the stream classes share but users should not call.
 export const HANDLE = Symbol('handle');

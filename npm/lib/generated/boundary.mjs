@@ -6,7 +6,7 @@
 import { WacoreError } from '../core.mjs';
 import { W, runExport } from '../boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x443c2e45;
+export const BOUNDARY_DIGEST = 0x81706283;
 
 /** a Curve25519 public key with libsignal's type byte 0x05 (wacore::curve::kPublicKeyBytes) */
 export const PUBLIC_KEY_BYTES = 33;
@@ -24,6 +24,8 @@ export const GCM_TAG_BYTES = 16;
 export const HKDF_MAX_BYTES = 8160;
 /** SHA-256 and HMAC-SHA256 output (wacore::hash::kSha256Bytes) */
 export const SHA256_BYTES = 32;
+/** an MD5 digest (wacore::hash::kMd5Bytes) */
+export const MD5_BYTES = 16;
 /** SHA-512 and HMAC-SHA512 output (wacore::hash::kSha512Bytes) */
 export const SHA512_BYTES = 64;
 /** how far a 1:1 message may be ahead of its chain (wacore::signal::kMaxForwardJump) */
