@@ -261,7 +261,7 @@ function jsModule() {
   w('// one marshaller: each export function lays its input out in the I/O buffer, calls the wasm');
   w('// export, reads the output into fresh copies, and wipes both in a finally.');
   w("import { WacoreError } from '../core.mjs';");
-  w("import { W, runExport } from '../boundary-runtime.mjs';");
+  w("import { W, runExport } from '../internal/boundary-runtime.mjs';");
   w();
   w(`export const BOUNDARY_DIGEST = ${hex};`);
   w();

@@ -3,7 +3,7 @@
 // works on both).
 import { asBytes, optionsOf, textOf, WacoreError } from './core.mjs';
 import { AES_IV_BYTES, APPSTATE_KEY_BYTES, APPSTATE_MAC_BYTES, bindExports, LTHASH_BYTES } from './generated/boundary.mjs';
-import { fromBase64, toBase64 } from './base64.mjs';
+import { fromBase64, toBase64 } from './internal/base64.mjs';
 
 const KEY = APPSTATE_KEY_BYTES;
 const MAC = APPSTATE_MAC_BYTES;

@@ -1,7 +1,7 @@
 // Symmetric primitives: AES-256 (CBC with PKCS#7, CTR, GCM), SHA-256/512, HMAC, HKDF, constant-time
 // comparison; one-shot functions and streaming objects.
 import { asBytes, asOptionalBytes, optionsOf, WacoreError } from './core.mjs';
-import { makeNative, nativeOf, own } from './native.mjs';
+import { makeNative, nativeOf, own } from './internal/native.mjs';
 
 const utf8Encoder = new TextEncoder();
 import { FINISH, HANDLE, makeStreamBase, PUSH } from './stream.mjs';

@@ -12,10 +12,11 @@
 //
 // A SenderKeyRecord is plain JS holding record bytes: nothing to free.
 import { asBytes, describe, WacoreError } from './core.mjs';
-import { output } from './output.mjs';
+import { output } from './internal/output.mjs';
 import { AES_KEY_BYTES, bindExports, MAX_SENDER_FORWARD_JUMP, PUBLIC_KEY_BYTES } from './generated/boundary.mjs';
 import { queueJob } from './signal.mjs';
-import { fromBase64, toBase64, toBase64Copy } from './base64.mjs';
+import { fromBase64, toBase64 } from './internal/base64.mjs';
+import { raiseWith, recordBytes, recordMaker, storedForms } from './internal/records.mjs';
 
 const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
@@ -99,13 +100,7 @@ export class SenderKeyName {
 }
 
 export function makeGroups({ M, fail, io, wipe }) {
-  const raise = (rc) => {
-    try {
-      fail(rc);
-    } catch (e) {
-      throw new GroupError(e.code, GROUP_MESSAGES[e.code] ?? e.message);
-    }
-  };
+  const raise = raiseWith(fail, (e) => new GroupError(e.code, GROUP_MESSAGES[e.code] ?? e.message));
 
   const x = bindExports({ M, io, wipe }, raise);
 
@@ -117,7 +112,6 @@ export function makeGroups({ M, fail, io, wipe }) {
     }
     return false;
   };
-  const recordBytes = (r) => (r == null ? EMPTY : asBytes(r, 'record'));
 
   // --- the functional layer -------------------------------------------------------------------------
 
@@ -190,6 +184,21 @@ export function makeGroups({ M, fail, io, wipe }) {
     if (sk.length !== PUBLIC_KEY_BYTES) throw new WacoreError('ERR_KEY_LENGTH', `signatureKey must be ${PUBLIC_KEY_BYTES} bytes`);
     return x.groupDistributionEncode({ keyId: id >>> 0, iteration: iteration >>> 0, chainKey: ck, signingKey: sk }).bytes;
   }
+
+  // recordFromStored: record bytes from any stored form: the binary form as bytes or base64 text,
+  // Baileys' JSON (the state array, its text, which starts with '[' where base64 never does, or that
+  // text as bytes), or a SenderKeyRecord. recordToStored: 'text' (default), the binary form as base64
+  // text; 'json', Baileys 7's own form, its JSON text as bytes (what its repository's storeSenderKey
+  // writes); 'array', Baileys 6's, the state array itself (recordToJson).
+  const { recordFromStored, recordToStored } = storedForms({
+    name: 'sender key record',
+    jsonStart: '[',
+    toRecordBytes: (value) => toRecordBytes(value),
+    forms: {
+      json: (record) => output(utf8Encoder.encode(JSON.stringify(recordToJson(record)))),
+      array: (record) => recordToJson(record),
+    },
+  });
 
   const senderKeys = Object.freeze({ recordFromJson, recordFromStored, recordToStored, recordToJson, recordInfo, create, process, encrypt, decrypt, distributionInfo });
 
@@ -295,27 +304,7 @@ export function makeGroups({ M, fail, io, wipe }) {
     if (Array.isArray(value) || typeof value === 'string') return recordFromJson(value);
     throw new WacoreError('ERR_TYPE', 'loadSenderKey must return a SenderKeyRecord');
   }
-  /** Record bytes from any stored form: the binary form as bytes or base64 text, Baileys' JSON (the
-   * state array, its text, which starts with '[' where base64 never does, or that text as bytes),
-   * or a SenderKeyRecord. */
-  function recordFromStored(value) {
-    if (typeof value === 'string' && value.trimStart()[0] !== '[') return fromBase64(value, 'sender key record');
-    return toRecordBytes(value);
-  }
-  /** The stored form of record bytes: 'text' (default), the binary form as base64 text; 'json',
-   * Baileys 7's own form, its JSON text as bytes (what its repository's storeSenderKey writes);
-   * 'array', Baileys 6's, the state array itself (recordToJson). */
-  function recordToStored(record, form = 'text') {
-    if (form === 'text') return toBase64Copy(recordBytes(record));
-    if (form === 'json') return output(utf8Encoder.encode(JSON.stringify(recordToJson(record))));
-    if (form === 'array') return recordToJson(record);
-    throw new WacoreError('ERR_TYPE', `form must be 'text', 'json' or 'array', not ${describe(form)}`);
-  }
-  const recordOf = (bytes) => {
-    const r = new SenderKeyRecord();
-    r._set(bytes);
-    return r;
-  };
+  const recordOf = recordMaker(SenderKeyRecord);
   const distributionBytes = (m) => {
     if (ArrayBuffer.isView(m) || m instanceof ArrayBuffer) return asBytes(m, 'distributionMessage');
     if (typeof m?.serialize !== 'function') throw new WacoreError('ERR_TYPE', 'distributionMessage must be bytes or a SenderKeyDistributionMessage');

@@ -3,8 +3,8 @@
 // decryption, the streaming sidecar, and the media-retry helpers. Baileys' names where it has them.
 import { asBytes, describe, optionsOf, textOf, WacoreError } from './core.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
-import { fromBase64 } from './base64.mjs';
-import { makeNative, nativeOf, own } from './native.mjs';
+import { fromBase64 } from './internal/base64.mjs';
+import { makeNative, nativeOf, own } from './internal/native.mjs';
 import { MEDIA_KEY_BYTES, MEDIA_KEYS_BYTES, MEDIA_MAC_BYTES, StreamKind } from './generated/boundary.mjs';
 
 const MEDIA_KEY = MEDIA_KEY_BYTES;

@@ -11,8 +11,9 @@
 //
 // A SessionRecord is plain JS (it holds record bytes, not wasm memory): nothing to free.
 import { asBytes, describe, u32, WacoreError } from './core.mjs';
-import { fromBase64, toBase64Copy } from './base64.mjs';
-import { output } from './output.mjs';
+import { fromBase64 } from './internal/base64.mjs';
+import { raiseWith, recordBytes, recordMaker, storedForms } from './internal/records.mjs';
+import { output } from './internal/output.mjs';
 import { bindExports, PRIVATE_KEY_BYTES, PUBLIC_KEY_BYTES, SIGNATURE_BYTES, MAX_FORWARD_JUMP } from './generated/boundary.mjs';
 
 const PUB = PUBLIC_KEY_BYTES;
@@ -116,15 +117,10 @@ const utf8 = new TextDecoder();
 const utf8Encoder = new TextEncoder();
 
 export function makeSignal({ M, fail, io, wipe }, curve) {
-  const raise = (rc) => {
-    try {
-      fail(rc);
-    } catch (e) {
-      const mapped = SIGNAL_ERRORS[e.code];
-      if (mapped === undefined) throw e;
-      throw new mapped[0](e.code, mapped[1]);
-    }
-  };
+  const raise = raiseWith(fail, (e) => {
+    const mapped = SIGNAL_ERRORS[e.code];
+    return mapped === undefined ? undefined : new mapped[0](e.code, mapped[1]);
+  });
 
   /** A 33-byte public key from 33 (0x05-prefixed) or 32 bytes, as stores hold either. */
   const pub33 = (key, name) => {
@@ -158,7 +154,6 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
   const x = bindExports({ M, io, wipe }, raise);
 
   const EMPTY = new Uint8Array(0);
-  const recordBytes = (r) => (r == null ? EMPTY : asBytes(r, 'record'));
 
   // --- the functional layer -------------------------------------------------------------------------
 
@@ -338,6 +333,18 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
     return { created: r.created, record: r.record };
   }
 
+  // recordFromStored: record bytes from any stored form: the binary form as bytes or as base64 text,
+  // libsignal-node's JSON (object, or text, which starts with '{' where base64 never does), or a
+  // SessionRecord. recordToStored: 'text' (default), the binary form as base64 text, which a key
+  // store, BufferJSON and a cache's size accounting take as one string; or 'json', libsignal-node's
+  // JSON object, which libsignal-node and Baileys' own repository read.
+  const { recordFromStored, recordToStored } = storedForms({
+    name: 'session record',
+    jsonStart: '{',
+    toRecordBytes: (value) => toRecordBytes(value),
+    forms: { json: (record) => recordToJson(record) },
+  });
+
   const signalSessions = Object.freeze({
     recordFromJson,
     recordFromStored,
@@ -452,25 +459,7 @@ export function makeSignal({ M, fail, io, wipe }, curve) {
     if (typeof value === 'object' || typeof value === 'string') return recordFromJson(value);
     throw new WacoreError('ERR_TYPE', 'loadSession must return a SessionRecord');
   }
-  /** Record bytes from any stored form: the binary form as bytes or as base64 text, libsignal-node's
-   * JSON (object, or text, which starts with '{' where base64 never does), or a SessionRecord. */
-  function recordFromStored(value) {
-    if (typeof value === 'string' && value.trimStart()[0] !== '{') return fromBase64(value, 'session record');
-    return toRecordBytes(value);
-  }
-  /** The stored form of record bytes: 'text' (default), the binary form as base64 text, which a key
-   * store, BufferJSON and a cache's size accounting take as one string; or 'json', libsignal-node's
-   * JSON object, which libsignal-node and Baileys' own repository read. */
-  function recordToStored(record, form = 'text') {
-    if (form === 'text') return toBase64Copy(recordBytes(record));
-    if (form === 'json') return recordToJson(record);
-    throw new WacoreError('ERR_TYPE', `form must be 'text' or 'json', not ${describe(form)}`);
-  }
-  const recordOf = (bytes) => {
-    const r = new SessionRecord();
-    r._set(bytes);
-    return r;
-  };
+  const recordOf = recordMaker(SessionRecord);
 
   class SessionBuilder {
     constructor(storage, protocolAddress) {

@@ -4,7 +4,7 @@
 // one marshaller: each export function lays its input out in the I/O buffer, calls the wasm
 // export, reads the output into fresh copies, and wipes both in a finally.
 import { WacoreError } from '../core.mjs';
-import { W, runExport } from '../boundary-runtime.mjs';
+import { W, runExport } from '../internal/boundary-runtime.mjs';
 
 export const BOUNDARY_DIGEST = 0x81706283;
 

@@ -1,7 +1,7 @@
 // Where bulk crypto runs: in node:crypto where it is there (Node, Bun, Deno) for inputs of
 // NATIVE_FROM bytes or more, in wasm otherwise. Shared by the one-shot SHA-2, HMAC and AES calls
 // (crypto.mjs) and whole-file media (media.mjs); docs/crypto.md has the measurements.
-import { WacoreError } from './core.mjs';
+import { WacoreError } from '../core.mjs';
 
 /** From this many bytes of data node:crypto is faster for each of the calls, below about the same. */
 export const NATIVE_FROM = 1024;
