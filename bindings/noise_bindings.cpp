@@ -15,6 +15,7 @@
 #include "binary/codec.h"
 #include "binary/tape.h"
 #include "common/error.h"
+#include "generated/boundary.h"
 #include "guard.h"
 #include "noise/noise.h"
 
@@ -23,11 +24,11 @@ namespace {
 using wacore::Error;
 namespace ns = wacore::noise;
 
-// What the last call produced, read by the JS side from memory (32-bit words, in this order).
-struct NoiseResult {
-  uint32_t out, out_len, count, done;
-};
-NoiseResult g_result;
+// What the last call produced, read by the JS side from memory: the u32 words of NoiseResultWord.
+using wacore::bindings::wire::NoiseResultWord;
+uint32_t g_result[4];
+static_assert(static_cast<int>(NoiseResultWord::kDone) == 3, "g_result holds every NoiseResultWord");
+void set(NoiseResultWord w, uint32_t v) { g_result[static_cast<int>(w)] = v; }
 std::vector<uint8_t> g_out;     // reused: steady use allocates nothing
 std::vector<uint8_t> g_encoded; // binary-encoded node before encryption (encodeFrame)
 
@@ -45,10 +46,10 @@ int publish(Error e, size_t count = 0, bool done = true) {
     if (!g_out.empty()) sodium_memzero(g_out.data(), g_out.size());
     g_out.clear();
   }
-  g_result.out = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(g_out.data()));
-  g_result.out_len = static_cast<uint32_t>(g_out.size());
-  g_result.count = static_cast<uint32_t>(count);
-  g_result.done = done ? 1 : 0;
+  set(NoiseResultWord::kOut, static_cast<uint32_t>(reinterpret_cast<uintptr_t>(g_out.data())));
+  set(NoiseResultWord::kOutLength, static_cast<uint32_t>(g_out.size()));
+  set(NoiseResultWord::kCount, static_cast<uint32_t>(count));
+  set(NoiseResultWord::kDone, done ? 1 : 0);
   return static_cast<int>(e);
 }
 void reset_out() {
@@ -69,14 +70,15 @@ int run(F&& body) noexcept {
   return publish(Error::out_of_memory);
 }
 
-uintptr_t noise_result() { return reinterpret_cast<uintptr_t>(&g_result); }
+uintptr_t noise_result() { return reinterpret_cast<uintptr_t>(g_result); }
 
-// role: 0 client, 1 responder. ephemeral: address of 32 bytes, or 0 for a fresh key. Returns a
+// role: a NoiseRole (0 client, otherwise responder). ephemeral: address of 32 bytes, or 0 for a fresh key. Returns a
 // handle (> 0), 0 when out of memory, or -error.
 int noise_create(int role, int dict, uintptr_t routing, size_t routing_len, uintptr_t ephemeral, size_t max_frame) {
   std::unique_ptr<ns::Connection> c(new (std::nothrow) ns::Connection());
   if (c == nullptr) return 0;
-  const Error e = c->init(role == 0 ? ns::Connection::Role::client : ns::Connection::Role::responder,
+  const bool client = role == static_cast<int>(wacore::bindings::wire::NoiseRole::kClient);
+  const Error e = c->init(client ? ns::Connection::Role::client : ns::Connection::Role::responder,
                           static_cast<uint8_t>(dict), bytes(routing, routing_len),
                           ephemeral != 0 ? at(ephemeral) : nullptr, max_frame);
   if (e != Error::ok) {

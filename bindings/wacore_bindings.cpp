@@ -335,6 +335,10 @@ int stream_update(uintptr_t handle, uintptr_t in, size_t len, uintptr_t out) {
   }
 }
 
+// Where a media stream's final() puts the two file hashes.
+constexpr size_t kSha256At = wacore::bindings::wire::kMediaFinalTailBytes;
+constexpr size_t kEncSha256At = kSha256At + wacore::bindings::wire::kSha256Bytes;
+
 // Finishes the stream and frees it. out receives the last bytes (CBC: up to 16; GCM encrypt: the
 // tag; hashes: the digest); tag is the expected tag for GCM decryption. Returns bytes written or
 // -error.
@@ -360,14 +364,14 @@ int stream_final(uintptr_t handle, uintptr_t out, uintptr_t tag, size_t tag_len)
       result = -rc(e);
       break;
     }
-    // Media: out receives the last bytes at out, fileSha256 at out + 32, fileEncSha256 at out + 64.
+    // Media: out receives the last bytes, then fileSha256 and fileEncSha256 (MEDIA_FINAL_TAIL_BYTES on).
     case kMediaEncrypt:
-      s.media_enc.final(at(out), at(out + 32), at(out + 64));
+      s.media_enc.final(at(out), at(out + kSha256At), at(out + kEncSha256At));
       result = 16 + static_cast<int>(wacore::media::kMacBytes);
       break;
     case kMediaDecrypt: {
       size_t n = 0;
-      const Error e = s.media_dec.final(at(out), &n, at(out + 32), at(out + 64));
+      const Error e = s.media_dec.final(at(out), &n, at(out + kSha256At), at(out + kEncSha256At));
       result = e == Error::ok ? static_cast<int>(n) : -rc(e);
       break;
     }

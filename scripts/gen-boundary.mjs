@@ -144,10 +144,11 @@ function cppHeader() {
   w();
   w(`inline constexpr uint32_t kBoundaryDigest = ${hex};`);
   w();
-  w('// Constants, each checked against the core so that the JS side cannot drift from it.');
+  w('// Constants: those of the core are checked against it, so that the JS side cannot drift from it.');
   for (const [name, c] of Object.entries(constants)) {
     w(`inline constexpr size_t ${kName(name)} = ${c.value};  // ${c.doc}`);
-    w(`static_assert(${kName(name)} == (${c.cpp}), "${SOURCE}: ${name} disagrees with ${c.cpp.replace(/"/g, '')}");`);
+    // A constant of the core is checked against it; one of the boundary alone (no cpp) is not.
+    if (c.cpp !== undefined) w(`static_assert(${kName(name)} == (${c.cpp}), "${SOURCE}: ${name} disagrees with ${c.cpp.replace(/"/g, '')}");`);
   }
   w();
   for (const [name, e] of Object.entries(enums)) {
@@ -266,7 +267,7 @@ function jsModule() {
   w(`export const BOUNDARY_DIGEST = ${hex};`);
   w();
   for (const [name, c] of Object.entries(constants)) {
-    w(`/** ${c.doc} (${c.cpp}) */`);
+    w(`/** ${c.doc} (${c.cpp ?? 'the boundary\'s own'}) */`);
     w(`export const ${name} = ${c.value};`);
   }
   w();

@@ -13,6 +13,7 @@
 
 #include "appstate/appstate.h"
 #include "appstate/patch.h"
+#include "binary/tape.h"
 #include "crypto/aes_modes.h"
 #include "crypto/curve25519.h"
 #include "crypto/hash.h"
@@ -24,9 +25,9 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x81706283;
+inline constexpr uint32_t kBoundaryDigest = 0x630658f9;
 
-// Constants, each checked against the core so that the JS side cannot drift from it.
+// Constants: those of the core are checked against it, so that the JS side cannot drift from it.
 inline constexpr size_t kPublicKeyBytes = 33;  // a Curve25519 public key with libsignal's type byte 0x05
 static_assert(kPublicKeyBytes == (wacore::curve::kPublicKeyBytes), "bindings/boundary.json: PUBLIC_KEY_BYTES disagrees with wacore::curve::kPublicKeyBytes");
 inline constexpr size_t kPrivateKeyBytes = 32;  // a Curve25519 private key
@@ -55,8 +56,17 @@ inline constexpr size_t kMediaKeyBytes = 32;  // a media key before expansion
 static_assert(kMediaKeyBytes == (wacore::media::kMediaKeyBytes), "bindings/boundary.json: MEDIA_KEY_BYTES disagrees with wacore::media::kMediaKeyBytes");
 inline constexpr size_t kMediaMacBytes = 10;  // the truncated HMAC at the end of an upload
 static_assert(kMediaMacBytes == (wacore::media::kMacBytes), "bindings/boundary.json: MEDIA_MAC_BYTES disagrees with wacore::media::kMacBytes");
+inline constexpr size_t kMediaFinalTailBytes = 32;  // room for the last bytes a media stream's final() writes (at most one block and the MAC) before its two SHA-256 hashes
 inline constexpr size_t kMediaKeysBytes = 112;  // the expanded media keys a media stream takes: IV, cipher key, MAC key, ref key
 static_assert(kMediaKeysBytes == (sizeof(wacore::media::Keys)), "bindings/boundary.json: MEDIA_KEYS_BYTES disagrees with sizeof(wacore::media::Keys)");
+inline constexpr size_t kTapeContentNone = 0;  // a node description's content word: no content
+static_assert(kTapeContentNone == (wacore::binary::kContentNone), "bindings/boundary.json: TAPE_CONTENT_NONE disagrees with wacore::binary::kContentNone");
+inline constexpr size_t kTapeContentText = 1;  // content word: text (a string reference follows)
+static_assert(kTapeContentText == (wacore::binary::kContentText), "bindings/boundary.json: TAPE_CONTENT_TEXT disagrees with wacore::binary::kContentText");
+inline constexpr size_t kTapeContentBytes = 2;  // content word: bytes (offset and length in the byte area follow)
+static_assert(kTapeContentBytes == (wacore::binary::kContentBytes), "bindings/boundary.json: TAPE_CONTENT_BYTES disagrees with wacore::binary::kContentBytes");
+inline constexpr size_t kTapeContentChildren = 3;  // content word: children (their count and the nodes follow)
+static_assert(kTapeContentChildren == (wacore::binary::kContentChildren), "bindings/boundary.json: TAPE_CONTENT_CHILDREN disagrees with wacore::binary::kContentChildren");
 inline constexpr size_t kNoiseKeyBytes = 32;  // Noise static and ephemeral keys
 static_assert(kNoiseKeyBytes == (wacore::noise::kKeyBytes), "bindings/boundary.json: NOISE_KEY_BYTES disagrees with wacore::noise::kKeyBytes");
 inline constexpr size_t kNoiseMaxFrameBytes = 16777215;  // the longest frame the 3-byte length prefix can announce
@@ -88,6 +98,24 @@ enum class StreamKind : int {
 };
 inline constexpr int kStreamKindFirst = 1;
 inline constexpr int kStreamKindLast = 11;
+
+// which side a Noise connection (wacore_noiseCreate) plays
+enum class NoiseRole : int {
+  kClient = 0,
+  kResponder = 1,
+};
+inline constexpr int kNoiseRoleFirst = 0;
+inline constexpr int kNoiseRoleLast = 1;
+
+// the u32 words of the result every Noise call leaves at wacore_noiseResult()
+enum class NoiseResultWord : int {
+  kOut = 0,
+  kOutLength = 1,
+  kCount = 2,
+  kDone = 3,
+};
+inline constexpr int kNoiseResultWordFirst = 0;
+inline constexpr int kNoiseResultWordLast = 3;
 
 // the one-shot digests and MACs (wacore_sha, wacore_hmac)
 enum class HashKind : int {

@@ -7,11 +7,12 @@
 //    other strings as UTF-8), and one call turns it into wire bytes.
 // A decoded node is plain JS: nothing to free.
 import { asBytes, WacoreError } from './core.mjs';
+import { TAPE_CONTENT_BYTES, TAPE_CONTENT_CHILDREN, TAPE_CONTENT_NONE, TAPE_CONTENT_TEXT } from './generated/boundary.mjs';
 
-const CONTENT_NONE = 0;
-const CONTENT_TEXT = 1;
-const CONTENT_BYTES = 2;
-const CONTENT_CHILDREN = 3;
+const CONTENT_NONE = TAPE_CONTENT_NONE;
+const CONTENT_TEXT = TAPE_CONTENT_TEXT;
+const CONTENT_BYTES = TAPE_CONTENT_BYTES;
+const CONTENT_CHILDREN = TAPE_CONTENT_CHILDREN;
 
 const utf8 = new TextDecoder('utf-8');
 const utf8Encoder = new TextEncoder();

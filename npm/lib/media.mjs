@@ -5,11 +5,15 @@ import { asBytes, describe, optionsOf, textOf, WacoreError } from './core.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
 import { fromBase64 } from './internal/base64.mjs';
 import { makeNative, nativeOf, own } from './internal/native.mjs';
-import { MEDIA_KEY_BYTES, MEDIA_KEYS_BYTES, MEDIA_MAC_BYTES, StreamKind } from './generated/boundary.mjs';
+import { MEDIA_FINAL_TAIL_BYTES, MEDIA_KEY_BYTES, MEDIA_KEYS_BYTES, MEDIA_MAC_BYTES, SHA256_BYTES, StreamKind } from './generated/boundary.mjs';
 
 const MEDIA_KEY = MEDIA_KEY_BYTES;
 const MAC = MEDIA_MAC_BYTES;
 const KEYS = MEDIA_KEYS_BYTES;
+// What a media stream's final() writes: the last bytes, then fileSha256 and fileEncSha256.
+const TAIL = MEDIA_FINAL_TAIL_BYTES;
+const FINAL_BYTES = TAIL + 2 * SHA256_BYTES;
+const finalOf = ({ n, out }) => ({ tail: out.slice(0, n), fileSha256: out.slice(TAIL, TAIL + SHA256_BYTES), fileEncSha256: out.slice(TAIL + SHA256_BYTES, FINAL_BYTES) });
 const MEDIA_ENCRYPT = StreamKind.mediaEncrypt;
 const MEDIA_DECRYPT = StreamKind.mediaDecrypt;
 
@@ -268,8 +272,7 @@ export function makeMedia(core, crypto) {
       super(MEDIA_ENCRYPT, mediaKey, mediaType);
     }
     final() {
-      const { n, out } = this[FINISH](96, undefined, true);
-      return { tail: out.slice(0, n), fileSha256: out.slice(32, 64), fileEncSha256: out.slice(64, 96) };
+      return finalOf(this[FINISH](FINAL_BYTES, undefined, true));
     }
   }
 
@@ -281,8 +284,7 @@ export function makeMedia(core, crypto) {
       super(MEDIA_DECRYPT, mediaKey, mediaType);
     }
     final() {
-      const { n, out } = this[FINISH](96, undefined, true);
-      return { tail: out.slice(0, n), fileSha256: out.slice(32, 64), fileEncSha256: out.slice(64, 96) };
+      return finalOf(this[FINISH](FINAL_BYTES, undefined, true));
     }
   }
 

@@ -14,11 +14,16 @@
 // and frees it. An object dropped without free() is freed when garbage-collected, later and without
 // guarantee.
 import { asBytes, asOptionalBytes, optionsOf, WacoreError } from './core.mjs';
-import { NOISE_KEY_BYTES, NOISE_MAX_FRAME_BYTES } from './generated/boundary.mjs';
+import { NOISE_KEY_BYTES, NOISE_MAX_FRAME_BYTES, NoiseResultWord, NoiseRole } from './generated/boundary.mjs';
 
 const KEY = NOISE_KEY_BYTES;
-const CLIENT = 0;
-const RESPONDER = 1;
+const CLIENT = NoiseRole.client;
+const RESPONDER = NoiseRole.responder;
+// The words of the result each call leaves (NoiseResultWord).
+const OUT = NoiseResultWord.out;
+const OUT_LENGTH = NoiseResultWord.outLength;
+const COUNT = NoiseResultWord.count;
+const DONE = NoiseResultWord.done;
 const MAX_FRAME = NOISE_MAX_FRAME_BYTES;
 const EMPTY = new Uint8Array(0);
 
@@ -31,7 +36,7 @@ const DEFAULT_ROOT = fromHex(WA_CERT_ROOT_HEX);
 
 export function makeNoise(core, binary) {
   const { M, fail, io, wipe } = core;
-  const R = M._wacore_noiseResult() >> 2; // NoiseResult: out, outLength, count, done
+  const R = M._wacore_noiseResult() >> 2;
   const registry = new FinalizationRegistry((h) => M._wacore_noiseFree(h));
 
   const key32 = (k, name) => {
@@ -44,10 +49,10 @@ export function makeNoise(core, binary) {
     return d;
   };
   const output = () => {
-    const p = M.HEAP32[R];
-    return M.HEAPU8.slice(p, p + M.HEAP32[R + 1]);
+    const p = M.HEAP32[R + OUT];
+    return M.HEAPU8.slice(p, p + M.HEAP32[R + OUT_LENGTH]);
   };
-  const done = () => M.HEAP32[R + 3] === 1;
+  const done = () => M.HEAP32[R + DONE] === 1;
   const hi = (n) => Math.floor(n / 2 ** 32) >>> 0;
   const lo = (n) => n >>> 0;
   const seconds = (n, name) => {
@@ -180,7 +185,7 @@ export function makeNoise(core, binary) {
     decryptFrames(chunk) {
       const rc = this.#feed(chunk);
       const frames = [];
-      const count = M.HEAP32[R + 2];
+      const count = M.HEAP32[R + COUNT];
       if (count > 0) {
         const out = output();
         const view = new DataView(out.buffer);
@@ -189,7 +194,7 @@ export function makeNoise(core, binary) {
           frames.push(out.subarray(off + 4, off + 4 + n));
           off += 4 + n;
         }
-        wipe(M.HEAP32[R], out.length);
+        wipe(M.HEAP32[R + OUT], out.length);
       }
       if (rc !== 0) this.#fail(rc, frames);
       return frames;
@@ -203,12 +208,12 @@ export function makeNoise(core, binary) {
      * failure (ERR_AUTH_TAG) takes precedence, as in decryptFrames. */
     decodeFrames(chunk) {
       const rc = this.#feed(chunk);
-      const count = M.HEAP32[R + 2];
+      const count = M.HEAP32[R + COUNT];
       const nodes = [];
       const undecodable = [];
       if (count > 0) {
-        const at = M.HEAP32[R];
-        const total = M.HEAP32[R + 1];
+        const at = M.HEAP32[R + OUT];
+        const total = M.HEAP32[R + OUT_LENGTH];
         const d = this.dictionary;
         try {
           for (let i = 0, off = at; i < count; i++) {
@@ -338,7 +343,7 @@ export function makeNoise(core, binary) {
       if (rc !== 0) fail(rc);
       if (!done()) return null;
       const out = output();
-      wipe(M.HEAP32[R], out.length);
+      wipe(M.HEAP32[R + OUT], out.length);
       return { staticKey: out.slice(0, KEY), payload: out.slice(KEY) };
     }
     finish() {

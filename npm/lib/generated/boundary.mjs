@@ -6,7 +6,7 @@
 import { WacoreError } from '../core.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x81706283;
+export const BOUNDARY_DIGEST = 0x630658f9;
 
 /** a Curve25519 public key with libsignal's type byte 0x05 (wacore::curve::kPublicKeyBytes) */
 export const PUBLIC_KEY_BYTES = 33;
@@ -36,8 +36,18 @@ export const MAX_SENDER_FORWARD_JUMP = 25000;
 export const MEDIA_KEY_BYTES = 32;
 /** the truncated HMAC at the end of an upload (wacore::media::kMacBytes) */
 export const MEDIA_MAC_BYTES = 10;
+/** room for the last bytes a media stream's final() writes (at most one block and the MAC) before its two SHA-256 hashes (the boundary's own) */
+export const MEDIA_FINAL_TAIL_BYTES = 32;
 /** the expanded media keys a media stream takes: IV, cipher key, MAC key, ref key (sizeof(wacore::media::Keys)) */
 export const MEDIA_KEYS_BYTES = 112;
+/** a node description's content word: no content (wacore::binary::kContentNone) */
+export const TAPE_CONTENT_NONE = 0;
+/** content word: text (a string reference follows) (wacore::binary::kContentText) */
+export const TAPE_CONTENT_TEXT = 1;
+/** content word: bytes (offset and length in the byte area follow) (wacore::binary::kContentBytes) */
+export const TAPE_CONTENT_BYTES = 2;
+/** content word: children (their count and the nodes follow) (wacore::binary::kContentChildren) */
+export const TAPE_CONTENT_CHILDREN = 3;
 /** Noise static and ephemeral keys (wacore::noise::kKeyBytes) */
 export const NOISE_KEY_BYTES = 32;
 /** the longest frame the 3-byte length prefix can announce (wacore::noise::kMaxFrameBytes) */
@@ -55,6 +65,10 @@ export const APPSTATE_MAX_MUTATIONS = 100000;
 
 /** what a stream handle (wacore_streamCreate) computes */
 export const StreamKind = Object.freeze({ cbcEncrypt: 1, cbcDecrypt: 2, ctr: 3, gcmEncrypt: 4, gcmDecrypt: 5, sha256: 6, sha512: 7, hmacSha256: 8, hmacSha512: 9, mediaEncrypt: 10, mediaDecrypt: 11 });
+/** which side a Noise connection (wacore_noiseCreate) plays */
+export const NoiseRole = Object.freeze({ client: 0, responder: 1 });
+/** the u32 words of the result every Noise call leaves at wacore_noiseResult() */
+export const NoiseResultWord = Object.freeze({ out: 0, outLength: 1, count: 2, done: 3 });
 /** the one-shot digests and MACs (wacore_sha, wacore_hmac) */
 export const HashKind = Object.freeze({ sha256: 0, sha512: 1, md5: 2 });
 
