@@ -14,6 +14,7 @@
 #include <cstring>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "appstate/appstate.h"
 #include "binary/codec.h"
@@ -538,9 +539,32 @@ int appstate_decrypt_value(uintptr_t keys, int op, uintptr_t key_id, size_t key_
 
 }  // namespace
 
+// --- media retry (generated exports, bindings/boundary.json) ------------------------------------------
+namespace wacore::bindings::impl {
+
+int media_retry_seal(const wire::MediaRetrySealIn& in) {
+  std::vector<uint8_t> sealed(in.plaintext.size() + wacore::aes::kGcmTagBytes);
+  uint8_t iv[wacore::media::kRetryNonceBytes];
+  const Error e = wacore::media::retry_seal(in.media_key, in.message_id, in.plaintext, iv, sealed.data());
+  if (e != Error::ok) return rc(e);
+  return emit(wire::MediaRetrySealOut{.iv = std::span<const uint8_t, sizeof iv>(iv), .ciphertext = sealed});
+}
+
+int media_retry_open(const wire::MediaRetryOpenIn& in) {
+  if (in.ciphertext.size() < wacore::aes::kGcmTagBytes) return rc(Error::data_length);
+  std::vector<uint8_t> plain(in.ciphertext.size() - wacore::aes::kGcmTagBytes);
+  const Error e = wacore::media::retry_open(in.media_key, in.message_id, in.iv, in.ciphertext, plain.data());
+  const int result = e != Error::ok ? rc(e) : emit(wire::SecretOut{.bytes = plain});
+  sodium_memzero(plain.data(), plain.size());
+  return result;
+}
+
+}  // namespace wacore::bindings::impl
+
 // The codec's two entry points: they run thousands of times a minute on small stanzas, where embind's
 // generic invoker (the only one available without eval, -sDYNAMIC_EXECUTION=0) would cost more than
 // the decoding itself. The JS side calls Module._wacore_binary_decode/_encode.
+
 extern "C" {
 EMSCRIPTEN_KEEPALIVE int wacore_binary_decode(uintptr_t in, size_t len, int dict) {
   const int r = wacore::bindings::guard(wacore::bindings::kOutOfMemory, [&] { return binary_decode(in, len, dict); });

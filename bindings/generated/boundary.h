@@ -25,7 +25,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x630658f9;
+inline constexpr uint32_t kBoundaryDigest = 0x9562318e;
 
 // Constants: those of the core are checked against it, so that the JS side cannot drift from it.
 inline constexpr size_t kPublicKeyBytes = 33;  // a Curve25519 public key with libsignal's type byte 0x05
@@ -56,6 +56,8 @@ inline constexpr size_t kMediaKeyBytes = 32;  // a media key before expansion
 static_assert(kMediaKeyBytes == (wacore::media::kMediaKeyBytes), "bindings/boundary.json: MEDIA_KEY_BYTES disagrees with wacore::media::kMediaKeyBytes");
 inline constexpr size_t kMediaMacBytes = 10;  // the truncated HMAC at the end of an upload
 static_assert(kMediaMacBytes == (wacore::media::kMacBytes), "bindings/boundary.json: MEDIA_MAC_BYTES disagrees with wacore::media::kMacBytes");
+inline constexpr size_t kMediaRetryIvBytes = 12;  // the IV a media-retry payload is sealed with
+static_assert(kMediaRetryIvBytes == (wacore::media::kRetryNonceBytes), "bindings/boundary.json: MEDIA_RETRY_IV_BYTES disagrees with wacore::media::kRetryNonceBytes");
 inline constexpr size_t kMediaFinalTailBytes = 32;  // room for the last bytes a media stream's final() writes (at most one block and the MAC) before its two SHA-256 hashes
 inline constexpr size_t kMediaKeysBytes = 112;  // the expanded media keys a media stream takes: IV, cipher key, MAC key, ref key
 static_assert(kMediaKeysBytes == (sizeof(wacore::media::Keys)), "bindings/boundary.json: MEDIA_KEYS_BYTES disagrees with sizeof(wacore::media::Keys)");
@@ -494,6 +496,50 @@ inline void write(Output& o, const BytesOut& v) {
   o.bytes(v.bytes);
 }
 
+// MediaRetrySealIn
+struct MediaRetrySealIn {
+  std::span<const uint8_t, 32> media_key = zeros<32>();  // secret
+  std::span<const uint8_t> message_id;
+  std::span<const uint8_t> plaintext;  // secret
+};
+inline void read(Cursor& c, MediaRetrySealIn& v) {
+  v.media_key = c.bytes<32>();
+  v.message_id = c.field();
+  v.plaintext = c.rest();
+}
+
+// MediaRetrySealOut
+struct MediaRetrySealOut {
+  std::span<const uint8_t, 12> iv = zeros<12>();
+  std::span<const uint8_t> ciphertext;
+};
+inline void write(Output& o, const MediaRetrySealOut& v) {
+  o.bytes(v.iv);
+  o.bytes(v.ciphertext);
+}
+
+// MediaRetryOpenIn
+struct MediaRetryOpenIn {
+  std::span<const uint8_t, 32> media_key = zeros<32>();  // secret
+  std::span<const uint8_t> message_id;
+  std::span<const uint8_t> iv;
+  std::span<const uint8_t> ciphertext;
+};
+inline void read(Cursor& c, MediaRetryOpenIn& v) {
+  v.media_key = c.bytes<32>();
+  v.message_id = c.field();
+  v.iv = c.field();
+  v.ciphertext = c.rest();
+}
+
+// one secret output
+struct SecretOut {
+  std::span<const uint8_t> bytes;  // secret
+};
+inline void write(Output& o, const SecretOut& v) {
+  o.bytes(v.bytes);
+}
+
 // SyncdRecord
 struct SyncdRecord {
   std::span<const uint8_t> index;
@@ -711,6 +757,8 @@ int group_encrypt(const wire::RecordMessageIn& in);  // encrypts a group message
 int group_decrypt(const wire::RecordMessageIn& in);  // decrypts a group message
 int group_distribution_info(const wire::BytesIn& in);  // the fields of a distribution message
 int group_distribution_encode(const wire::SenderKeyDistribution& in);  // a distribution message from its fields
+int media_retry_seal(const wire::MediaRetrySealIn& in);  // seals a media-retry payload under a fresh IV
+int media_retry_open(const wire::MediaRetryOpenIn& in);  // opens a media-retry payload
 int appstate_decode_patch(const wire::BytesIn& in);  // SyncdPatch bytes to its fields
 int appstate_decode_snapshot(const wire::BytesIn& in);  // SyncdSnapshot bytes to its fields
 int appstate_decode_mutations(const wire::BytesIn& in);  // SyncdMutations bytes (an external blob) to its mutations

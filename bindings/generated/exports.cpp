@@ -70,6 +70,12 @@ EMSCRIPTEN_KEEPALIVE int wacore_groupDistributionInfo(uintptr_t in, size_t len) 
 EMSCRIPTEN_KEEPALIVE int wacore_groupDistributionEncode(uintptr_t in, size_t len) {
   return b::run_export(in, len, b::parse_and_run<b::wire::SenderKeyDistribution, b::impl::group_distribution_encode>);
 }
+EMSCRIPTEN_KEEPALIVE int wacore_mediaRetrySeal(uintptr_t in, size_t len) {
+  return b::run_export(in, len, b::parse_and_run<b::wire::MediaRetrySealIn, b::impl::media_retry_seal>);
+}
+EMSCRIPTEN_KEEPALIVE int wacore_mediaRetryOpen(uintptr_t in, size_t len) {
+  return b::run_export(in, len, b::parse_and_run<b::wire::MediaRetryOpenIn, b::impl::media_retry_open>);
+}
 EMSCRIPTEN_KEEPALIVE int wacore_appstateDecodePatch(uintptr_t in, size_t len) {
   return b::run_export(in, len, b::parse_and_run<b::wire::BytesIn, b::impl::appstate_decode_patch>);
 }

@@ -25,7 +25,7 @@ const DIGEST_BYTES = {
 export function makeCrypto(core) {
   const { M, fail, failCode, io, put, wipe } = core;
 
-  // node:crypto for large one-shot inputs (lib/native.mjs): same bytes, same errors.
+  // node:crypto for large one-shot inputs (lib/internal/native.mjs): same bytes, same errors.
   const nodeFor = makeNative(core);
   const NODE_HASH = { [HashKind.sha256]: 'sha256', [HashKind.sha512]: 'sha512' };
 

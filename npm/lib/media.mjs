@@ -5,7 +5,7 @@ import { asBytes, describe, optionsOf, textOf, WacoreError } from './core.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
 import { fromBase64 } from './internal/base64.mjs';
 import { makeNative, nativeOf, own } from './internal/native.mjs';
-import { MEDIA_FINAL_TAIL_BYTES, MEDIA_KEY_BYTES, MEDIA_KEYS_BYTES, MEDIA_MAC_BYTES, SHA256_BYTES, StreamKind } from './generated/boundary.mjs';
+import { bindExports, MEDIA_FINAL_TAIL_BYTES, MEDIA_KEY_BYTES, MEDIA_KEYS_BYTES, MEDIA_MAC_BYTES, SHA256_BYTES, StreamKind } from './generated/boundary.mjs';
 
 const MEDIA_KEY = MEDIA_KEY_BYTES;
 const MAC = MEDIA_MAC_BYTES;
@@ -42,7 +42,6 @@ export const MEDIA_HKDF_KEY_MAPPING = Object.freeze({
 });
 
 const utf8 = new TextEncoder();
-const RETRY_INFO = 'WhatsApp Media Retry Notification';
 
 export function makeMedia(core, crypto) {
   const { M, fail, io, wipe } = core;
@@ -81,7 +80,7 @@ export function makeMedia(core, crypto) {
     return { iv: k.slice(0, 16), cipherKey: k.slice(16, 48), macKey: k.slice(48, 80), refKey: k.slice(80, KEYS) };
   }
 
-  // The native path (lib/native.mjs): where node:crypto is there, the bulk AES-CBC, HMAC and
+  // The native path (lib/internal/native.mjs): where node:crypto is there, the bulk AES-CBC, HMAC and
   // SHA-256 of whole files of 1 KiB or more run in it (AES-NI), unless { native: false };
   // { native: true } asks for it at any size. Same protocol steps, same bytes and errors (the
   // tests compare); keys are still derived here.
@@ -379,27 +378,20 @@ export function makeMedia(core, crypto) {
     });
   }
 
-  const retryKey = (mediaKey) => crypto.hkdf(mediaKeyOf(mediaKey), 32, { info: utf8.encode(RETRY_INFO) });
+  // Media retry (src/media/media.h: retry_seal, retry_open), through the generated marshaller.
+  const x = bindExports(core, fail);
+  const messageIdBytes = (messageId) => utf8.encode(textOf(messageId, 'messageId'));
 
   /** Media-retry payload: AES-256-GCM under HKDF(mediaKey, "WhatsApp Media Retry Notification"),
-   * a random 12-byte IV, the message id as AAD. Returns { ciphertext, iv }. */
+   * a fresh 12-byte IV, the message id as AAD. Returns { ciphertext, iv }. */
   function encryptMediaRetryData(mediaKey, messageId, data) {
-    const key = retryKey(mediaKey);
-    const iv = globalThis.crypto.getRandomValues(new Uint8Array(12));
-    try {
-      return { ciphertext: crypto.aesGcmSeal(key, iv, asBytes(data, 'data'), utf8.encode(textOf(messageId, 'messageId'))), iv };
-    } finally {
-      key.fill(0);
-    }
+    const r = x.mediaRetrySeal({ mediaKey: mediaKeyOf(mediaKey), messageId: messageIdBytes(messageId), plaintext: asBytes(data, 'data') });
+    return { ciphertext: r.ciphertext, iv: r.iv };
   }
 
+  /** The payload encryptMediaRetryData sealed; ERR_AUTH_TAG if the key, message id, IV or bytes differ. */
   function decryptMediaRetryData(mediaKey, messageId, ciphertext, iv) {
-    const key = retryKey(mediaKey);
-    try {
-      return crypto.aesGcmOpen(key, asBytes(iv, 'iv'), asBytes(ciphertext, 'ciphertext'), utf8.encode(textOf(messageId, 'messageId')));
-    } finally {
-      key.fill(0);
-    }
+    return x.mediaRetryOpen({ mediaKey: mediaKeyOf(mediaKey), messageId: messageIdBytes(messageId), iv: asBytes(iv, 'iv'), ciphertext: asBytes(ciphertext, 'ciphertext') }).bytes;
   }
 
   return {

@@ -6,6 +6,7 @@
 
 #include "common/bytes.h"
 #include "common/ct.h"
+#include "common/random.h"
 
 namespace wacore::media {
 namespace {
@@ -21,6 +22,12 @@ void init_states(Stream& s, const Keys& keys) {
   s.mac.update({keys.iv, sizeof keys.iv});
   s.plain_hash.init(hash::Algorithm::sha256);
   s.enc_hash.init(hash::Algorithm::sha256);
+}
+
+// The media-retry key: HKDF-SHA256(media key, no salt, kRetryInfo, 32).
+Error retry_key(std::span<const uint8_t> media_key, uint8_t key[aes::kKeyBytes]) noexcept {
+  if (media_key.size() != kMediaKeyBytes) return Error::key_length;
+  return hash::hkdf(media_key, {}, text(kRetryInfo), {key, aes::kKeyBytes});
 }
 
 }  // namespace
@@ -220,6 +227,27 @@ void sidecar(const Keys& keys, std::span<const uint8_t> upload, uint8_t* out) no
     m.final(full);
     std::memcpy(out + n * kMacBytes, full, kMacBytes);
   }
+}
+
+// --- media retry ---------------------------------------------------------------------------------------
+
+Error retry_seal(std::span<const uint8_t> media_key, std::span<const uint8_t> message_id,
+                 std::span<const uint8_t> plaintext, uint8_t iv[kRetryNonceBytes], uint8_t* out) noexcept {
+  uint8_t key[aes::kKeyBytes];
+  Error e = retry_key(media_key, key);
+  if (e == Error::ok) e = random_bytes(iv, kRetryNonceBytes);
+  if (e == Error::ok) e = aes::gcm_seal(key, {iv, kRetryNonceBytes}, message_id, plaintext.data(), plaintext.size(), out);
+  sodium_memzero(key, sizeof key);
+  return e;
+}
+
+Error retry_open(std::span<const uint8_t> media_key, std::span<const uint8_t> message_id, std::span<const uint8_t> iv,
+                 std::span<const uint8_t> sealed, uint8_t* out) noexcept {
+  uint8_t key[aes::kKeyBytes];
+  Error e = retry_key(media_key, key);
+  if (e == Error::ok) e = aes::gcm_open(key, iv, message_id, sealed.data(), sealed.size(), out);
+  sodium_memzero(key, sizeof key);
+  return e;
 }
 
 }  // namespace wacore::media

@@ -77,6 +77,17 @@ void encrypt(const Keys& keys, std::span<const uint8_t> plaintext, uint8_t* out,
 Error decrypt(const Keys& keys, std::span<const uint8_t> upload, const uint8_t* expected_enc_sha256,
               const uint8_t* expected_sha256, uint8_t* out, size_t* out_len) noexcept;
 
+// Media retry (the re-upload request for expired media): AES-256-GCM under
+// HKDF-SHA256(media key, no salt, kRetryInfo, 32), the message id as additional data.
+// retry_seal draws a fresh kRetryNonceBytes IV into `iv` and writes ciphertext || tag
+// (plaintext.size() + 16 bytes) to out. retry_open takes the IV the notification carries (any
+// non-empty length, as GCM allows) and writes sealed.size() - 16 bytes to out, only if the tag is
+// valid. Errors: key_length, entropy (seal), iv_length, data_length, auth_tag (open).
+Error retry_seal(std::span<const uint8_t> media_key, std::span<const uint8_t> message_id,
+                 std::span<const uint8_t> plaintext, uint8_t iv[kRetryNonceBytes], uint8_t* out) noexcept;
+Error retry_open(std::span<const uint8_t> media_key, std::span<const uint8_t> message_id, std::span<const uint8_t> iv,
+                 std::span<const uint8_t> sealed, uint8_t* out) noexcept;
+
 // Decrypts whole blocks from the middle of a file: prev_block is the ciphertext block before them
 // (the IV for the first block of the file), ciphertext a multiple of 16 bytes. No MAC is checked
 // and no padding removed: the caller asked for a range.

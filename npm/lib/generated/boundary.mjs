@@ -6,7 +6,7 @@
 import { WacoreError } from '../core.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x630658f9;
+export const BOUNDARY_DIGEST = 0x9562318e;
 
 /** a Curve25519 public key with libsignal's type byte 0x05 (wacore::curve::kPublicKeyBytes) */
 export const PUBLIC_KEY_BYTES = 33;
@@ -36,6 +36,8 @@ export const MAX_SENDER_FORWARD_JUMP = 25000;
 export const MEDIA_KEY_BYTES = 32;
 /** the truncated HMAC at the end of an upload (wacore::media::kMacBytes) */
 export const MEDIA_MAC_BYTES = 10;
+/** the IV a media-retry payload is sealed with (wacore::media::kRetryNonceBytes) */
+export const MEDIA_RETRY_IV_BYTES = 12;
 /** room for the last bytes a media stream's final() writes (at most one block and the MAC) before its two SHA-256 hashes (the boundary's own) */
 export const MEDIA_FINAL_TAIL_BYTES = 32;
 /** the expanded media keys a media stream takes: IV, cipher key, MAC key, ref key (sizeof(wacore::media::Keys)) */
@@ -311,6 +313,34 @@ function readBytesOut(r) {
     bytes: r.rest(true),
   };
 }
+function sizeMediaRetrySealIn(v) {
+  return 36 + W.len(v.messageId) + W.len(v.plaintext);
+}
+function writeMediaRetrySealIn(w, v) {
+  w.bytes(v.mediaKey, 32, 'mediaKey');
+  w.field(v.messageId);
+  w.rest(v.plaintext);
+}
+function readMediaRetrySealOut(r) {
+  return {
+    iv: r.bytes(12, true),
+    ciphertext: r.rest(true),
+  };
+}
+function sizeMediaRetryOpenIn(v) {
+  return 40 + W.len(v.messageId) + W.len(v.iv) + W.len(v.ciphertext);
+}
+function writeMediaRetryOpenIn(w, v) {
+  w.bytes(v.mediaKey, 32, 'mediaKey');
+  w.field(v.messageId);
+  w.field(v.iv);
+  w.rest(v.ciphertext);
+}
+function readSecretOut(r) {
+  return {
+    bytes: r.rest(true),
+  };
+}
 function sizeSyncdRecord(v) {
   return 12 + W.len(v.index) + W.len(v.value) + W.len(v.keyId);
 }
@@ -434,7 +464,7 @@ function readAppStateVerifyOut(r) {
 }
 
 /** The names of the generated exports (each is Module._wacore_<name>(address, length)). */
-export const EXPORT_NAMES = Object.freeze(["signalRecordFromJson","signalRecordToJson","signalRecordInfo","signalCloseOpenSession","signalInitOutgoing","signalInitIncoming","signalEncrypt","signalDecryptWhisper","signalDecryptPreKey","signalPreKeyInfo","groupRecordFromJson","groupRecordToJson","groupRecordInfo","groupCreate","groupProcess","groupEncrypt","groupDecrypt","groupDistributionInfo","groupDistributionEncode","appstateDecodePatch","appstateDecodeSnapshot","appstateDecodeMutations","appstateVerifyPatch","appstateVerifySnapshot"]);
+export const EXPORT_NAMES = Object.freeze(["signalRecordFromJson","signalRecordToJson","signalRecordInfo","signalCloseOpenSession","signalInitOutgoing","signalInitIncoming","signalEncrypt","signalDecryptWhisper","signalDecryptPreKey","signalPreKeyInfo","groupRecordFromJson","groupRecordToJson","groupRecordInfo","groupCreate","groupProcess","groupEncrypt","groupDecrypt","groupDistributionInfo","groupDistributionEncode","mediaRetrySeal","mediaRetryOpen","appstateDecodePatch","appstateDecodeSnapshot","appstateDecodeMutations","appstateVerifyPatch","appstateVerifySnapshot"]);
 
 /** Throws unless the loaded module was built from this declaration. */
 export function checkBoundary(digest) {
@@ -486,6 +516,10 @@ export function bindExports(core, raise) {
     groupDistributionInfo: (v) => run(sizeBytesIn(v), v, writeBytesIn, M._wacore_groupDistributionInfo, readSenderKeyDistribution),
     /** a distribution message from its fields */
     groupDistributionEncode: (v) => run(sizeSenderKeyDistribution(v), v, writeSenderKeyDistribution, M._wacore_groupDistributionEncode, readBytesOut),
+    /** seals a media-retry payload under a fresh IV */
+    mediaRetrySeal: (v) => run(sizeMediaRetrySealIn(v), v, writeMediaRetrySealIn, M._wacore_mediaRetrySeal, readMediaRetrySealOut),
+    /** opens a media-retry payload */
+    mediaRetryOpen: (v) => run(sizeMediaRetryOpenIn(v), v, writeMediaRetryOpenIn, M._wacore_mediaRetryOpen, readSecretOut),
     /** SyncdPatch bytes to its fields */
     appstateDecodePatch: (v) => run(sizeBytesIn(v), v, writeBytesIn, M._wacore_appstateDecodePatch, readSyncdPatchOut),
     /** SyncdSnapshot bytes to its fields */
