@@ -1,7 +1,7 @@
 // Symmetric primitives: AES-256 (CBC with PKCS#7, CTR, GCM), SHA-256/512, HMAC, HKDF, constant-time
 // comparison; one-shot functions and streaming objects.
 import { asBytes, asOptionalBytes, optionsOf, WacoreError } from './core.mjs';
-import { makeNative, nativeOf, own } from './internal/native.mjs';
+import { makeNative, nativeCbc, nativeOf, own } from './internal/native.mjs';
 
 const utf8Encoder = new TextEncoder();
 import { FINISH, HANDLE, makeStreamBase, PUSH } from './stream.mjs';
@@ -159,16 +159,7 @@ export function makeCrypto(core) {
     keyOk(key);
     iv16(iv);
     if (!encrypt && (d.length === 0 || d.length % 16 !== 0)) failCode('ERR_DATA_LENGTH');
-    const c = (encrypt ? nc.createCipheriv : nc.createDecipheriv).call(nc, 'aes-256-cbc', key, iv);
-    const first = c.update(d);
-    let last;
-    try {
-      last = c.final();
-    } catch {
-      first.fill(0);
-      failCode('ERR_BAD_PADDING');
-    }
-    return own(first, last);
+    return nativeCbc(nc, encrypt, key, iv, d);
   };
   const nodeCtr = (nc, key, iv, d) => {
     keyOk(key);

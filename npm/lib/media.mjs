@@ -4,7 +4,7 @@
 import { asBytes, describe, optionsOf, textOf, WacoreError } from './core.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
 import { fromBase64 } from './internal/base64.mjs';
-import { makeNative, nativeOf, own } from './internal/native.mjs';
+import { makeNative, nativeCbc, nativeOf } from './internal/native.mjs';
 import { bindExports, MEDIA_FINAL_TAIL_BYTES, MEDIA_KEY_BYTES, MEDIA_KEYS_BYTES, MEDIA_MAC_BYTES, SHA256_BYTES, StreamKind } from './generated/boundary.mjs';
 
 const MEDIA_KEY = MEDIA_KEY_BYTES;
@@ -114,17 +114,8 @@ export function makeMedia(core, crypto) {
     if (encSha && !nc.timingSafeEqual(nc.createHash('sha256').update(e).digest(), encSha)) throw bad();
     const tag = nc.createHmac('sha256', mac).update(iv).update(ct).digest().subarray(0, MAC);
     if (!nc.timingSafeEqual(tag, e.subarray(e.length - MAC))) throw bad();
-    const d = nc.createDecipheriv('aes-256-cbc', cipher, iv);
-    const first = d.update(ct);
-    let last;
-    try {
-      last = d.final();
-    } catch {
-      first.fill(0);
-      throw new WacoreError('ERR_BAD_PADDING', 'decryption failed');
-    }
     // The plaintext in one buffer of exactly its length, copied once; node:crypto's wiped.
-    const out = own(first, last);
+    const out = nativeCbc(nc, false, cipher, iv, ct);
     if (sha && !nc.timingSafeEqual(nc.createHash('sha256').update(out).digest(), sha)) {
       out.fill(0);
       throw bad();

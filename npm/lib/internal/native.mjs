@@ -33,6 +33,21 @@ export function own(...parts) {
   return out;
 }
 
+/** AES-256-CBC on node:crypto (PKCS#7), in one buffer of its own: the plaintext of a decryption
+ * whose padding is bad is wiped and the error is ERR_BAD_PADDING, as in wasm. */
+export function nativeCbc(nc, encrypt, key, iv, data) {
+  const c = (encrypt ? nc.createCipheriv : nc.createDecipheriv).call(nc, 'aes-256-cbc', key, iv);
+  const first = c.update(data);
+  let last;
+  try {
+    last = c.final();
+  } catch {
+    first.fill(0);
+    throw new WacoreError('ERR_BAD_PADDING', 'decryption failed');
+  }
+  return own(first, last);
+}
+
 /** (native, dataBytes, totalBytes) => node:crypto for the call, or undefined for wasm. */
 export function makeNative(core) {
   let nodeCrypto;
