@@ -45,6 +45,8 @@ class Output {
     if (!buf_.empty()) sodium_memzero(buf_.data(), buf_.size());
     buf_.clear();
   }
+  // Room for n bytes, so that outputs up to that size never reallocate.
+  void reserve(size_t n) { buf_.reserve(n); }
   void u8(uint8_t v) { buf_.push_back(v); }
   void u32(uint32_t v) {
     for (int i = 0; i < 4; i++) buf_.push_back(static_cast<uint8_t>(v >> (8 * i)));

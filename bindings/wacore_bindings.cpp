@@ -114,9 +114,9 @@ size_t heap_in_use() { return mallinfo().uordblks; }
 
 // --- curve ---------------------------------------------------------------------------------------
 
-// out: private key (32) then public u (32).
+// out: private key (PRIVATE_KEY_BYTES) then public u.
 int curve_generate_key_pair(uintptr_t out) {
-  return rc(wacore::curve::generate_key_pair(at(out), at(out + 32)));
+  return rc(wacore::curve::generate_key_pair(at(out), at(out + wacore::bindings::wire::kPrivateKeyBytes)));
 }
 
 int curve_public_from_private(uintptr_t priv, size_t priv_len, uintptr_t out) {

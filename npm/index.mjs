@@ -321,6 +321,8 @@ function makeApi(M, nodeCrypto) {
     // from now fails as if memory had run out (0 cancels); returns how many were still to go of
     // the plan it replaces, 0 if that one fired.
     [Symbol.for('wacore-wasm.failAllocation')]: (n) => M._wacore_failAllocation(n >>> 0) >>> 0,
+    // Tests: the blocks the core's operator new has handed out and not taken back.
+    [Symbol.for('wacore-wasm.liveAllocations')]: () => M._wacore_liveAllocations() >>> 0,
     // Tests: a generated export called on raw input bytes (a layout), returning its error code.
     [Symbol.for('wacore-wasm.callExport')]: (name, bytes) => {
       if (!EXPORT_NAMES.includes(name)) throw new WacoreError('ERR_TYPE', `no generated export ${describeValue(name)}`);

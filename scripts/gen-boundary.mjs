@@ -181,7 +181,9 @@ function cppHeader() {
     if (size !== undefined) w(`inline constexpr size_t k${name}Bytes = ${size};`);
     const d = dirs.get(name);
     if (d.has('in')) {
-      w(`inline void read(Cursor& c, ${name}& v) {`);
+      const none = fieldsOf.get(name).length === 0;
+      w(none ? `inline void read(Cursor&, ${name}&) {}` : `inline void read(Cursor& c, ${name}& v) {`);
+      if (!none) {
       for (const f of fieldsOf.get(name)) {
         const m = `v.${snake(f.name)}`;
         if (f.type === 'bool') w(`  ${m} = c.u8() != 0;`);
@@ -195,6 +197,7 @@ function cppHeader() {
         }
       }
       w('}');
+      }
     }
     if (d.has('out')) {
       w(`inline void write(Output& o, const ${name}& v) {`);
@@ -303,7 +306,7 @@ function jsModule() {
         w(`  return ${parts.join(' + ')};`);
         w('}');
       }
-      w(`function write${name}(w, v) {`);
+      w(fields.length === 0 ? `function write${name}() {` : `function write${name}(w, v) {`);
       for (const f of fields) {
         const m = `v.${f.name}`;
         if (f.type === 'bool') w(`  w.u8(${m} ? 1 : 0);`);

@@ -32,7 +32,7 @@ const minSize = (name) =>
   }, 0);
 const endsInRest = (name) => {
   const fields = declaration.layouts[name].fields;
-  return fields[fields.length - 1][1] === 'rest';
+  return fields.length > 0 && fields[fields.length - 1][1] === 'rest';
 };
 
 describe(`the generated boundary (${VARIANT})`, () => {
