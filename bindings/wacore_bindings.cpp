@@ -389,17 +389,16 @@ int stream_final(uintptr_t handle, uintptr_t out, uintptr_t tag, size_t tag_len)
 // --- binary node codec: one call per decode or encode; results described in g_binary --------------------
 
 // Where the last decode's tape, string table, pool and bytes are (read by the JS side from memory
-// after the call), or the last encode's output. Addresses and counts, in this order.
-struct BinaryResult {
-  uint32_t words, word_count, strings, string_count, pool, pool_len, blob, blob_len, ascii, out, out_len;
-};
-BinaryResult g_binary;
+// after the call), or the last encode's output: the u32 words of BinaryResultWord.
+using wacore::bindings::wire::BinaryResultWord;
+uint32_t g_binary[static_cast<int>(BinaryResultWord::kOutLength) + 1];
+void set(BinaryResultWord w, uint32_t v) { g_binary[static_cast<int>(w)] = v; }
 wacore::binary::DecodedTape g_tape;   // reused: steady decoding allocates nothing
 std::vector<uint8_t> g_encoded;       // reused by encode
 
 uint32_t addr(const void* p) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p)); }
 
-uintptr_t binary_result() { return reinterpret_cast<uintptr_t>(&g_binary); }
+uintptr_t binary_result() { return reinterpret_cast<uintptr_t>(g_binary); }
 
 // The token strings of a dictionary (2 or 3) by id, LF-separated, written to out when it is not 0;
 // returns their length. Nothing is allocated: the JS side asks for the length, then has the text
@@ -421,15 +420,15 @@ size_t binary_tokens(int dict, uintptr_t out) {
 int binary_decode(uintptr_t in, size_t len, int dict) {
   const Error e = wacore::binary::decode_tape(bytes(in, len), static_cast<wacore::binary::Dict>(dict), g_tape);
   if (e != Error::ok) return rc(e);
-  g_binary.words = addr(g_tape.words.data());
-  g_binary.word_count = static_cast<uint32_t>(g_tape.words.size());
-  g_binary.strings = addr(g_tape.strings.data());
-  g_binary.string_count = static_cast<uint32_t>(g_tape.strings.size() / 2);
-  g_binary.pool = addr(g_tape.pool.data());
-  g_binary.pool_len = static_cast<uint32_t>(g_tape.pool.size());
-  g_binary.blob = addr(g_tape.blob.data());
-  g_binary.blob_len = static_cast<uint32_t>(g_tape.blob.size());
-  g_binary.ascii = g_tape.ascii ? 1 : 0;
+  set(BinaryResultWord::kWords, addr(g_tape.words.data()));
+  set(BinaryResultWord::kWordCount, static_cast<uint32_t>(g_tape.words.size()));
+  set(BinaryResultWord::kStrings, addr(g_tape.strings.data()));
+  set(BinaryResultWord::kStringCount, static_cast<uint32_t>(g_tape.strings.size() / 2));
+  set(BinaryResultWord::kPool, addr(g_tape.pool.data()));
+  set(BinaryResultWord::kPoolLength, static_cast<uint32_t>(g_tape.pool.size()));
+  set(BinaryResultWord::kBlob, addr(g_tape.blob.data()));
+  set(BinaryResultWord::kBlobLength, static_cast<uint32_t>(g_tape.blob.size()));
+  set(BinaryResultWord::kAscii, g_tape.ascii ? 1 : 0);
   return 0;
 }
 
@@ -442,8 +441,8 @@ int binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t 
                                               {at<const int32_t>(strings), 2 * string_count}, bytes(area, area_len),
                                               static_cast<wacore::binary::Dict>(dict), g_encoded);
   if (e != Error::ok) return rc(e);
-  g_binary.out = addr(g_encoded.data());
-  g_binary.out_len = static_cast<uint32_t>(g_encoded.size());
+  set(BinaryResultWord::kOut, addr(g_encoded.data()));
+  set(BinaryResultWord::kOutLength, static_cast<uint32_t>(g_encoded.size()));
   return 0;
 }
 

@@ -25,7 +25,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x9562318e;
+inline constexpr uint32_t kBoundaryDigest = 0xf34ab71b;
 
 // Constants: those of the core are checked against it, so that the JS side cannot drift from it.
 inline constexpr size_t kPublicKeyBytes = 33;  // a Curve25519 public key with libsignal's type byte 0x05
@@ -118,6 +118,23 @@ enum class NoiseResultWord : int {
 };
 inline constexpr int kNoiseResultWordFirst = 0;
 inline constexpr int kNoiseResultWordLast = 3;
+
+// the u32 words of the result each codec call leaves at wacore_binaryResult(): the last decode's tape, string table, string pool and byte area, or the last encode's output
+enum class BinaryResultWord : int {
+  kWords = 0,
+  kWordCount = 1,
+  kStrings = 2,
+  kStringCount = 3,
+  kPool = 4,
+  kPoolLength = 5,
+  kBlob = 6,
+  kBlobLength = 7,
+  kAscii = 8,
+  kOut = 9,
+  kOutLength = 10,
+};
+inline constexpr int kBinaryResultWordFirst = 0;
+inline constexpr int kBinaryResultWordLast = 10;
 
 // the one-shot digests and MACs (wacore_sha, wacore_hmac)
 enum class HashKind : int {

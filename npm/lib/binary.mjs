@@ -7,18 +7,30 @@
 //    other strings as UTF-8), and one call turns it into wire bytes.
 // A decoded node is plain JS: nothing to free.
 import { asBytes, WacoreError } from './core.mjs';
-import { TAPE_CONTENT_BYTES, TAPE_CONTENT_CHILDREN, TAPE_CONTENT_NONE, TAPE_CONTENT_TEXT } from './generated/boundary.mjs';
+import { BinaryResultWord, TAPE_CONTENT_BYTES, TAPE_CONTENT_CHILDREN, TAPE_CONTENT_NONE, TAPE_CONTENT_TEXT } from './generated/boundary.mjs';
 
 const CONTENT_NONE = TAPE_CONTENT_NONE;
 const CONTENT_TEXT = TAPE_CONTENT_TEXT;
 const CONTENT_BYTES = TAPE_CONTENT_BYTES;
 const CONTENT_CHILDREN = TAPE_CONTENT_CHILDREN;
+// The words of the result each codec call leaves (BinaryResultWord).
+const {
+  words: R_WORDS,
+  strings: R_STRINGS,
+  stringCount: R_STRING_COUNT,
+  pool: R_POOL,
+  poolLength: R_POOL_LENGTH,
+  blob: R_BLOB,
+  ascii: R_ASCII,
+  out: R_OUT,
+  outLength: R_OUT_LENGTH,
+} = BinaryResultWord;
 
 const utf8 = new TextDecoder('utf-8');
 const utf8Encoder = new TextEncoder();
 
 export function makeBinary({ M, fail, io }) {
-  const result = M._wacore_binaryResult() >> 2; // BinaryResult, as 32-bit words
+  const result = M._wacore_binaryResult() >> 2;
   // Token strings per dictionary (id -> string) and their reverse map (string -> id; "" excluded),
   // made on a dictionary's first use rather than at load.
   const tokens = {};
@@ -90,18 +102,18 @@ export function makeBinary({ M, fail, io }) {
     h32 = M.HEAP32;
     u8 = M.HEAPU8;
     const r = result;
-    wi = h32[r] >> 2;
-    const stringsAt = h32[r + 2] >> 2;
-    const stringCount = h32[r + 3];
-    const pool = h32[r + 4];
-    const poolLen = h32[r + 5];
-    blob = h32[r + 6];
+    wi = h32[r + R_WORDS] >> 2;
+    const stringsAt = h32[r + R_STRINGS] >> 2;
+    const stringCount = h32[r + R_STRING_COUNT];
+    const pool = h32[r + R_POOL];
+    const poolLen = h32[r + R_POOL_LENGTH];
+    blob = h32[r + R_BLOB];
     names = tokens[d];
 
     // Non-token strings: one decode of the whole pool when it is ASCII, else one per string.
     strings = new Array(stringCount);
     if (stringCount > 0) {
-      if (h32[r + 8] === 1) {
+      if (h32[r + R_ASCII] === 1) {
         const all = utf8.decode(u8.subarray(pool, pool + poolLen));
         for (let k = 0, s = stringsAt; k < stringCount; k++, s += 2) strings[k] = all.substring(h32[s], h32[s] + h32[s + 1]);
       } else {
@@ -267,8 +279,8 @@ export function makeBinary({ M, fail, io }) {
     const t = writeTape(node, dictionaryOf(opts));
     const rc = M._wacore_binary_encode(t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
     if (rc !== 0) fail(rc);
-    const out = M.HEAP32[result + 9];
-    return M.HEAPU8.slice(out, out + M.HEAP32[result + 10]);
+    const out = M.HEAP32[result + R_OUT];
+    return M.HEAPU8.slice(out, out + M.HEAP32[result + R_OUT_LENGTH]);
   }
 
   return { encodeBinaryNode, decodeBinaryNode, decodeAt, dictionaryOf, writeTape };

@@ -6,7 +6,7 @@
 import { WacoreError } from '../core.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x9562318e;
+export const BOUNDARY_DIGEST = 0xf34ab71b;
 
 /** a Curve25519 public key with libsignal's type byte 0x05 (wacore::curve::kPublicKeyBytes) */
 export const PUBLIC_KEY_BYTES = 33;
@@ -71,6 +71,8 @@ export const StreamKind = Object.freeze({ cbcEncrypt: 1, cbcDecrypt: 2, ctr: 3, 
 export const NoiseRole = Object.freeze({ client: 0, responder: 1 });
 /** the u32 words of the result every Noise call leaves at wacore_noiseResult() */
 export const NoiseResultWord = Object.freeze({ out: 0, outLength: 1, count: 2, done: 3 });
+/** the u32 words of the result each codec call leaves at wacore_binaryResult(): the last decode's tape, string table, string pool and byte area, or the last encode's output */
+export const BinaryResultWord = Object.freeze({ words: 0, wordCount: 1, strings: 2, stringCount: 3, pool: 4, poolLength: 5, blob: 6, blobLength: 7, ascii: 8, out: 9, outLength: 10 });
 /** the one-shot digests and MACs (wacore_sha, wacore_hmac) */
 export const HashKind = Object.freeze({ sha256: 0, sha512: 1, md5: 2 });
 
