@@ -55,7 +55,8 @@ function collected(op, variant, n, warm) {
 // TurboFan may compile a function in either measured phase, depending on where the interrupt
 // budget runs out, and a compilation is hundreds of thousands of instructions. Left in, that moves
 // an operation's count by more than the code it compiles changes it; taken out, the count is what
-// the operation itself runs.
+// the operation itself runs (what the compiler functions call, zone allocation and containers, is
+// not subtracted: a small remainder).
 const COMPILER = /v8::internal::(compiler|maglev|baseline)::|v8::internal::Compiler::|OptimizingCompileDispatcher|CompilationJob|v8::internal::wasm::.*Compil|TranslationArrayBuilder/;
 export function compilerCost(text) {
   const names = new Map();

@@ -128,12 +128,12 @@ int group_distribution_info(const wire::BytesIn& in) {
 }
 
 int group_distribution_encode(const wire::SenderKeyDistribution& in) {
+  if (in.signing_key[0] != 0x05) return rc(Error::key_type);  // before the chain key is copied anywhere
   sig::SenderKeyDistribution d;
   d.key_id = in.key_id;
   d.iteration = in.iteration;
   std::memcpy(d.chain_key.data(), in.chain_key.data(), d.chain_key.size());
   std::memcpy(d.signing_key.data(), in.signing_key.data(), d.signing_key.size());
-  if (d.signing_key[0] != 0x05) return rc(Error::key_type);
   std::vector<uint8_t> wire;
   sig::encode_distribution(d, wire);
   const int result = emit(wire::BytesOut{.bytes = wire});

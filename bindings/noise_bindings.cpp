@@ -26,8 +26,7 @@ namespace ns = wacore::noise;
 
 // What the last call produced, read by the JS side from memory: the u32 words of NoiseResultWord.
 using wacore::bindings::wire::NoiseResultWord;
-uint32_t g_result[4];
-static_assert(static_cast<int>(NoiseResultWord::kDone) == 3, "g_result holds every NoiseResultWord");
+uint32_t g_result[wacore::bindings::wire::kNoiseResultWordLast + 1];
 void set(NoiseResultWord w, uint32_t v) { g_result[static_cast<int>(w)] = v; }
 std::vector<uint8_t> g_out;     // reused: steady use allocates nothing
 std::vector<uint8_t> g_encoded; // binary-encoded node before encryption (encodeFrame)

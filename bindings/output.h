@@ -1,10 +1,8 @@
-// Shared by the glue files that return structured results (bindings/signal_bindings.cpp,
-// group_bindings.cpp): access to inputs in the I/O buffer, records parsed from it, and the output.
-//
-// The output buffer of a family of glue calls:
-// a call appends its results in a little-endian layout and publishes their address and length in a
-// small view that the JS side (npm/lib/output.mjs) reads, copies and then wipes. The buffer is
-// reused, so steady-state calls do not grow memory; reset() wipes what the last call left.
+// The output buffer the generated exports write their result layouts to (bindings/wire.h, one
+// instance for all of them), records parsed from an input, and the guard every export runs its
+// body through. The buffer is reused, so steady-state calls do not grow memory; reset() wipes what
+// the last call left, and the JS side (npm/lib/internal/boundary-runtime.mjs) copies the result out
+// and wipes it too.
 #pragma once
 
 #include <sodium.h>
@@ -61,12 +59,6 @@ class Output {
   void field(std::span<const uint8_t> b) {
     u32(static_cast<uint32_t>(b.size()));
     bytes(b);
-  }
-  // A serialized record as the last field; the serialization is wiped. Returns done().
-  int record(std::string& serialized) {
-    field({reinterpret_cast<const uint8_t*>(serialized.data()), serialized.size()});
-    sodium_memzero(serialized.data(), serialized.size());
-    return done();
   }
   // Publishes the results; returns 0 (success) for the glue function to return.
   int done() {

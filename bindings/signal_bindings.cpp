@@ -65,9 +65,10 @@ int emit_decrypted(const sig::DecryptResult& r, const sig::Record& record) {
 
 int signal_record_from_json(const wire::TextIn& in) {
   sig::Record r;
-  Error e = sig::record_from_json({reinterpret_cast<const char*>(in.text.data()), in.text.size()}, r);
-  if (e != Error::ok) return rc(e);
-  return emit_record(r);
+  const Error e = sig::record_from_json({reinterpret_cast<const char*>(in.text.data()), in.text.size()}, r);
+  const int result = e != Error::ok ? rc(e) : emit_record(r);
+  sig::wipe_record(r);
+  return result;
 }
 
 int signal_record_to_json(const wire::RecordIn& in) {

@@ -391,7 +391,7 @@ int stream_final(uintptr_t handle, uintptr_t out, uintptr_t tag, size_t tag_len)
 // Where the last decode's tape, string table, pool and bytes are (read by the JS side from memory
 // after the call), or the last encode's output: the u32 words of BinaryResultWord.
 using wacore::bindings::wire::BinaryResultWord;
-uint32_t g_binary[static_cast<int>(BinaryResultWord::kOutLength) + 1];
+uint32_t g_binary[wacore::bindings::wire::kBinaryResultWordLast + 1];
 void set(BinaryResultWord w, uint32_t v) { g_binary[static_cast<int>(w)] = v; }
 wacore::binary::DecodedTape g_tape;   // reused: steady decoding allocates nothing
 std::vector<uint8_t> g_encoded;       // reused by encode

@@ -45,13 +45,13 @@ void wipe_and_free(void* p) noexcept {
 }  // namespace
 
 extern "C" {
-// Plans an allocation failure: the n-th operator new from now (1 = the next) fails; 0 cancels.
-// Returns how many allocations were still to go before the plan it replaces, 0 if it had fired or
-// none was planned: a test learns from it whether an operation reached its n-th allocation.
 // The blocks the core holds (operator new's, not yet deleted): an exact leak check, where the bytes
 // malloc reports in use also move with how free regions split (tests/js/oom-injected.test.mjs).
 EMSCRIPTEN_KEEPALIVE uint32_t wacore_liveAllocations() { return g_live; }
 
+// Plans an allocation failure: the n-th operator new from now (1 = the next) fails; 0 cancels.
+// Returns how many allocations were still to go before the plan it replaces, 0 if it had fired or
+// none was planned: a test learns from it whether an operation reached its n-th allocation.
 EMSCRIPTEN_KEEPALIVE uint32_t wacore_failAllocation(uint32_t n) {
   const uint32_t left = g_fail_countdown;
   g_fail_countdown = n;

@@ -244,7 +244,8 @@ function moduleOptions(reject, instantiateWasm) {
 
 function finish(variant, M) {
   if (M.variant !== variant) throw new WacoreError('ERR_LOAD', `expected the ${variant} build, got ${M.variant}`);
-  checkBoundary(M._wacore_boundaryDigest());
+  // A build from before the declaration has no digest: refused the same way.
+  checkBoundary(typeof M._wacore_boundaryDigest === 'function' ? M._wacore_boundaryDigest() : 0);
   const rc = M.init();
   if (rc !== 0) throw new WacoreError('ERR_ENTROPY', 'the random source failed during start-up');
   // node:crypto backs the optional { native: true } media path (lib/media.mjs), only in Node, and
@@ -333,6 +334,9 @@ function makeApi(M, nodeCrypto) {
         return M[`_wacore_${name}`](p, b.length);
       } finally {
         core.wipe(p, b.length);
+        // The output a successful call left (keys, records) is wiped too.
+        const view = M._wacore_out() >> 2;
+        M.HEAPU8.fill(0, M.HEAPU32[view], M.HEAPU32[view] + M.HEAPU32[view + 1]);
       }
     },
   });

@@ -25,7 +25,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0xf34ab71b;
+inline constexpr uint32_t kBoundaryDigest = 0xf02c5597;
 
 // Constants: those of the core are checked against it, so that the JS side cannot drift from it.
 inline constexpr size_t kPublicKeyBytes = 33;  // a Curve25519 public key with libsignal's type byte 0x05
@@ -234,7 +234,7 @@ inline void read(Cursor& c, RecordIn& v) {
 
 // a new record alone
 struct RecordOut {
-  std::span<const uint8_t> record;
+  std::span<const uint8_t> record;  // secret
 };
 inline void write(Output& o, const RecordOut& v) {
   o.bytes(v.record);
@@ -250,7 +250,7 @@ inline void read(Cursor& c, TextIn& v) {
 
 // JSON text of a record
 struct TextOut {
-  std::span<const uint8_t> text;
+  std::span<const uint8_t> text;  // secret
 };
 inline void write(Output& o, const TextOut& v) {
   o.bytes(v.text);
@@ -303,7 +303,7 @@ inline void read(Cursor& c, SignalInitIncomingIn& v) {
 // SignalInitIncomingOut
 struct SignalInitIncomingOut {
   bool created = false;
-  std::span<const uint8_t> record;
+  std::span<const uint8_t> record;  // secret
 };
 inline void write(Output& o, const SignalInitIncomingOut& v) {
   o.u8(v.created ? 1 : 0);
@@ -505,9 +505,9 @@ inline void read(Cursor& c, BytesIn& v) {
   v.bytes = c.rest();
 }
 
-// one output
+// one output (a distribution message carries a chain key)
 struct BytesOut {
-  std::span<const uint8_t> bytes;
+  std::span<const uint8_t> bytes;  // secret
 };
 inline void write(Output& o, const BytesOut& v) {
   o.bytes(v.bytes);
@@ -549,7 +549,7 @@ inline void read(Cursor& c, MediaRetryOpenIn& v) {
   v.ciphertext = c.rest();
 }
 
-// one secret output
+// one secret output, a Uint8Array
 struct SecretOut {
   std::span<const uint8_t> bytes;  // secret
 };

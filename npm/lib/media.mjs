@@ -376,13 +376,18 @@ export function makeMedia(core, crypto) {
   /** Media-retry payload: AES-256-GCM under HKDF(mediaKey, "WhatsApp Media Retry Notification"),
    * a fresh 12-byte IV, the message id as AAD. Returns { ciphertext, iv }. */
   function encryptMediaRetryData(mediaKey, messageId, data) {
-    const r = x.mediaRetrySeal({ mediaKey: mediaKeyOf(mediaKey), messageId: messageIdBytes(messageId), plaintext: asBytes(data, 'data') });
+    const key = mediaKeyOf(mediaKey);
+    const plaintext = asBytes(data, 'data');
+    const r = x.mediaRetrySeal({ mediaKey: key, messageId: messageIdBytes(messageId), plaintext });
     return { ciphertext: r.ciphertext, iv: r.iv };
   }
 
   /** The payload encryptMediaRetryData sealed; ERR_AUTH_TAG if the key, message id, IV or bytes differ. */
   function decryptMediaRetryData(mediaKey, messageId, ciphertext, iv) {
-    return x.mediaRetryOpen({ mediaKey: mediaKeyOf(mediaKey), messageId: messageIdBytes(messageId), iv: asBytes(iv, 'iv'), ciphertext: asBytes(ciphertext, 'ciphertext') }).bytes;
+    const key = mediaKeyOf(mediaKey);
+    const ivBytes = asBytes(iv, 'iv');
+    const sealed = asBytes(ciphertext, 'ciphertext');
+    return x.mediaRetryOpen({ mediaKey: key, messageId: messageIdBytes(messageId), iv: ivBytes, ciphertext: sealed }).bytes;
   }
 
   return {

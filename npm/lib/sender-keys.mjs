@@ -94,7 +94,11 @@ export function makeSenderKeys({ M, fail, io, wipe }) {
       // Not JSON, nested past what JSON.parse or stringify can take, or states of the wrong shape.
       throw new GroupError('ERR_INVALID_RECORD', GROUP_MESSAGES.ERR_INVALID_RECORD, { cause: e });
     }
-    return x.groupRecordFromJson({ text }).record;
+    try {
+      return x.groupRecordFromJson({ text }).record;
+    } finally {
+      text.fill(0);
+    }
   }
 
   /** Baileys' JSON form of record bytes: an array of SenderKeyStateStructure objects with Buffers. */

@@ -138,14 +138,22 @@ export function makeSignalSessions({ M, fail, io, wipe }, curve) {
     if (typeof text !== 'string') throw new SessionError('ERR_INVALID_RECORD', 'the session record is not JSON');
     const hit = known.get(text);
     if (hit !== undefined) return hit.slice();
-    const bytes = x.signalRecordFromJson({ text: utf8Encoder.encode(text) }).record;
+    const utf = utf8Encoder.encode(text);
+    let bytes;
+    try {
+      bytes = x.signalRecordFromJson({ text: utf }).record;
+    } finally {
+      utf.fill(0);
+    }
     learn(text, bytes.slice());
     return bytes;
   }
 
   function recordToJsonText(record) {
     const rec = recordBytes(record);
-    const text = utf8.decode(x.signalRecordToJson({ record: rec }).text);
+    const out = x.signalRecordToJson({ record: rec }).text;
+    const text = utf8.decode(out);
+    out.fill(0);
     learn(text, Uint8Array.from(rec));
     return text;
   }
@@ -274,10 +282,10 @@ export function makeSignalSessions({ M, fail, io, wipe }, curve) {
    * PreKeyWhisperMessage's bytes or its decoded fields. */
   function initIncoming(record, ourIdentity, message, keys, time) {
     const isBytes = message instanceof Uint8Array || ArrayBuffer.isView(message) || message instanceof ArrayBuffer;
+    const fields = isBytes ? undefined : preKeyFields(message); // checked first, as it always was
     const rec = recordBytes(record);
     const identity = pair(ourIdentity, 'ourIdentity');
     const msg = isBytes ? asBytes(message, 'message') : EMPTY;
-    const fields = isBytes ? undefined : preKeyFields(message);
     const r = x.signalInitIncoming({ record: rec, identity, keys: preKeysOf(keys), now: now(time), hasFields: !isBytes, fields, message: msg });
     return { created: r.created, record: r.record };
   }

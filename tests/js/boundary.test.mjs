@@ -61,6 +61,21 @@ describe(`the generated boundary (${VARIANT})`, () => {
     }
   });
 
+  it('lays out what a typed array holds, whatever a subclass says its length is', () => {
+    class Liar extends Uint8Array {
+      get length() {
+        return 4;
+      }
+    }
+    const records = api.senderKeys.create(undefined);
+    const pt = new Liar(300).fill(9);
+    const { ciphertext, record } = api.senderKeys.encrypt(records.record, pt);
+    const receiver = api.senderKeys.process(undefined, records.distributionMessage);
+    // All 300 bytes went in, and nothing was written past the input's room.
+    expect(api.senderKeys.decrypt(receiver, ciphertext).plaintext.length).toBe(300);
+    expect(api.senderKeys.recordInfo(record).length).toBe(1);
+  });
+
   it('survives random input layouts on every export with a code and flat memory', () => {
     let seed = 7;
     const random = (n) => Uint8Array.from({ length: n }, () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 24));

@@ -154,6 +154,16 @@ describe(`every allocation failed in turn (${VARIANT})`, () => {
     expect(counts.every((c) => c > 0), `allocations per operation: ${counts}`).toBe(true);
   });
 
+  it('media retry: seal and open', async () => {
+    const mediaKey = new Uint8Array(32).fill(3);
+    const payload = new Uint8Array(60).fill(4);
+    const counts = [];
+    counts.push(await failEach(() => api.encryptMediaRetryData(mediaKey, 'MSGID', payload), (r) => expect(r.ciphertext.length).toBe(76)));
+    const { ciphertext, iv } = api.encryptMediaRetryData(mediaKey, 'MSGID', payload);
+    counts.push(await failEach(() => api.decryptMediaRetryData(mediaKey, 'MSGID', ciphertext, iv), (r) => expect(hex(r)).toBe(hex(payload))));
+    expect(counts.every((c) => c > 0), `allocations per operation: ${counts}`).toBe(true);
+  });
+
   it('binary nodes: encode and decode', async () => {
     const node = {
       tag: 'message',

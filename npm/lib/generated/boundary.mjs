@@ -6,7 +6,7 @@
 import { WacoreError } from '../core.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0xf34ab71b;
+export const BOUNDARY_DIGEST = 0xf02c5597;
 
 /** a Curve25519 public key with libsignal's type byte 0x05 (wacore::curve::kPublicKeyBytes) */
 export const PUBLIC_KEY_BYTES = 33;
@@ -325,8 +325,8 @@ function writeMediaRetrySealIn(w, v) {
 }
 function readMediaRetrySealOut(r) {
   return {
-    iv: r.bytes(12, true),
-    ciphertext: r.rest(true),
+    iv: r.bytes(12, false),
+    ciphertext: r.rest(false),
   };
 }
 function sizeMediaRetryOpenIn(v) {
@@ -340,7 +340,7 @@ function writeMediaRetryOpenIn(w, v) {
 }
 function readSecretOut(r) {
   return {
-    bytes: r.rest(true),
+    bytes: r.rest(false),
   };
 }
 function sizeSyncdRecord(v) {
@@ -359,11 +359,11 @@ function readSyncdRecord(r) {
   };
 }
 function sizeSyncdMutation(v) {
-  return 1 + sizeSyncdRecord(v.record);
+  return 1 + (v.record == null ? 12 : sizeSyncdRecord(v.record));
 }
 function writeSyncdMutation(w, v) {
   w.u8(v.operation);
-  if (v.record == null) w.zeros(0);
+  if (v.record == null) w.zeros(12);
   else writeSyncdRecord(w, v.record);
 }
 function readSyncdMutation(r) {

@@ -6,10 +6,19 @@ import { NodeBuffer } from './node-buffer.mjs';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/;
 
-/** The bytes of base64 text (a Buffer in Node, as the libraries this package stands in for give). */
+/** The bytes of base64 text (a Buffer in Node, as the libraries this package stands in for give),
+ * in memory of their own: Node decodes short text into its shared Buffer pool, where a key would sit
+ * next to other callers' data, so those bytes are copied out and wiped. */
 export function fromBase64(text, name = 'value') {
   if (typeof text !== 'string' || !BASE64.test(text)) throw new WacoreError('ERR_TYPE', `${name} is not valid base64`);
-  if (NodeBuffer) return NodeBuffer.from(text, 'base64');
+  if (NodeBuffer) {
+    const b = NodeBuffer.from(text, 'base64');
+    if (b.byteOffset === 0 && b.buffer.byteLength === b.length) return b;
+    const own = NodeBuffer.alloc(b.length);
+    own.set(b);
+    b.fill(0);
+    return own;
+  }
   const bin = atob(text);
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);

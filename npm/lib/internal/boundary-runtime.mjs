@@ -8,10 +8,12 @@ import { output } from './output.mjs';
 const EMPTY = new Uint8Array(0);
 /** A field's bytes: undefined and null are empty; views and ArrayBuffers as asBytes takes them. */
 const bytesOf = (x, name) => (x instanceof Uint8Array ? x : x == null ? EMPTY : asBytes(x, name));
+/** A typed array's own length, whatever a subclass's `length` getter says: what set() copies. */
+const lengthOf = Function.prototype.call.bind(Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'length').get);
 
 /** Sizes for the generated size functions. */
 export const W = {
-  len: (x) => bytesOf(x, 'field').length,
+  len: (x) => lengthOf(bytesOf(x, 'field')),
   count: (list) => (list == null ? 0 : list.length),
   sum(list, size) {
     let n = 0;
@@ -21,14 +23,22 @@ export const W = {
 };
 
 class Writer {
-  constructor(h, at) {
+  constructor(h, at, end) {
     this.h = h;
     this.o = at;
+    this.end = end;
+  }
+  /** Refuses to write past the size the layout was given: a size function and its writer that
+   * disagree are a bug, caught before the I/O buffer's end is passed. */
+  room(n) {
+    if (n > this.end - this.o) throw new WacoreError('ERR_INTERNAL', 'an input is longer than its layout size');
   }
   u8(v) {
+    this.room(1);
     this.h[this.o++] = v;
   }
   u32(v) {
+    this.room(4);
     const h = this.h;
     const o = this.o;
     h[o] = v;
@@ -46,24 +56,30 @@ class Writer {
   bytes(x, n, name) {
     if (x == null) return this.zeros(n);
     const b = bytesOf(x, name);
-    if (b.length !== n) throw new WacoreError('ERR_DATA_LENGTH', `${name} must be ${n} bytes`);
+    if (lengthOf(b) !== n) throw new WacoreError('ERR_DATA_LENGTH', `${name} must be ${n} bytes`);
+    this.room(n);
     this.h.set(b, this.o);
     this.o += n;
   }
   zeros(n) {
+    this.room(n);
     this.h.fill(0, this.o, this.o + n);
     this.o += n;
   }
   field(x) {
     const b = bytesOf(x, 'field');
-    this.u32(b.length);
+    const n = lengthOf(b);
+    this.u32(n);
+    this.room(n);
     this.h.set(b, this.o);
-    this.o += b.length;
+    this.o += n;
   }
   rest(x) {
     const b = bytesOf(x, 'field');
+    const n = lengthOf(b);
+    this.room(n);
     this.h.set(b, this.o);
-    this.o += b.length;
+    this.o += n;
   }
   list(items, write, max = Infinity) {
     const n = items == null ? 0 : items.length;
@@ -123,13 +139,14 @@ class Reader {
 export function runExport({ M, io, wipe }, raise) {
   const view = M._wacore_out() >> 2;
   // One writer and one reader, reset for each call (calls do not nest): no garbage per call.
-  const w = new Writer(null, 0);
+  const w = new Writer(null, 0, 0);
   const r = new Reader(null, 0, 0);
   return (size, v, write, invoke, read) => {
     const p = io(size);
     try {
       w.h = M.HEAPU8;
       w.o = p;
+      w.end = p + size;
       write(w, v);
       if (w.o !== p + size) throw new WacoreError('ERR_INTERNAL', 'an input does not match its layout size');
       const rc = invoke(p, size);
