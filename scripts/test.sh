@@ -67,5 +67,6 @@ node bench/instruction-gate.mjs
 step "benchmarks, quick mode (keeps bench/ working; no timing assertions)"
 node bench/all.mjs --quick >/dev/null
 node bench/browser.mjs --quick >/dev/null
+node bench/scaling.mjs --sessions 40 --rounds 1 --batch 10 >/dev/null
 
 step "all suites passed"
