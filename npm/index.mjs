@@ -329,14 +329,19 @@ function makeApi(M, nodeCrypto) {
       if (!EXPORT_NAMES.includes(name)) throw new WacoreError('ERR_TYPE', `no generated export ${describeValue(name)}`);
       const b = asBytes(bytes, 'bytes');
       const p = core.io(b.length);
+      let rc;
       try {
         M.HEAPU8.set(b, p);
-        return M[`_wacore_${name}`](p, b.length);
+        rc = M[`_wacore_${name}`](p, b.length);
+        return rc;
       } finally {
         core.wipe(p, b.length);
-        // The output a successful call left (keys, records) is wiped too.
-        const view = M._wacore_out() >> 2;
-        M.HEAPU8.fill(0, M.HEAPU32[view], M.HEAPU32[view] + M.HEAPU32[view + 1]);
+        // The output a successful call left (keys, records) is wiped too. Only then does the view
+        // describe it: after a failure it may still name a buffer the output has since given back.
+        if (rc === 0) {
+          const view = M._wacore_out() >> 2;
+          M.HEAPU8.fill(0, M.HEAPU32[view], M.HEAPU32[view] + M.HEAPU32[view + 1]);
+        }
       }
     },
   });
