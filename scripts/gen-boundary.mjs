@@ -31,7 +31,7 @@ const pascal = (s) => s[0].toUpperCase() + s.slice(1);
 
 // --- the declaration, checked -------------------------------------------------------------------------
 const SCALARS = { u8: 1, bool: 1, u32: 4, u64: 8 };
-const FLAGS = new Set(['secret', 'plain']);
+const FLAGS = new Set(['secret', 'plain', 'optional']);
 const fail = (msg) => {
   throw new Error(`${SOURCE}: ${msg}`);
 };
@@ -45,7 +45,7 @@ const sizeOf = (ref) => {
 const fieldsOf = new Map();
 for (const [name, l] of Object.entries(layouts)) {
   const fields = l.fields.map(([fname, type, ...rest]) => {
-    const f = { name: fname, type, secret: rest.includes('secret'), plain: rest.includes('plain') };
+    const f = { name: fname, type, secret: rest.includes('secret'), plain: rest.includes('plain'), optional: rest.includes('optional') };
     const args = rest.filter((a) => !FLAGS.has(a));
     if (type === 'bytes') f.n = sizeOf(args[0]);
     else if (type === 'list') {
@@ -340,7 +340,7 @@ function jsModule() {
         const m = `v.${f.name}`;
         if (f.type === 'bool') w(`  w.u8(${m} ? 1 : 0);`);
         else if (f.type in SCALARS) w(`  w.${f.type}(${m});`);
-        else if (f.type === 'bytes') w(`  w.bytes(${m}, ${f.n}, '${f.name}');`);
+        else if (f.type === 'bytes') w(`  w.bytes(${m}, ${f.n}, '${f.name}'${f.optional ? ', true' : ''});`);
         else if (f.type === 'field') w(`  w.field(${m});`);
         else if (f.type === 'rest') w(`  w.rest(${m});`);
         else if (f.type === 'layout') w(`  if (${m} == null) w.zeros(${fixedSize(f.layout) ?? minSize(f.layout)});\n  else write${f.layout}(w, ${m});`);

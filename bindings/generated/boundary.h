@@ -25,7 +25,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0xf02c5597;
+inline constexpr uint32_t kBoundaryDigest = 0x3fcac6f4;
 
 // Constants: those of the core are checked against it, so that the JS side cannot drift from it.
 inline constexpr size_t kPublicKeyBytes = 33;  // a Curve25519 public key with libsignal's type byte 0x05

@@ -6,7 +6,7 @@
 import { WacoreError } from '../core.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0xf02c5597;
+export const BOUNDARY_DIGEST = 0x3fcac6f4;
 
 /** a Curve25519 public key with libsignal's type byte 0x05 (wacore::curve::kPublicKeyBytes) */
 export const PUBLIC_KEY_BYTES = 33;
@@ -97,7 +97,7 @@ function writePreKeyBundle(w, v) {
   w.bytes(v.signature, 64, 'signature');
   w.u8(v.hasPreKey ? 1 : 0);
   w.u32(v.preKeyId);
-  w.bytes(v.preKey, 33, 'preKey');
+  w.bytes(v.preKey, 33, 'preKey', true);
 }
 function writePreKeyFields(w, v) {
   w.u8(v.hasPreKeyId ? 1 : 0);

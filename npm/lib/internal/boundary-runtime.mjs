@@ -52,9 +52,13 @@ class Writer {
     this.u32(Math.floor(v / 2 ** 32) >>> 0);
     this.u32(v >>> 0);
   }
-  /** Exactly n bytes; absent is zeros. */
-  bytes(x, n, name) {
-    if (x == null) return this.zeros(n);
+  /** Exactly n bytes; absent is zeros where the layout marks the field optional (next to a has-flag),
+   * a bug anywhere else. */
+  bytes(x, n, name, optional = false) {
+    if (x == null) {
+      if (!optional) throw new WacoreError('ERR_INTERNAL', `${name} is missing from its layout`);
+      return this.zeros(n);
+    }
     const b = bytesOf(x, name);
     if (lengthOf(b) !== n) throw new WacoreError('ERR_DATA_LENGTH', `${name} must be ${n} bytes`);
     this.room(n);
