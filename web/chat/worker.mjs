@@ -116,6 +116,13 @@ let nextIq = 1;
 let retryMs = 500;
 let stopped = false; // the relay refused the login: no point in trying again
 const pending = new Map(); // iq id -> { resolve, reject }
+// Outbox messages sent again after a login, by id, with how many times the relay has answered "no
+// such user": a relay that restarted knows only who has logged in since, and the recipient may log
+// in a moment after us. Such a message stays "sending" and goes again a little later, a few times,
+// before it counts as refused.
+const resent = new Map();
+const RESEND_UNKNOWN_MS = 2_000;
+const RESEND_UNKNOWN_TRIES = 15;
 
 const online = () => transport !== undefined && ws?.readyState === WebSocket.OPEN;
 function send(node) {
@@ -214,8 +221,23 @@ function answer(node) {
     else p.resolve(node);
     return;
   }
-  // A refusal of a message we sent (its id): the message is marked failed, and leaves the outbox.
-  if (node.attrs.type === 'error') serial(() => settle(node.attrs.id, { status: 'failed', error: { code: 'RELAY', message: node.attrs.text } }));
+  // A refusal of a message we sent (its id): the message is marked failed, and leaves the outbox;
+  // one sent again after a login, to a recipient the relay does not know yet, is tried again first.
+  if (node.attrs.type === 'error') serial(() => refused(node.attrs.id, node.attrs.text));
+}
+
+async function refused(id, text) {
+  const tries = resent.get(id);
+  if (tries !== undefined && text === 'no such user' && tries < RESEND_UNKNOWN_TRIES) {
+    resent.set(id, tries + 1);
+    setTimeout(async () => {
+      const entry = await db.get('outbox', id);
+      if (entry && transport) send(entry.node);
+    }, RESEND_UNKNOWN_MS);
+    return;
+  }
+  resent.delete(id);
+  await settle(id, { status: 'failed', error: { code: 'RELAY', message: text } });
 }
 
 /** The relay's answer to a sent stanza: out of the outbox, the message's status changed. */
@@ -247,7 +269,10 @@ async function handle(node) {
       else post('prekeys', { count: Number(node.attrs.prekeys) });
       // What was sent and not acknowledged before the connection went: again, with the same ids
       // (the relay forwards it again; the recipient, who keeps the ids it processed, drops it).
-      for (const o of await db.outbox()) send(o.node);
+      for (const o of await db.outbox()) {
+        resent.set(o.id, 0);
+        send(o.node);
+      }
       await refreshContacts();
       return;
     }
@@ -255,6 +280,7 @@ async function handle(node) {
       stopped = true;
       return post('error', { where: 'login', code: node.attrs.reason, message: `the relay refused the login (${node.attrs.reason}); not trying again` });
     case 'ack':
+      resent.delete(node.attrs.id);
       return settle(node.attrs.id, { status: 'sent' });
     case 'notification':
     case 'message': {
