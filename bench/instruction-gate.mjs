@@ -26,6 +26,7 @@ const OPERATIONS = [
   'xeddsa-verify',
   'keygen',
   'gcm-seal-1k',
+  'cbc-encrypt-64k',
   'cbc-decrypt-64k',
   'hmac-sha256-64k',
   'encode-message',

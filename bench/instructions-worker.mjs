@@ -42,7 +42,8 @@ const ackWire = api.encodeBinaryNode(ack);
 const macs = Array.from({ length: 812 }, (_, i) => fill(32, i & 255));
 // The wasm path: where node:crypto is there, one-shot calls of 1 KiB or more run in it by default.
 const WASM = { native: false };
-const cbc64 = api.aesCbcEncrypt(key, fill(16, 1), fill(65536, 2));
+const plain64 = fill(65536, 2);
+const cbc64 = api.aesCbcEncrypt(key, fill(16, 1), plain64);
 const kib = fill(1024, 4);
 // A Signal session whose open session has a sending chain (Alice after the first exchange).
 const sig1 = (() => {
@@ -107,6 +108,7 @@ const OPS = {
   'xeddsa-verify': () => api.verifySignature(a.pubKey, msg, sig),
   'keygen': () => api.generateKeyPair(),
   'gcm-seal-1k': () => api.aesGcmSeal(key, key.subarray(0, 12), kib, undefined, WASM),
+  'cbc-encrypt-64k': () => api.aesCbcEncrypt(key, fill(16, 1), plain64, WASM),
   'cbc-decrypt-64k': () => api.aesCbcDecrypt(key, fill(16, 1), cbc64, WASM),
   'hmac-sha256-64k': () => api.hmacSha256(key, cbc64, WASM),
   'encode-ack': () => api.encodeBinaryNode(ack),

@@ -1,7 +1,8 @@
 // AES-256 encryption of one block at a time, in constant time, on 16-byte vectors: the state is one
-// vector of 16 bytes and the S-box is sixteen 16-entry table lookups by vector permute (wasm
-// i8x16.swizzle), one per high nibble, each giving zero where the byte's high nibble is another.
-// No memory is indexed by key or data, and nothing branches on them.
+// vector of 16 bytes and SubBytes inverts in GF(2^8) seen as GF(16)^2 with nine 16-entry table
+// lookups a round by vector permute (wasm i8x16.swizzle); the rounds keep the state in that form.
+// No memory is indexed by key or data, and nothing branches on them. The derivation is in
+// aes_byteslice.cpp, and a compile-time check holds it equal to the S-box on all 256 bytes.
 //
 // For CBC encryption, where each block waits for the previous one: the bitsliced rounds (aes.h)
 // cost a whole batch of 8 blocks for that one block. The SIMD build encrypts CBC with this instead
@@ -16,8 +17,9 @@
 
 namespace wacore::aes::byteslice {
 
-// The FIPS-197 AES-256 key schedule: 15 round keys of 16 bytes, in the order the rounds use them.
-// POD; wipe with wipe().
+// The FIPS-197 AES-256 key schedule: 15 round keys of 16 bytes, in the order the rounds use them,
+// ready for the rounds: keys 1..13 in the GF(16)^2 form, and the S-box constant folded into keys
+// 1..14. POD; wipe with wipe().
 struct Key {
   alignas(16) uint8_t rk[kRounds + 1][kBlockBytes];
 };
