@@ -34,8 +34,9 @@ for (const [file, s] of Object.entries(sizesOf(distArg ?? NPM_DIST))) {
 
 // Three spans per fresh process: importing the package (module evaluation), load() to ready (the
 // issue's measure: compile, instantiate, start-up), and the first key generation (in Node it pays
-// for Web Crypto, which load() does not touch).
+// for Web Crypto, which load() does not touch); and the resident memory all three added.
 const probe = (variant) => `
+  const rss0 = process.memoryUsage().rss;
   const t0 = performance.now();
   const { load } = await import(${JSON.stringify(index)});
   const t1 = performance.now();
@@ -43,11 +44,12 @@ const probe = (variant) => `
   const t2 = performance.now();
   api.generateKeyPair();
   const t3 = performance.now();
-  console.log(JSON.stringify({ importMs: t1 - t0, ms: t2 - t1, firstKeyMs: t3 - t2, variant: api.variant, mem: api.memoryStats().wasmMemoryBytes }));`;
+  const rss = process.memoryUsage().rss - rss0;
+  console.log(JSON.stringify({ importMs: t1 - t0, ms: t2 - t1, firstKeyMs: t3 - t2, totalMs: t3 - t0, rss, variant: api.variant, mem: api.memoryStats().wasmMemoryBytes }));`;
 
 const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-console.log(`\n| fresh Node ${process.versions.node} process | import ms (${entry}) | load() to ready: median ms | min–max ms | first key generation ms | wasm memory after load |`);
-console.log('|---|---|---|---|---|---|');
+console.log(`\n| fresh Node ${process.versions.node} process | import ms (${entry}) | load() to ready: median ms | min–max ms | first key generation ms | all three, ms | RSS added | wasm memory after load |`);
+console.log('|---|---|---|---|---|---|---|---|');
 for (const v of ['scalar', 'simd', 'auto']) {
   const runsOf = [];
   for (let i = 0; i < runs; i++) {
@@ -57,9 +59,11 @@ for (const v of ['scalar', 'simd', 'auto']) {
   const samples = runsOf.map((r) => r.ms).sort((a, b) => a - b);
   const importMs = med(runsOf.map((r) => r.importMs));
   const firstKeyMs = med(runsOf.map((r) => r.firstKeyMs));
-  loads.push({ variant: v, ran: info.variant, runs, importMs, medianMs: samples[runs >> 1], minMs: samples[0], maxMs: samples[runs - 1], firstKeyMs, wasmMemoryBytes: info.mem });
+  const totalMs = med(runsOf.map((r) => r.totalMs));
+  const rssBytes = med(runsOf.map((r) => r.rss));
+  loads.push({ variant: v, ran: info.variant, runs, importMs, medianMs: samples[runs >> 1], minMs: samples[0], maxMs: samples[runs - 1], firstKeyMs, totalMs, rssBytes, wasmMemoryBytes: info.mem });
   console.log(
-    `| ${v === 'auto' ? `auto (→ ${info.variant})` : v} | ${importMs.toFixed(1)} | ${samples[runs >> 1].toFixed(1)} | ${samples[0].toFixed(1)}–${samples[runs - 1].toFixed(1)} | ${firstKeyMs.toFixed(1)} | ${(info.mem / 1024).toFixed(0)} KiB |`,
+    `| ${v === 'auto' ? `auto (→ ${info.variant})` : v} | ${importMs.toFixed(1)} | ${samples[runs >> 1].toFixed(1)} | ${samples[0].toFixed(1)}–${samples[runs - 1].toFixed(1)} | ${firstKeyMs.toFixed(1)} | ${totalMs.toFixed(1)} | ${(rssBytes / 2 ** 20).toFixed(1)} MiB | ${(info.mem / 1024).toFixed(0)} KiB |`,
   );
 }
 console.log('');
