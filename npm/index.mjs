@@ -324,7 +324,8 @@ function makeApi(M, nodeCrypto) {
     [Symbol.for('wacore-wasm.failAllocation')]: (n) => M._wacore_failAllocation(n >>> 0) >>> 0,
     // Tests: the blocks the core's operator new has handed out and not taken back.
     [Symbol.for('wacore-wasm.liveAllocations')]: () => M._wacore_liveAllocations() >>> 0,
-    // Tests: a generated export called on raw input bytes (a layout), returning its error code.
+    // Tests: a generated export called on raw input bytes (a layout), returning its error's code
+    // string (the core's first, no error, for success).
     [Symbol.for('wacore-wasm.callExport')]: (name, bytes) => {
       if (!EXPORT_NAMES.includes(name)) throw new WacoreError('ERR_TYPE', `no generated export ${describeValue(name)}`);
       const b = asBytes(bytes, 'bytes');
@@ -333,7 +334,7 @@ function makeApi(M, nodeCrypto) {
       try {
         M.HEAPU8.set(b, p);
         rc = M[`_wacore_${name}`](p, b.length);
-        return rc;
+        return core.codeOf(rc);
       } finally {
         core.wipe(p, b.length);
         // The output a successful call left (keys, records) is wiped too. Only then does the view

@@ -97,6 +97,8 @@ export function makeCore(M) {
   };
   /** The same by code (for checks made in JS that the core makes too): its message included. */
   const failCode = (code) => fail(codes.indexOf(code));
+  /** The code string of a core error number (its first entry is no error). */
+  const codeOf = (rc) => codes[rc] ?? 'ERR_UNKNOWN';
   /** The I/O buffer's address, holding at least n bytes. Take M.HEAPU8 only after this call:
    * growing the buffer may grow wasm memory, which replaces the heap view. The buffer moves only
    * when a larger size is asked for, so its address is remembered and the module is asked (an
@@ -120,5 +122,5 @@ export function makeCore(M) {
     if (src.length <= max) heap.set(src, at);
   };
   const wipe = (p, n) => M.HEAPU8.fill(0, p, p + n);
-  return { M, fail, failCode, io, put, wipe };
+  return { M, fail, failCode, codeOf, io, put, wipe };
 }
