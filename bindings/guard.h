@@ -49,7 +49,20 @@ R guard(R out_of_memory, F&& body) noexcept {
   }
 }
 
-// The out-of-memory value of the two error conventions: +Error and -Error.
+// As guard(), and `failed` tells whether an allocation failed and unwound the body: the body may
+// also return the out-of-memory value itself (a parser that caught the failure, or the Noise
+// transport after delivering frames).
+template <typename R, typename F>
+R guard(R out_of_memory, F&& body, bool& failed) noexcept {
+  failed = true;
+  return guard(out_of_memory, [&] {
+    R r = body();
+    failed = false;
+    return r;
+  });
+}
+
+// The out-of-memory value the generated exports' bodies return (the export then negates it).
 inline constexpr int kOutOfMemory = static_cast<int>(Error::out_of_memory);
 
 }  // namespace wacore::bindings

@@ -2,7 +2,7 @@
 // wasm memory from noiseCreate to noiseFree (which wipes it); the JS side (npm/lib/noise.mjs) owns
 // it. Inputs come in through the module's I/O buffer (bindings/wacore_bindings.cpp, ioBuffer); each
 // call's output bytes are left in one reused vector described by NoiseResult, which the JS side
-// copies out before the next call. Calls return 0 or a wacore::Error value.
+// copies out before the next call. Calls return 0 or -Error, as every export does.
 #include <emscripten.h>
 #include <sodium.h>
 
@@ -40,7 +40,7 @@ ns::Connection& conn(uintptr_t h) { return *at<ns::Connection>(h); }
 uint64_t u64(uint32_t hi, uint32_t lo) { return static_cast<uint64_t>(hi) << 32 | lo; }
 
 // Publishes g_out (and the other fields) in g_result; wipes the output when the call failed.
-int publish(Error e, size_t count = 0, bool done = true) {
+Error publish(Error e, size_t count = 0, bool done = true) {
   if (e != Error::ok && count == 0) {
     if (!g_out.empty()) sodium_memzero(g_out.data(), g_out.size());
     g_out.clear();
@@ -49,7 +49,7 @@ int publish(Error e, size_t count = 0, bool done = true) {
   set(NoiseResultWord::kOutLength, static_cast<uint32_t>(g_out.size()));
   set(NoiseResultWord::kCount, static_cast<uint32_t>(count));
   set(NoiseResultWord::kDone, done ? 1 : 0);
-  return static_cast<int>(e);
+  return e;
 }
 void reset_out() {
   if (!g_out.empty()) sodium_memzero(g_out.data(), g_out.size());
@@ -60,47 +60,22 @@ void reset_out() {
 // call returns ERR_OUT_OF_MEMORY. The connection is as the core left it: unchanged in transport, the
 // handshake failed in a handshake step.
 template <typename F>
-int run(F&& body) noexcept {
-  constexpr int kFailed = -1;  // no body returns it: publish() gives an Error value, >= 0
-  const int r = wacore::bindings::guard(kFailed, std::forward<F>(body));
-  if (r != kFailed) return r;
+Error run(F&& body) noexcept {
+  bool failed = false;
+  const Error e = wacore::bindings::guard(Error::out_of_memory, std::forward<F>(body), failed);
+  if (!failed) return e;
   if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
   g_encoded.clear();
   return publish(Error::out_of_memory);
 }
 
-uintptr_t noise_result() { return reinterpret_cast<uintptr_t>(g_result); }
-
-// role: a NoiseRole (0 client, otherwise responder). ephemeral: address of 32 bytes, or 0 for a fresh key. Returns a
-// handle (> 0), 0 when out of memory, or -error.
-int noise_create(int role, int dict, uintptr_t routing, size_t routing_len, uintptr_t ephemeral, size_t max_frame) {
-  std::unique_ptr<ns::Connection> c(new (std::nothrow) ns::Connection());
-  if (c == nullptr) return 0;
-  const bool client = role == static_cast<int>(wacore::bindings::wire::NoiseRole::kClient);
-  const Error e = c->init(client ? ns::Connection::Role::client : ns::Connection::Role::responder,
-                          static_cast<uint8_t>(dict), bytes(routing, routing_len),
-                          ephemeral != 0 ? at(ephemeral) : nullptr, max_frame);
-  if (e != Error::ok) {
-    c->wipe();
-    return -static_cast<int>(e);
-  }
-  return static_cast<int>(reinterpret_cast<uintptr_t>(c.release()));
-}
-
-void noise_free(uintptr_t h) {
-  if (h == 0) return;
-  conn(h).wipe();
-  delete at<ns::Connection>(h);
-}
-
-int noise_client_start(uintptr_t h) {
+Error client_start(uintptr_t h) {
   reset_out();
   return publish(conn(h).client_start(g_out));
 }
 
-// root: 32 bytes; now = seconds since the epoch, as two 32-bit halves.
-int noise_client_server_hello(uintptr_t h, uintptr_t chunk, size_t len, uintptr_t static_priv, uintptr_t payload,
-                              size_t payload_len, uintptr_t root, uint32_t now_hi, uint32_t now_lo) {
+Error client_server_hello(uintptr_t h, uintptr_t chunk, size_t len, uintptr_t static_priv, uintptr_t payload,
+                          size_t payload_len, uintptr_t root, uint32_t now_hi, uint32_t now_lo) {
   reset_out();
   bool done = false;
   const ns::ClientOptions opts{at(root), u64(now_hi, now_lo)};
@@ -109,8 +84,8 @@ int noise_client_server_hello(uintptr_t h, uintptr_t chunk, size_t len, uintptr_
   return publish(e, 0, done);
 }
 
-int noise_responder_hello(uintptr_t h, uintptr_t chunk, size_t len, uintptr_t static_priv, uintptr_t chain,
-                          size_t chain_len) {
+Error responder_hello(uintptr_t h, uintptr_t chunk, size_t len, uintptr_t static_priv, uintptr_t chain,
+                      size_t chain_len) {
   reset_out();
   bool done = false;
   const Error e = conn(h).responder_read_client_hello(bytes(chunk, len), at(static_priv), bytes(chain, chain_len),
@@ -118,8 +93,7 @@ int noise_responder_hello(uintptr_t h, uintptr_t chunk, size_t len, uintptr_t st
   return publish(e, 0, done);
 }
 
-// Output: the client's static key (32 bytes) then its payload.
-int noise_responder_finish(uintptr_t h, uintptr_t chunk, size_t len) {
+Error responder_finish(uintptr_t h, uintptr_t chunk, size_t len) {
   reset_out();
   uint8_t client_static[ns::kKeyBytes];
   std::vector<uint8_t> payload;
@@ -140,41 +114,94 @@ int noise_responder_finish(uintptr_t h, uintptr_t chunk, size_t len) {
   return publish(e, 0, done);
 }
 
-int noise_finish(uintptr_t h) { return static_cast<int>(conn(h).finish()); }
-
-size_t noise_buffered(uintptr_t h) { return conn(h).buffered(); }
-
-// Output: the certificate chain (tests and non-WhatsApp servers). Times as 32-bit halves.
-int noise_make_cert_chain(uintptr_t root_priv, uintptr_t inter_priv, uintptr_t leaf_key, uint32_t inter_serial,
-                          uint32_t leaf_serial, uint32_t nb_hi, uint32_t nb_lo, uint32_t na_hi, uint32_t na_lo) {
-  reset_out();
-  const ns::CertSpec spec{inter_serial, leaf_serial, u64(nb_hi, nb_lo), u64(na_hi, na_lo)};
-  return publish(ns::make_cert_chain(spec, at(root_priv), at(inter_priv), at(leaf_key), g_out));
-}
-
 }  // namespace
 
-// The per-frame calls are plain exports: embind's generic invoker (the only one without eval)
-// costs more than encrypting a small frame.
-extern "C" {
-// Encrypts and frames len bytes.
-EMSCRIPTEN_KEEPALIVE int wacore_noise_encrypt_frame(uintptr_t h, uintptr_t in, size_t len) {
-  return run([&] {
-    g_out.clear();
-    return publish(conn(h).encrypt_frame(bytes(in, len), g_out));
+// The plain exports' family functions (bindings/boundary.json, "plain"). The per-frame calls are
+// plain exports: embind's generic invoker (the only one without eval) costs more than encrypting a
+// small frame.
+namespace wacore::bindings::plain {
+
+uintptr_t noise_result() { return reinterpret_cast<uintptr_t>(g_result); }
+
+// role: a NoiseRole (0 client, otherwise responder). ephemeral: address of 32 bytes, or 0 for a
+// fresh key. The handle (> 0).
+wire::Value noise_create(int32_t role, int32_t dict, uintptr_t routing, size_t routing_len, uintptr_t ephemeral,
+                         size_t max_frame) {
+  return guard(wire::Value(Error::out_of_memory), [&]() -> wire::Value {
+    std::unique_ptr<ns::Connection> c(new ns::Connection());
+    const bool client = role == static_cast<int>(wire::NoiseRole::kClient);
+    const Error e = c->init(client ? ns::Connection::Role::client : ns::Connection::Role::responder,
+                            static_cast<uint8_t>(dict), bytes(routing, routing_len),
+                            ephemeral != 0 ? at(ephemeral) : nullptr, max_frame);
+    if (e != Error::ok) {
+      c->wipe();
+      return e;
+    }
+    return wire::Value::of(reinterpret_cast<uintptr_t>(c.release()));
   });
 }
 
-// Binary-encodes a node tape (as wacore_binary_encode takes it), then encrypts and frames it.
-EMSCRIPTEN_KEEPALIVE int wacore_noise_encode_frame(uintptr_t h, uintptr_t words, size_t word_count, uintptr_t strings,
-                                                   size_t string_count, uintptr_t area, size_t area_len, int dict) {
+void noise_free(uintptr_t conn_handle) {
+  if (conn_handle == 0) return;
+  conn(conn_handle).wipe();
+  delete at<ns::Connection>(conn_handle);
+}
+
+Error noise_client_start(uintptr_t conn) {
+  return run([&] { return client_start(conn); });
+}
+
+// root: 32 bytes; now = seconds since the epoch, as two 32-bit halves.
+Error noise_client_server_hello(uintptr_t conn, uintptr_t chunk, size_t len, uintptr_t static_priv, uintptr_t payload,
+                                size_t payload_len, uintptr_t root, uint32_t now_hi, uint32_t now_lo) {
+  return run([&] { return client_server_hello(conn, chunk, len, static_priv, payload, payload_len, root, now_hi, now_lo); });
+}
+
+Error noise_responder_hello(uintptr_t conn, uintptr_t chunk, size_t len, uintptr_t static_priv, uintptr_t chain,
+                            size_t chain_len) {
+  return run([&] { return responder_hello(conn, chunk, len, static_priv, chain, chain_len); });
+}
+
+// Output: the client's static key (32 bytes) then its payload.
+Error noise_responder_finish(uintptr_t conn, uintptr_t chunk, size_t len) {
+  return run([&] { return responder_finish(conn, chunk, len); });
+}
+
+Error noise_finish(uintptr_t conn_handle) {
+  return run([&] { return conn(conn_handle).finish(); });
+}
+
+size_t noise_buffered(uintptr_t conn_handle) { return conn(conn_handle).buffered(); }
+
+// Output: the certificate chain (tests and non-WhatsApp servers). Times as 32-bit halves.
+Error noise_make_cert_chain(uintptr_t root_priv, uintptr_t inter_priv, uintptr_t leaf_key, uint32_t inter_serial,
+                            uint32_t leaf_serial, uint32_t not_before_hi, uint32_t not_before_lo, uint32_t not_after_hi,
+                            uint32_t not_after_lo) {
+  return run([&] {
+    reset_out();
+    const ns::CertSpec spec{inter_serial, leaf_serial, u64(not_before_hi, not_before_lo), u64(not_after_hi, not_after_lo)};
+    return publish(ns::make_cert_chain(spec, at(root_priv), at(inter_priv), at(leaf_key), g_out));
+  });
+}
+
+// Encrypts and frames len bytes.
+Error noise_encrypt_frame(uintptr_t conn_handle, uintptr_t data, size_t len) {
+  return run([&] {
+    g_out.clear();
+    return publish(conn(conn_handle).encrypt_frame(bytes(data, len), g_out));
+  });
+}
+
+// Binary-encodes a node tape (as binaryEncode takes it), then encrypts and frames it.
+Error noise_encode_frame(uintptr_t conn_handle, uintptr_t words, size_t word_count, uintptr_t strings,
+                         size_t string_count, uintptr_t area, size_t area_len, int32_t dict) {
   return run([&] {
     g_out.clear();
     g_encoded.clear();
     Error e = wacore::binary::encode_tape({at<const int32_t>(words), word_count},
                                           {at<const int32_t>(strings), 2 * string_count}, bytes(area, area_len),
                                           static_cast<wacore::binary::Dict>(dict), g_encoded);
-    if (e == Error::ok) e = conn(h).encrypt_frame(g_encoded, g_out);
+    if (e == Error::ok) e = conn(conn_handle).encrypt_frame(g_encoded, g_out);
     if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
     return publish(e);
   });
@@ -182,42 +209,16 @@ EMSCRIPTEN_KEEPALIVE int wacore_noise_encode_frame(uintptr_t h, uintptr_t words,
 
 // Feeds a chunk; the output holds each decrypted frame as a 4-byte little-endian length and the
 // bytes, and count says how many (also when an error stopped the call after some frames).
-EMSCRIPTEN_KEEPALIVE int wacore_noise_decrypt_frames(uintptr_t h, uintptr_t in, size_t len) {
+Error noise_decrypt_frames(uintptr_t conn_handle, uintptr_t data, size_t len) {
   return run([&] {
     reset_out();
     size_t count = 0;
-    const Error e = conn(h).decrypt_frames(bytes(in, len), g_out, count);
+    const Error e = conn(conn_handle).decrypt_frames(bytes(data, len), g_out, count);
     return publish(e, count);
   });
 }
-}
 
-// Plain wasm exports, called by the JS side as Module._wacore_<name> (see wacore_bindings.cpp).
-extern "C" {
-EMSCRIPTEN_KEEPALIVE uintptr_t wacore_noiseResult() { return noise_result(); }
-EMSCRIPTEN_KEEPALIVE int wacore_noiseCreate(int role, int dict, uintptr_t routing, size_t routing_len,
-                                            uintptr_t ephemeral, size_t max_frame) {
-  return wacore::bindings::guard(0, [&] { return noise_create(role, dict, routing, routing_len, ephemeral, max_frame); });
-}
-EMSCRIPTEN_KEEPALIVE void wacore_noiseFree(uintptr_t h) { noise_free(h); }
-EMSCRIPTEN_KEEPALIVE int wacore_noiseClientStart(uintptr_t h) { return run([&] { return noise_client_start(h); }); }
-EMSCRIPTEN_KEEPALIVE int wacore_noiseClientServerHello(uintptr_t h, uintptr_t chunk, size_t len, uintptr_t static_priv,
-                                                       uintptr_t payload, size_t payload_len, uintptr_t root,
-                                                       uint32_t now_hi, uint32_t now_lo) {
-  return run([&] { return noise_client_server_hello(h, chunk, len, static_priv, payload, payload_len, root, now_hi, now_lo); });
-}
-EMSCRIPTEN_KEEPALIVE int wacore_noiseResponderHello(uintptr_t h, uintptr_t chunk, size_t len, uintptr_t static_priv,
-                                                    uintptr_t chain, size_t chain_len) {
-  return run([&] { return noise_responder_hello(h, chunk, len, static_priv, chain, chain_len); });
-}
-EMSCRIPTEN_KEEPALIVE int wacore_noiseResponderFinish(uintptr_t h, uintptr_t chunk, size_t len) {
-  return run([&] { return noise_responder_finish(h, chunk, len); });
-}
-EMSCRIPTEN_KEEPALIVE int wacore_noiseFinish(uintptr_t h) { return run([&] { return noise_finish(h); }); }
-EMSCRIPTEN_KEEPALIVE size_t wacore_noiseBuffered(uintptr_t h) { return noise_buffered(h); }
-EMSCRIPTEN_KEEPALIVE int wacore_noiseMakeCertChain(uintptr_t root_priv, uintptr_t inter_priv, uintptr_t leaf_key,
-                                                   uint32_t inter_serial, uint32_t leaf_serial, uint32_t nb_hi,
-                                                   uint32_t nb_lo, uint32_t na_hi, uint32_t na_lo) {
-  return run([&] { return noise_make_cert_chain(root_priv, inter_priv, leaf_key, inter_serial, leaf_serial, nb_hi, nb_lo, na_hi, na_lo); });
-}
-}
+}  // namespace wacore::bindings::plain
+
+// The plain exports of this file (bindings/boundary.json, "plain"), generated.
+#include "generated/noise_bindings.inc"

@@ -71,12 +71,8 @@ class Output {
   // (guard() wipes it when it caught the exception).
   template <typename F>
   int run(F&& body) noexcept {
-    bool caught = true;
-    const int r = guard(kOutOfMemory, [&] {
-      const int v = body();
-      caught = false;
-      return v;
-    });
+    bool caught = false;
+    const int r = guard(kOutOfMemory, std::forward<F>(body), caught);
     if (r == kOutOfMemory) {
       reset();
       if (!caught) wipe_free_stack();

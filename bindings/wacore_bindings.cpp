@@ -1,8 +1,10 @@
 // The glue the JS side calls: marshalling only, no logic. Per-operation entry points are plain wasm
-// exports; embind registers the module-level ones (bottom of this file). Every function takes
-// offsets into the module's one I/O buffer (the JS side copies inputs in, calls, and copies outputs
-// out), plus lengths, and returns an error code (0 = ok, otherwise a wacore::Error value the JS side
-// turns into a WacoreError).
+// exports, declared in bindings/boundary.json ("plain") and generated into
+// bindings/generated/exports.cpp, which call the family functions below; embind registers the
+// module-level ones (bottom of this file). Every function takes addresses in the module's one I/O
+// buffer (the JS side copies inputs in, calls, and copies outputs out), plus lengths, and returns
+// what its declared return kind says (an Error, a Value, ...); the export turns a failure into
+// -Error, which the generated JS function raises as a WacoreError.
 #include <emscripten.h>
 #include <emscripten/bind.h>
 #include <malloc.h>
@@ -79,12 +81,8 @@ uintptr_t io_buffer(size_t n) {
   return reinterpret_cast<uintptr_t>(g_io);
 }
 
-template <typename T = uint8_t>
-T* at(uintptr_t p) {
-  return reinterpret_cast<T*>(p);
-}
-std::span<const uint8_t> bytes(uintptr_t p, size_t n) { return {at(p), n}; }
-int rc(Error e) { return static_cast<int>(e); }
+using wacore::bindings::at;
+using wacore::bindings::bytes;
 
 // No sodium_init(): in this build it would only detect CPU features and pick implementations (wasm
 // has one of each, already the static defaults), and draw the canary of libsodium's guarded
@@ -112,127 +110,133 @@ std::string error_table() {
 // Bytes currently allocated by malloc (for the memory-stability tests).
 size_t heap_in_use() { return mallinfo().uordblks; }
 
+}  // namespace
+
+// The plain exports' family functions (bindings/boundary.json, "plain"): the generated exports in
+// bindings/generated/exports.cpp call them and turn what they return into the one convention.
+namespace wacore::bindings::plain {
+
 // --- curve ---------------------------------------------------------------------------------------
 
 // out: private key (PRIVATE_KEY_BYTES) then public u.
-int curve_generate_key_pair(uintptr_t out) {
-  return rc(wacore::curve::generate_key_pair(at(out), at(out + wacore::bindings::wire::kPrivateKeyBytes)));
+Error curve_generate_key_pair(uintptr_t out) {
+  return wacore::curve::generate_key_pair(at(out), at(out + wire::kPrivateKeyBytes));
 }
 
-int curve_public_from_private(uintptr_t priv, size_t priv_len, uintptr_t out) {
-  if (priv_len != wacore::curve::kPrivateKeyBytes) return rc(Error::key_length);
-  return rc(wacore::curve::public_from_private(at(priv), at(out)));
+Error curve_public_from_private(uintptr_t priv, size_t priv_len, uintptr_t out) {
+  if (priv_len != wacore::curve::kPrivateKeyBytes) return Error::key_length;
+  return wacore::curve::public_from_private(at(priv), at(out));
 }
 
-int curve_agreement(uintptr_t pub, size_t pub_len, uintptr_t priv, size_t priv_len, uintptr_t out) {
+Error curve_agreement(uintptr_t pub, size_t pub_len, uintptr_t priv, size_t priv_len, uintptr_t out) {
   uint8_t u[wacore::curve::kKeyBytes];
-  if (Error e = wacore::curve::parse_public_key(bytes(pub, pub_len), u); e != Error::ok) return rc(e);
-  if (priv_len != wacore::curve::kPrivateKeyBytes) return rc(Error::key_length);
-  return rc(wacore::curve::agreement(u, at(priv), at(out)));
+  if (Error e = wacore::curve::parse_public_key(bytes(pub, pub_len), u); e != Error::ok) return e;
+  if (priv_len != wacore::curve::kPrivateKeyBytes) return Error::key_length;
+  return wacore::curve::agreement(u, at(priv), at(out));
 }
 
-int curve_sign(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len, uintptr_t out) {
-  if (priv_len != wacore::curve::kPrivateKeyBytes) return rc(Error::key_length);
-  return rc(wacore::curve::sign(at(priv), bytes(msg, msg_len), at(out)));
+Error curve_sign(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len, uintptr_t out) {
+  if (priv_len != wacore::curve::kPrivateKeyBytes) return Error::key_length;
+  return wacore::curve::sign(at(priv), bytes(msg, msg_len), at(out));
 }
 
-int curve_sign_with_random(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len,
-                           uintptr_t random, size_t random_len, uintptr_t out) {
-  if (priv_len != wacore::curve::kPrivateKeyBytes) return rc(Error::key_length);
-  if (random_len != wacore::curve::kSignatureRandomBytes) return rc(Error::random_length);
+Error curve_sign_with_random(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len, uintptr_t random,
+                             size_t random_len, uintptr_t out) {
+  if (priv_len != wacore::curve::kPrivateKeyBytes) return Error::key_length;
+  if (random_len != wacore::curve::kSignatureRandomBytes) return Error::random_length;
   wacore::curve::sign_with_random(at(priv), bytes(msg, msg_len), at(random), at(out));
-  return 0;
+  return Error::ok;
 }
 
-// Returns 1 for a valid signature, 0 for an invalid one, or -(error code) for bad input.
-int curve_verify(uintptr_t pub, size_t pub_len, uintptr_t msg, size_t msg_len, uintptr_t sig,
-                 size_t sig_len) {
+// 1 for a valid signature, 0 for an invalid one.
+wire::Value curve_verify(uintptr_t pub, size_t pub_len, uintptr_t msg, size_t msg_len, uintptr_t sig, size_t sig_len) {
   uint8_t u[wacore::curve::kKeyBytes];
-  if (Error e = wacore::curve::parse_public_key(bytes(pub, pub_len), u); e != Error::ok) return -rc(e);
-  if (sig_len != wacore::curve::kSignatureBytes) return -rc(Error::signature_length);
-  return wacore::curve::verify(u, bytes(msg, msg_len), at(sig)) ? 1 : 0;
+  if (Error e = wacore::curve::parse_public_key(bytes(pub, pub_len), u); e != Error::ok) return e;
+  if (sig_len != wacore::curve::kSignatureBytes) return Error::signature_length;
+  return wire::Value::of(wacore::curve::verify(u, bytes(msg, msg_len), at(sig)) ? 1 : 0);
 }
 
-// Returns the ID (0..16383), or -(error code).
-int registration_id() {
+// The ID (0..16383).
+wire::Value registration_id() {
   uint32_t id = 0;
-  if (Error e = wacore::signal::generate_registration_id(id); e != Error::ok) return -rc(e);
-  return static_cast<int>(id);
+  if (Error e = wacore::signal::generate_registration_id(id); e != Error::ok) return e;
+  return wire::Value::of(id);
 }
 
 // --- hashes and KDF ------------------------------------------------------------------------------
 
-using wacore::bindings::wire::HashKind;
-using wacore::bindings::wire::StreamKind;
+using wire::HashKind;
+using wire::StreamKind;
 
 // kind: a HashKind (bindings/boundary.json).
-void sha(int kind, uintptr_t in, size_t len, uintptr_t out) {
+void sha(int32_t kind, uintptr_t data, size_t len, uintptr_t out) {
   if (kind == static_cast<int>(HashKind::kSha256)) {
-    wacore::hash::sha256(bytes(in, len), at(out));
+    wacore::hash::sha256(bytes(data, len), at(out));
   } else if (kind == static_cast<int>(HashKind::kSha512)) {
-    wacore::hash::sha512(bytes(in, len), at(out));
+    wacore::hash::sha512(bytes(data, len), at(out));
   } else {
-    wacore::hash::md5(bytes(in, len), at(out));
+    wacore::hash::md5(bytes(data, len), at(out));
   }
 }
 
-void hmac(int kind, uintptr_t key, size_t key_len, uintptr_t in, size_t len, uintptr_t out) {
+void hmac(int32_t kind, uintptr_t key, size_t key_len, uintptr_t data, size_t len, uintptr_t out) {
   if (kind == static_cast<int>(HashKind::kSha256)) {
-    wacore::hash::hmac_sha256(bytes(key, key_len), bytes(in, len), at(out));
+    wacore::hash::hmac_sha256(bytes(key, key_len), bytes(data, len), at(out));
   } else {
-    wacore::hash::hmac_sha512(bytes(key, key_len), bytes(in, len), at(out));
+    wacore::hash::hmac_sha512(bytes(key, key_len), bytes(data, len), at(out));
   }
 }
 
-int hkdf(uintptr_t ikm, size_t ikm_len, uintptr_t salt, size_t salt_len, uintptr_t info, size_t info_len,
-         uintptr_t out, size_t out_len) {
-  return rc(wacore::hash::hkdf(bytes(ikm, ikm_len), bytes(salt, salt_len), bytes(info, info_len),
-                               {at(out), out_len}));
+Error hkdf(uintptr_t ikm, size_t ikm_len, uintptr_t salt, size_t salt_len, uintptr_t info, size_t info_len, uintptr_t out,
+           size_t out_len) {
+  return wacore::hash::hkdf(bytes(ikm, ikm_len), bytes(salt, salt_len), bytes(info, info_len), {at(out), out_len});
 }
 
-int ct_equal(uintptr_t a, uintptr_t b, size_t n) { return wacore::hash::equal(at(a), at(b), n) ? 1 : 0; }
+bool ct_equal(uintptr_t a, uintptr_t b, size_t n) { return wacore::hash::equal(at(a), at(b), n); }
 
 // --- AES one-shot, in place in the I/O buffer -----------------------------------------------------
 
+namespace {
 Error check_key_iv(size_t key_len, size_t iv_len, size_t want_iv) {
   if (key_len != wacore::aes::kKeyBytes) return Error::key_length;
   if (iv_len != want_iv) return Error::iv_length;
   return Error::ok;
 }
+}  // namespace
 
-// buf holds len bytes of plaintext and room for 16 more; returns the ciphertext length or -error.
-int aes_cbc_encrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len) {
-  if (Error e = check_key_iv(key_len, iv_len, wacore::aes::kIvBytes); e != Error::ok) return -rc(e);
+// buf holds len bytes of plaintext and room for 16 more; the ciphertext length.
+wire::Value aes_cbc_encrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len) {
+  if (Error e = check_key_iv(key_len, iv_len, wacore::aes::kIvBytes); e != Error::ok) return e;
   wacore::aes::cbc_encrypt(at(key), at(iv), at(buf), len, at(buf));
-  return static_cast<int>(wacore::aes::cbc_encrypted_size(len));
+  return wire::Value::of(wacore::aes::cbc_encrypted_size(len));
 }
 
-// Returns the plaintext length or -error.
-int aes_cbc_decrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len) {
-  if (Error e = check_key_iv(key_len, iv_len, wacore::aes::kIvBytes); e != Error::ok) return -rc(e);
+// The plaintext length.
+wire::Value aes_cbc_decrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len) {
+  if (Error e = check_key_iv(key_len, iv_len, wacore::aes::kIvBytes); e != Error::ok) return e;
   size_t n = 0;
-  if (Error e = wacore::aes::cbc_decrypt(at(key), at(iv), at(buf), len, at(buf), &n); e != Error::ok) return -rc(e);
-  return static_cast<int>(n);
+  if (Error e = wacore::aes::cbc_decrypt(at(key), at(iv), at(buf), len, at(buf), &n); e != Error::ok) return e;
+  return wire::Value::of(n);
 }
 
-int aes_ctr(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len) {
-  if (Error e = check_key_iv(key_len, iv_len, wacore::aes::kIvBytes); e != Error::ok) return rc(e);
+Error aes_ctr(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len) {
+  if (Error e = check_key_iv(key_len, iv_len, wacore::aes::kIvBytes); e != Error::ok) return e;
   wacore::aes::ctr(at(key), at(iv), at(buf), at(buf), len);
-  return 0;
+  return Error::ok;
 }
 
 // buf holds len bytes and room for the 16-byte tag.
-int aes_gcm_seal(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len,
-                 uintptr_t buf, size_t len) {
-  if (key_len != wacore::aes::kKeyBytes) return rc(Error::key_length);
-  return rc(wacore::aes::gcm_seal(at(key), bytes(iv, iv_len), bytes(aad, aad_len), at(buf), len, at(buf)));
+Error aes_gcm_seal(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len,
+                   uintptr_t buf, size_t len) {
+  if (key_len != wacore::aes::kKeyBytes) return Error::key_length;
+  return wacore::aes::gcm_seal(at(key), bytes(iv, iv_len), bytes(aad, aad_len), at(buf), len, at(buf));
 }
 
 // buf holds ciphertext and tag (len bytes); the plaintext replaces it only if the tag is valid.
-int aes_gcm_open(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len,
-                 uintptr_t buf, size_t len) {
-  if (key_len != wacore::aes::kKeyBytes) return rc(Error::key_length);
-  return rc(wacore::aes::gcm_open(at(key), bytes(iv, iv_len), bytes(aad, aad_len), at(buf), len, at(buf)));
+Error aes_gcm_open(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len,
+                   uintptr_t buf, size_t len) {
+  if (key_len != wacore::aes::kKeyBytes) return Error::key_length;
+  return wacore::aes::gcm_open(at(key), bytes(iv, iv_len), bytes(aad, aad_len), at(buf), len, at(buf));
 }
 
 // --- streams: one malloc'd state per JS stream object, freed (and wiped) by final or free ------------
@@ -240,6 +244,7 @@ int aes_gcm_open(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uin
 // The kinds are bindings/boundary.json's StreamKind.
 using enum StreamKind;
 
+namespace {
 struct Stream {
   StreamKind kind;
   union {
@@ -252,28 +257,27 @@ struct Stream {
     wacore::media::Decryptor media_dec;
   };
 };
+}  // namespace
 
-void stream_free(uintptr_t handle) {
-  if (handle == 0) return;
-  sodium_memzero(at<Stream>(handle), sizeof(Stream));
-  std::free(at<Stream>(handle));
+void stream_free(uintptr_t stream) {
+  if (stream == 0) return;
+  sodium_memzero(at<Stream>(stream), sizeof(Stream));
+  std::free(at<Stream>(stream));
 }
 
-// Returns a handle (> 0), 0 when out of memory, or -error.
-int stream_create(int kind_number, uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len) {
-  using wacore::bindings::wire::kStreamKindFirst;
-  using wacore::bindings::wire::kStreamKindLast;
-  if (kind_number < kStreamKindFirst || kind_number > kStreamKindLast) return -rc(Error::stream_state);
+// The handle (> 0).
+wire::Value stream_create(int32_t kind_number, uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len) {
+  if (kind_number < wire::kStreamKindFirst || kind_number > wire::kStreamKindLast) return Error::stream_state;
   const StreamKind kind = static_cast<StreamKind>(kind_number);
   const bool is_hash = kind == kSha256 || kind == kSha512 || kind == kHmacSha256 || kind == kHmacSha512;
   const bool is_media = kind == kMediaEncrypt || kind == kMediaDecrypt;
-  if (is_media && key_len != sizeof(wacore::media::Keys)) return -rc(Error::key_length);
+  if (is_media && key_len != sizeof(wacore::media::Keys)) return Error::key_length;
   if (!is_hash && !is_media) {
     const size_t want_iv = (kind == kGcmEncrypt || kind == kGcmDecrypt) ? iv_len : wacore::aes::kIvBytes;
-    if (Error e = check_key_iv(key_len, iv_len, want_iv); e != Error::ok) return -rc(e);
+    if (Error e = check_key_iv(key_len, iv_len, want_iv); e != Error::ok) return e;
   }
   auto* s = static_cast<Stream*>(std::malloc(sizeof(Stream)));
-  if (s == nullptr) return 0;
+  if (s == nullptr) return Error::out_of_memory;
   s->kind = kind;
   Error e = Error::ok;
   switch (kind) {
@@ -291,14 +295,14 @@ int stream_create(int kind_number, uintptr_t key, size_t key_len, uintptr_t iv, 
   }
   if (e != Error::ok) {
     stream_free(reinterpret_cast<uintptr_t>(s));
-    return -rc(e);
+    return e;
   }
-  return static_cast<int>(reinterpret_cast<uintptr_t>(s));
+  return wire::Value::of(reinterpret_cast<uintptr_t>(s));
 }
 
 // Output bytes update(len) will produce.
-size_t stream_update_size(uintptr_t handle, size_t len) {
-  const Stream& s = *at<Stream>(handle);
+size_t stream_update_size(uintptr_t stream, size_t len) {
+  const Stream& s = *at<Stream>(stream);
   switch (s.kind) {
     case kCbcEncrypt: return s.cbc_enc.update_size(len);
     case kCbcDecrypt: return s.cbc_dec.update_size(len);
@@ -311,99 +315,128 @@ size_t stream_update_size(uintptr_t handle, size_t len) {
   }
 }
 
-int stream_aad(uintptr_t handle, uintptr_t in, size_t len) {
-  Stream& s = *at<Stream>(handle);
-  if (s.kind != kGcmEncrypt && s.kind != kGcmDecrypt) return rc(Error::stream_state);
-  return rc(s.gcm.aad(bytes(in, len)));
+Error stream_aad(uintptr_t stream, uintptr_t data, size_t len) {
+  Stream& s = *at<Stream>(stream);
+  if (s.kind != kGcmEncrypt && s.kind != kGcmDecrypt) return Error::stream_state;
+  return s.gcm.aad(bytes(data, len));
 }
 
-// Processes len bytes from in, writing stream_update_size(len) bytes to out (out may equal in for
-// CTR and GCM, and for CBC when out does not run ahead of in). Returns bytes written or -error.
-int stream_update(uintptr_t handle, uintptr_t in, size_t len, uintptr_t out) {
-  Stream& s = *at<Stream>(handle);
+// Processes len bytes from data, writing stream_update_size(len) bytes to out (out may equal data
+// for CTR and GCM, and for CBC when out does not run ahead of data): the bytes written.
+wire::Value stream_update(uintptr_t stream, uintptr_t data, size_t len, uintptr_t out) {
+  Stream& s = *at<Stream>(stream);
   switch (s.kind) {
-    case kCbcEncrypt: return static_cast<int>(s.cbc_enc.update(at(in), len, at(out)));
-    case kCbcDecrypt: return static_cast<int>(s.cbc_dec.update(at(in), len, at(out)));
-    case kCtr: s.ctr.update(at(in), at(out), len); return static_cast<int>(len);
+    case kCbcEncrypt: return wire::Value::of(s.cbc_enc.update(at(data), len, at(out)));
+    case kCbcDecrypt: return wire::Value::of(s.cbc_dec.update(at(data), len, at(out)));
+    case kCtr: s.ctr.update(at(data), at(out), len); return wire::Value::of(len);
     case kGcmEncrypt:
     case kGcmDecrypt: {
-      const Error e = s.gcm.update(at(in), at(out), len);
-      return e == Error::ok ? static_cast<int>(len) : -rc(e);
+      const Error e = s.gcm.update(at(data), at(out), len);
+      if (e != Error::ok) return e;
+      return wire::Value::of(len);
     }
-    case kMediaEncrypt: return static_cast<int>(s.media_enc.update(at(in), len, at(out)));
-    case kMediaDecrypt: return static_cast<int>(s.media_dec.update(at(in), len, at(out)));
-    default: s.hash.update(bytes(in, len)); return 0;
+    case kMediaEncrypt: return wire::Value::of(s.media_enc.update(at(data), len, at(out)));
+    case kMediaDecrypt: return wire::Value::of(s.media_dec.update(at(data), len, at(out)));
+    default: s.hash.update(bytes(data, len)); return wire::Value::of(0);
   }
 }
 
+namespace {
 // Where a media stream's final() puts the two file hashes.
-constexpr size_t kSha256At = wacore::bindings::wire::kMediaFinalTailBytes;
-constexpr size_t kEncSha256At = kSha256At + wacore::bindings::wire::kSha256Bytes;
+constexpr size_t kSha256At = wire::kMediaFinalTailBytes;
+constexpr size_t kEncSha256At = kSha256At + wire::kSha256Bytes;
 
-// Finishes the stream and frees it. out receives the last bytes (CBC: up to 16; GCM encrypt: the
-// tag; hashes: the digest); tag is the expected tag for GCM decryption. Returns bytes written or
-// -error.
-int stream_final(uintptr_t handle, uintptr_t out, uintptr_t tag, size_t tag_len) {
-  Stream& s = *at<Stream>(handle);
-  int result = 0;
+wire::Value finish(Stream& s, uintptr_t out, uintptr_t tag, size_t tag_len) {
   switch (s.kind) {
-    case kCbcEncrypt: s.cbc_enc.final(at(out)); result = static_cast<int>(wacore::aes::kBlockBytes); break;
+    case kCbcEncrypt: s.cbc_enc.final(at(out)); return wire::Value::of(wacore::aes::kBlockBytes);
     case kCbcDecrypt: {
       size_t n = 0;
-      const Error e = s.cbc_dec.final(at(out), &n);
-      result = e == Error::ok ? static_cast<int>(n) : -rc(e);
-      break;
+      if (Error e = s.cbc_dec.final(at(out), &n); e != Error::ok) return e;
+      return wire::Value::of(n);
     }
-    case kCtr: break;
+    case kCtr: return wire::Value::of(0);
     case kGcmEncrypt: {
-      const Error e = s.gcm.final_tag(at(out));
-      result = e == Error::ok ? static_cast<int>(wacore::aes::kGcmTagBytes) : -rc(e);
-      break;
+      if (Error e = s.gcm.final_tag(at(out)); e != Error::ok) return e;
+      return wire::Value::of(wacore::aes::kGcmTagBytes);
     }
     case kGcmDecrypt: {
       const Error e = tag_len == wacore::aes::kGcmTagBytes ? s.gcm.final_verify(at(tag)) : Error::auth_tag;
-      result = -rc(e);
-      break;
+      if (e != Error::ok) return e;
+      return wire::Value::of(0);
     }
     // Media: out receives the last bytes, then fileSha256 and fileEncSha256 (MEDIA_FINAL_TAIL_BYTES on).
     case kMediaEncrypt:
       s.media_enc.final(at(out), at(out + kSha256At), at(out + kEncSha256At));
-      result = 16 + static_cast<int>(wacore::media::kMacBytes);
-      break;
+      return wire::Value::of(wacore::aes::kBlockBytes + wacore::media::kMacBytes);
     case kMediaDecrypt: {
       size_t n = 0;
-      const Error e = s.media_dec.final(at(out), &n, at(out + kSha256At), at(out + kEncSha256At));
-      result = e == Error::ok ? static_cast<int>(n) : -rc(e);
-      break;
+      if (Error e = s.media_dec.final(at(out), &n, at(out + kSha256At), at(out + kEncSha256At)); e != Error::ok) return e;
+      return wire::Value::of(n);
     }
     default: {
       const size_t n = s.hash.digest_size();
       s.hash.final(at(out));
-      result = static_cast<int>(n);
+      return wire::Value::of(n);
     }
   }
-  stream_free(handle);
+}
+}  // namespace
+
+// Finishes the stream and frees it. out receives the last bytes (CBC: up to 16; GCM encrypt: the
+// tag; hashes: the digest); tag is the expected tag for GCM decryption. The bytes written.
+wire::Value stream_final(uintptr_t stream, uintptr_t out, uintptr_t tag, size_t tag_len) {
+  const wire::Value result = finish(*at<Stream>(stream), out, tag, tag_len);
+  stream_free(stream);
   return result;
 }
 
-// --- binary node codec: one call per decode or encode; results described in g_binary --------------------
+// --- binary node codec: one call per decode or encode; results described in the result words -----------
 
+namespace {
 // Where the last decode's tape, string table, pool and bytes are (read by the JS side from memory
 // after the call), or the last encode's output: the u32 words of BinaryResultWord.
-using wacore::bindings::wire::BinaryResultWord;
-uint32_t g_binary[wacore::bindings::wire::kBinaryResultWordLast + 1];
+using wire::BinaryResultWord;
+uint32_t g_binary[wire::kBinaryResultWordLast + 1];
 void set(BinaryResultWord w, uint32_t v) { g_binary[static_cast<int>(w)] = v; }
 wacore::binary::DecodedTape g_tape;   // reused: steady decoding allocates nothing
 std::vector<uint8_t> g_encoded;       // reused by encode
 
 uint32_t addr(const void* p) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p)); }
 
+Error decode(uintptr_t data, size_t len, int32_t dict) {
+  const Error e = wacore::binary::decode_tape(bytes(data, len), static_cast<wacore::binary::Dict>(dict), g_tape);
+  if (e != Error::ok) return e;
+  set(BinaryResultWord::kWords, addr(g_tape.words.data()));
+  set(BinaryResultWord::kWordCount, static_cast<uint32_t>(g_tape.words.size()));
+  set(BinaryResultWord::kStrings, addr(g_tape.strings.data()));
+  set(BinaryResultWord::kStringCount, static_cast<uint32_t>(g_tape.strings.size() / 2));
+  set(BinaryResultWord::kPool, addr(g_tape.pool.data()));
+  set(BinaryResultWord::kPoolLength, static_cast<uint32_t>(g_tape.pool.size()));
+  set(BinaryResultWord::kBlob, addr(g_tape.blob.data()));
+  set(BinaryResultWord::kBlobLength, static_cast<uint32_t>(g_tape.blob.size()));
+  set(BinaryResultWord::kAscii, g_tape.ascii ? 1 : 0);
+  return Error::ok;
+}
+
+Error encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t string_count, uintptr_t area,
+             size_t area_len, int32_t dict) {
+  g_encoded.clear();
+  const Error e = wacore::binary::encode_tape({at<const int32_t>(words), word_count},
+                                              {at<const int32_t>(strings), 2 * string_count}, bytes(area, area_len),
+                                              static_cast<wacore::binary::Dict>(dict), g_encoded);
+  if (e != Error::ok) return e;
+  set(BinaryResultWord::kOut, addr(g_encoded.data()));
+  set(BinaryResultWord::kOutLength, static_cast<uint32_t>(g_encoded.size()));
+  return Error::ok;
+}
+}  // namespace
+
 uintptr_t binary_result() { return reinterpret_cast<uintptr_t>(g_binary); }
 
 // The token strings of a dictionary (2 or 3) by id, LF-separated, written to out when it is not 0;
 // returns their length. Nothing is allocated: the JS side asks for the length, then has the text
 // written into its I/O buffer (once per dictionary).
-size_t binary_tokens(int dict, uintptr_t out) {
+size_t binary_tokens(int32_t dict, uintptr_t out) {
   size_t n = 0;
   for (int id = 0; id < wacore::binary::kTokenCount; id++) {
     if (id > 0) {
@@ -417,66 +450,64 @@ size_t binary_tokens(int dict, uintptr_t out) {
   return n;
 }
 
-int binary_decode(uintptr_t in, size_t len, int dict) {
-  const Error e = wacore::binary::decode_tape(bytes(in, len), static_cast<wacore::binary::Dict>(dict), g_tape);
-  if (e != Error::ok) return rc(e);
-  set(BinaryResultWord::kWords, addr(g_tape.words.data()));
-  set(BinaryResultWord::kWordCount, static_cast<uint32_t>(g_tape.words.size()));
-  set(BinaryResultWord::kStrings, addr(g_tape.strings.data()));
-  set(BinaryResultWord::kStringCount, static_cast<uint32_t>(g_tape.strings.size() / 2));
-  set(BinaryResultWord::kPool, addr(g_tape.pool.data()));
-  set(BinaryResultWord::kPoolLength, static_cast<uint32_t>(g_tape.pool.size()));
-  set(BinaryResultWord::kBlob, addr(g_tape.blob.data()));
-  set(BinaryResultWord::kBlobLength, static_cast<uint32_t>(g_tape.blob.size()));
-  set(BinaryResultWord::kAscii, g_tape.ascii ? 1 : 0);
-  return 0;
+// The codec's two entry points run thousands of times a minute on small stanzas. Out of memory
+// leaves nothing of a half-made result: the tape is cleared, the encoded bytes wiped.
+Error binary_decode(uintptr_t data, size_t len, int32_t dict) {
+  bool failed = false;
+  const Error e = guard(Error::out_of_memory, [&] { return decode(data, len, dict); }, failed);
+  if (failed) g_tape.clear();  // what it had decoded of the frame
+  return e;
 }
 
 // The tape (word_count words at words), its string table (string_count pairs at strings) and the
 // area the table and byte contents refer to, as the JS side wrote them into the I/O buffer.
-int binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t string_count, uintptr_t area,
-                  size_t area_len, int dict) {
-  g_encoded.clear();
-  const Error e = wacore::binary::encode_tape({at<const int32_t>(words), word_count},
-                                              {at<const int32_t>(strings), 2 * string_count}, bytes(area, area_len),
-                                              static_cast<wacore::binary::Dict>(dict), g_encoded);
-  if (e != Error::ok) return rc(e);
-  set(BinaryResultWord::kOut, addr(g_encoded.data()));
-  set(BinaryResultWord::kOutLength, static_cast<uint32_t>(g_encoded.size()));
-  return 0;
+Error binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t string_count, uintptr_t area,
+                    size_t area_len, int32_t dict) {
+  bool failed = false;
+  const Error e = guard(
+      Error::out_of_memory, [&] { return encode(words, word_count, strings, string_count, area, area_len, dict); },
+      failed);
+  if (failed) {
+    if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
+    g_encoded.clear();
+  }
+  return e;
 }
 
 // --- media ---------------------------------------------------------------------------------------------
 
 namespace md = wacore::media;
+namespace {
 const md::Keys& media_keys_at(uintptr_t p) { return *at<const md::Keys>(p); }
+}  // namespace
 
 // out: the 112 bytes of derived keys (iv, cipher key, MAC key, ref key).
-int media_keys(uintptr_t key, size_t key_len, uintptr_t info, size_t info_len, uintptr_t out) {
-  return rc(md::derive_keys(bytes(key, key_len), {at<const char>(info), info_len}, *at<md::Keys>(out)));
+Error media_keys(uintptr_t key, size_t key_len, uintptr_t info, size_t info_len, uintptr_t out) {
+  return md::derive_keys(bytes(key, key_len), {at<const char>(info), info_len}, *at<md::Keys>(out));
 }
 
-// out holds encrypted_size(len); hashes at sha and enc_sha (32 bytes each). Returns the upload length.
-int media_encrypt(uintptr_t keys, uintptr_t plain, size_t len, uintptr_t out, uintptr_t sha, uintptr_t enc_sha) {
-  md::encrypt(media_keys_at(keys), bytes(plain, len), at(out), at(sha), at(enc_sha));
-  return static_cast<int>(md::encrypted_size(len));
+// out holds encrypted_size(len); hashes at sha and enc_sha (32 bytes each). The upload length.
+wire::Value media_encrypt(uintptr_t keys, uintptr_t data, size_t len, uintptr_t out, uintptr_t sha, uintptr_t enc_sha) {
+  md::encrypt(media_keys_at(keys), bytes(data, len), at(out), at(sha), at(enc_sha));
+  return wire::Value::of(md::encrypted_size(len));
 }
 
-// expected hashes: address of 32 bytes, or 0 to skip. Returns the plaintext length or -error.
-int media_decrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t enc_sha, uintptr_t sha, uintptr_t out) {
+// expected hashes: address of 32 bytes, or 0 to skip. The plaintext length.
+wire::Value media_decrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t enc_sha, uintptr_t sha, uintptr_t out) {
   size_t n = 0;
   const Error e = md::decrypt(media_keys_at(keys), bytes(upload, len), enc_sha ? at(enc_sha) : nullptr,
                               sha ? at(sha) : nullptr, at(out), &n);
-  return e == Error::ok ? static_cast<int>(n) : -rc(e);
+  if (e != Error::ok) return e;
+  return wire::Value::of(n);
 }
 
-int media_decrypt_range(uintptr_t keys, uintptr_t prev, uintptr_t ct, size_t len, uintptr_t out) {
-  return rc(md::decrypt_range(media_keys_at(keys), at(prev), bytes(ct, len), at(out)));
+Error media_decrypt_range(uintptr_t keys, uintptr_t prev, uintptr_t data, size_t len, uintptr_t out) {
+  return md::decrypt_range(media_keys_at(keys), at(prev), bytes(data, len), at(out));
 }
 
-int media_sidecar(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t out) {
+wire::Value media_sidecar(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t out) {
   md::sidecar(media_keys_at(keys), bytes(upload, len), at(out));
-  return static_cast<int>(md::sidecar_size(len));
+  return wire::Value::of(md::sidecar_size(len));
 }
 
 size_t media_sidecar_size(size_t len) { return md::sidecar_size(len); }
@@ -484,14 +515,17 @@ size_t media_sidecar_size(size_t len) { return md::sidecar_size(len); }
 // --- app state ---------------------------------------------------------------------------------------
 
 namespace as = wacore::appstate;
+namespace {
 std::string_view name_at(uintptr_t p, size_t n) { return {at<const char>(p), n}; }
 uint64_t u64(uint32_t hi, uint32_t lo) { return static_cast<uint64_t>(hi) << 32 | lo; }
 as::MutationKeys& keys_at(uintptr_t p) { return *at<as::MutationKeys>(p); }
+bool is_operation(int32_t op) { return op == 0 || op == 1; }
+}  // namespace
 
 void appstate_expand_keys(uintptr_t data, size_t len, uintptr_t out) { as::expand_keys(bytes(data, len), keys_at(out)); }
 
 // In place on the 128-byte hash at `hash`; the MAC lists are 32-byte MACs end to end.
-void appstate_lthash(uintptr_t hash, uintptr_t add, size_t add_len, uintptr_t sub, size_t sub_len) {
+void appstate_lt_hash(uintptr_t hash, uintptr_t add, size_t add_len, uintptr_t sub, size_t sub_len) {
   as::lthash_subtract_then_add(at(hash), bytes(add, add_len), bytes(sub, sub_len));
 }
 
@@ -499,16 +533,16 @@ void appstate_index_mac(uintptr_t key, uintptr_t index, size_t len, uintptr_t ou
   as::index_mac(at(key), bytes(index, len), at(out));
 }
 
-int appstate_value_mac(int op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t len, uintptr_t key,
-                       uintptr_t out) {
-  if (op != 0 && op != 1) return rc(Error::stream_state);
+Error appstate_value_mac(int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t len, uintptr_t key,
+                         uintptr_t out) {
+  if (!is_operation(op)) return Error::stream_state;
   as::value_mac(static_cast<as::Operation>(op), bytes(key_id, key_id_len), bytes(data, len), at(key), at(out));
-  return 0;
+  return Error::ok;
 }
 
-void appstate_snapshot_mac(uintptr_t lthash, uint32_t version_hi, uint32_t version_lo, uintptr_t name, size_t name_len,
+void appstate_snapshot_mac(uintptr_t lt_hash, uint32_t version_hi, uint32_t version_lo, uintptr_t name, size_t name_len,
                            uintptr_t key, uintptr_t out) {
-  as::snapshot_mac(at(lthash), u64(version_hi, version_lo), name_at(name, name_len), at(key), at(out));
+  as::snapshot_mac(at(lt_hash), u64(version_hi, version_lo), name_at(name, name_len), at(key), at(out));
 }
 
 void appstate_patch_mac(uintptr_t snapshot, uintptr_t macs, size_t macs_len, uint32_t version_hi, uint32_t version_lo,
@@ -517,26 +551,27 @@ void appstate_patch_mac(uintptr_t snapshot, uintptr_t macs, size_t macs_len, uin
                 at(out));
 }
 
-// keys: the 160-byte expansion; out holds encrypted_value_size(len) bytes. Returns its length or -error.
-int appstate_encrypt_value(uintptr_t keys, int op, uintptr_t key_id, size_t key_id_len, uintptr_t plain, size_t len,
-                           uintptr_t iv, uintptr_t out) {
-  if (op != 0 && op != 1) return -rc(Error::stream_state);
-  as::encrypt_value(keys_at(keys), static_cast<as::Operation>(op), bytes(key_id, key_id_len), bytes(plain, len), at(iv),
+// keys: the 160-byte expansion; out holds encrypted_value_size(len) bytes. Its length.
+wire::Value appstate_encrypt_value(uintptr_t keys, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data,
+                                   size_t len, uintptr_t iv, uintptr_t out) {
+  if (!is_operation(op)) return Error::stream_state;
+  as::encrypt_value(keys_at(keys), static_cast<as::Operation>(op), bytes(key_id, key_id_len), bytes(data, len), at(iv),
                     at(out));
-  return static_cast<int>(as::encrypted_value_size(len));
+  return wire::Value::of(as::encrypted_value_size(len));
 }
 
-// Returns the plaintext length or -error.
-int appstate_decrypt_value(uintptr_t keys, int op, uintptr_t key_id, size_t key_id_len, uintptr_t blob, size_t len,
-                           uintptr_t out) {
-  if (op != 0 && op != 1) return -rc(Error::stream_state);
+// The plaintext length.
+wire::Value appstate_decrypt_value(uintptr_t keys, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t blob,
+                                   size_t len, uintptr_t out) {
+  if (!is_operation(op)) return Error::stream_state;
   size_t n = 0;
   const Error e = as::decrypt_value(keys_at(keys), static_cast<as::Operation>(op), bytes(key_id, key_id_len),
                                     bytes(blob, len), at(out), &n);
-  return e == Error::ok ? static_cast<int>(n) : -rc(e);
+  if (e != Error::ok) return e;
+  return wire::Value::of(n);
 }
 
-}  // namespace
+}  // namespace wacore::bindings::plain
 
 // --- media retry (generated exports, bindings/boundary.json) ------------------------------------------
 namespace wacore::bindings::impl {
@@ -560,155 +595,6 @@ int media_retry_open(const wire::MediaRetryOpenIn& in) {
 
 }  // namespace wacore::bindings::impl
 
-// The codec's two entry points: they run thousands of times a minute on small stanzas, where embind's
-// generic invoker (the only one available without eval, -sDYNAMIC_EXECUTION=0) would cost more than
-// the decoding itself. The JS side calls Module._wacore_binary_decode/_encode.
-
-extern "C" {
-EMSCRIPTEN_KEEPALIVE int wacore_binary_decode(uintptr_t in, size_t len, int dict) {
-  const int r = wacore::bindings::guard(wacore::bindings::kOutOfMemory, [&] { return binary_decode(in, len, dict); });
-  if (r == wacore::bindings::kOutOfMemory) g_tape.clear();  // what it had decoded of the frame
-  return r;
-}
-EMSCRIPTEN_KEEPALIVE int wacore_binary_encode(uintptr_t words, size_t word_count, uintptr_t strings,
-                                              size_t string_count, uintptr_t area, size_t area_len, int dict) {
-  const int r = wacore::bindings::guard(
-      wacore::bindings::kOutOfMemory, [&] { return binary_encode(words, word_count, strings, string_count, area, area_len, dict); });
-  if (r == wacore::bindings::kOutOfMemory) {
-    if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
-    g_encoded.clear();
-  }
-  return r;
-}
-}
-
-// Every per-operation entry point is a plain wasm export, called by the JS side as
-// Module._wacore_<name>: no embind registration at start-up (80 of them took ~5 ms of load()) and no
-// generic invoker on every call (~4,000 instructions). embind keeps what runs once per module: the
-// build's name, start-up, the error table, the token strings and the memory figures.
-extern "C" {
-EMSCRIPTEN_KEEPALIVE int wacore_curveGenerateKeyPair(uintptr_t out) { return curve_generate_key_pair(out); }
-EMSCRIPTEN_KEEPALIVE int wacore_curvePublicFromPrivate(uintptr_t priv, size_t priv_len, uintptr_t out) {
-  return curve_public_from_private(priv, priv_len, out);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_curveAgreement(uintptr_t pub, size_t pub_len, uintptr_t priv, size_t priv_len,
-                                               uintptr_t out) {
-  return curve_agreement(pub, pub_len, priv, priv_len, out);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_curveSign(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len,
-                                          uintptr_t out) {
-  return curve_sign(priv, priv_len, msg, msg_len, out);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_curveSignWithRandom(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len,
-                                                    uintptr_t random, size_t random_len, uintptr_t out) {
-  return curve_sign_with_random(priv, priv_len, msg, msg_len, random, random_len, out);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_curveVerify(uintptr_t pub, size_t pub_len, uintptr_t msg, size_t msg_len, uintptr_t sig,
-                                            size_t sig_len) {
-  return curve_verify(pub, pub_len, msg, msg_len, sig, sig_len);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_registrationId() { return registration_id(); }
-EMSCRIPTEN_KEEPALIVE void wacore_sha(int kind, uintptr_t in, size_t len, uintptr_t out) { sha(kind, in, len, out); }
-EMSCRIPTEN_KEEPALIVE void wacore_hmac(int kind, uintptr_t key, size_t key_len, uintptr_t in, size_t len,
-                                      uintptr_t out) {
-  hmac(kind, key, key_len, in, len, out);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_hkdf(uintptr_t ikm, size_t ikm_len, uintptr_t salt, size_t salt_len, uintptr_t info,
-                                     size_t info_len, uintptr_t out, size_t out_len) {
-  return hkdf(ikm, ikm_len, salt, salt_len, info, info_len, out, out_len);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_ctEqual(uintptr_t a, uintptr_t b, size_t n) { return ct_equal(a, b, n); }
-EMSCRIPTEN_KEEPALIVE int wacore_aesCbcEncrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf,
-                                              size_t len) {
-  return aes_cbc_encrypt(key, key_len, iv, iv_len, buf, len);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_aesCbcDecrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf,
-                                              size_t len) {
-  return aes_cbc_decrypt(key, key_len, iv, iv_len, buf, len);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_aesCtr(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf,
-                                       size_t len) {
-  return aes_ctr(key, key_len, iv, iv_len, buf, len);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_aesGcmSeal(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad,
-                                           size_t aad_len, uintptr_t buf, size_t len) {
-  return aes_gcm_seal(key, key_len, iv, iv_len, aad, aad_len, buf, len);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_aesGcmOpen(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad,
-                                           size_t aad_len, uintptr_t buf, size_t len) {
-  return aes_gcm_open(key, key_len, iv, iv_len, aad, aad_len, buf, len);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_streamCreate(int kind, uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len) {
-  return stream_create(kind, key, key_len, iv, iv_len);
-}
-EMSCRIPTEN_KEEPALIVE size_t wacore_streamUpdateSize(uintptr_t handle, size_t len) {
-  return stream_update_size(handle, len);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_streamAad(uintptr_t handle, uintptr_t in, size_t len) {
-  return stream_aad(handle, in, len);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_streamUpdate(uintptr_t handle, uintptr_t in, size_t len, uintptr_t out) {
-  return stream_update(handle, in, len, out);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_streamFinal(uintptr_t handle, uintptr_t out, uintptr_t tag, size_t tag_len) {
-  return stream_final(handle, out, tag, tag_len);
-}
-EMSCRIPTEN_KEEPALIVE void wacore_streamFree(uintptr_t handle) { stream_free(handle); }
-EMSCRIPTEN_KEEPALIVE uintptr_t wacore_binaryResult() { return binary_result(); }
-EMSCRIPTEN_KEEPALIVE size_t wacore_binaryTokens(int dict, uintptr_t out) { return binary_tokens(dict, out); }
-EMSCRIPTEN_KEEPALIVE int wacore_mediaKeys(uintptr_t key, size_t key_len, uintptr_t info, size_t info_len,
-                                          uintptr_t out) {
-  return media_keys(key, key_len, info, info_len, out);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_mediaEncrypt(uintptr_t keys, uintptr_t plain, size_t len, uintptr_t out, uintptr_t sha,
-                                             uintptr_t enc_sha) {
-  return media_encrypt(keys, plain, len, out, sha, enc_sha);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_mediaDecrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t enc_sha,
-                                             uintptr_t sha, uintptr_t out) {
-  return media_decrypt(keys, upload, len, enc_sha, sha, out);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_mediaDecryptRange(uintptr_t keys, uintptr_t prev, uintptr_t ct, size_t len,
-                                                  uintptr_t out) {
-  return media_decrypt_range(keys, prev, ct, len, out);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_mediaSidecar(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t out) {
-  return media_sidecar(keys, upload, len, out);
-}
-EMSCRIPTEN_KEEPALIVE size_t wacore_mediaSidecarSize(size_t len) { return media_sidecar_size(len); }
-EMSCRIPTEN_KEEPALIVE void wacore_appstateExpandKeys(uintptr_t data, size_t len, uintptr_t out) {
-  appstate_expand_keys(data, len, out);
-}
-EMSCRIPTEN_KEEPALIVE void wacore_appstateLtHash(uintptr_t hash, uintptr_t add, size_t add_len, uintptr_t sub,
-                                                size_t sub_len) {
-  appstate_lthash(hash, add, add_len, sub, sub_len);
-}
-EMSCRIPTEN_KEEPALIVE void wacore_appstateIndexMac(uintptr_t key, uintptr_t index, size_t len, uintptr_t out) {
-  appstate_index_mac(key, index, len, out);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_appstateValueMac(int op, uintptr_t key_id, size_t key_id_len, uintptr_t data,
-                                                 size_t len, uintptr_t key, uintptr_t out) {
-  return appstate_value_mac(op, key_id, key_id_len, data, len, key, out);
-}
-EMSCRIPTEN_KEEPALIVE void wacore_appstateSnapshotMac(uintptr_t lthash, uint32_t version_hi, uint32_t version_lo,
-                                                     uintptr_t name, size_t name_len, uintptr_t key, uintptr_t out) {
-  appstate_snapshot_mac(lthash, version_hi, version_lo, name, name_len, key, out);
-}
-EMSCRIPTEN_KEEPALIVE void wacore_appstatePatchMac(uintptr_t snapshot, uintptr_t macs, size_t macs_len,
-                                                  uint32_t version_hi, uint32_t version_lo, uintptr_t name,
-                                                  size_t name_len, uintptr_t key, uintptr_t out) {
-  appstate_patch_mac(snapshot, macs, macs_len, version_hi, version_lo, name, name_len, key, out);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_appstateEncryptValue(uintptr_t keys, int op, uintptr_t key_id, size_t key_id_len,
-                                                     uintptr_t plain, size_t len, uintptr_t iv, uintptr_t out) {
-  return appstate_encrypt_value(keys, op, key_id, key_id_len, plain, len, iv, out);
-}
-EMSCRIPTEN_KEEPALIVE int wacore_appstateDecryptValue(uintptr_t keys, int op, uintptr_t key_id, size_t key_id_len,
-                                                     uintptr_t blob, size_t len, uintptr_t out) {
-  return appstate_decrypt_value(keys, op, key_id, key_id_len, blob, len, out);
-}
-}
-
 EMSCRIPTEN_BINDINGS(wacore) {
   using emscripten::function;
   emscripten::constant("variant", std::string(WACORE_VARIANT));
@@ -717,3 +603,6 @@ EMSCRIPTEN_BINDINGS(wacore) {
   function("heapInUse", &heap_in_use);
   function("errorTable", &error_table);
 }
+
+// The plain exports of this file (bindings/boundary.json, "plain"), generated.
+#include "generated/wacore_bindings.inc"

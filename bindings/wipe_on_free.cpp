@@ -19,6 +19,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "generated/boundary.h"
+
 namespace {
 uint32_t g_fail_countdown = 0;  // 0: no failure planned
 uint32_t g_live = 0;            // blocks operator new handed out and delete has not taken back
@@ -44,20 +46,21 @@ void wipe_and_free(void* p) noexcept {
 }
 }  // namespace
 
-extern "C" {
+// Test hooks, plain exports (bindings/boundary.json).
+namespace wacore::bindings::plain {
 // The blocks the core holds (operator new's, not yet deleted): an exact leak check, where the bytes
 // malloc reports in use also move with how free regions split (tests/js/oom-injected.test.mjs).
-EMSCRIPTEN_KEEPALIVE uint32_t wacore_liveAllocations() { return g_live; }
+size_t live_allocations() { return g_live; }
 
 // Plans an allocation failure: the n-th operator new from now (1 = the next) fails; 0 cancels.
 // Returns how many allocations were still to go before the plan it replaces, 0 if it had fired or
 // none was planned: a test learns from it whether an operation reached its n-th allocation.
-EMSCRIPTEN_KEEPALIVE uint32_t wacore_failAllocation(uint32_t n) {
+size_t fail_allocation(uint32_t n) {
   const uint32_t left = g_fail_countdown;
   g_fail_countdown = n;
   return left;
 }
-}
+}  // namespace wacore::bindings::plain
 
 void* operator new(std::size_t n) { return allocate_or_throw(n); }
 void* operator new[](std::size_t n) { return allocate_or_throw(n); }
@@ -70,3 +73,6 @@ void operator delete(void* p, std::size_t) noexcept { wipe_and_free(p); }
 void operator delete[](void* p, std::size_t) noexcept { wipe_and_free(p); }
 void operator delete(void* p, const std::nothrow_t&) noexcept { wipe_and_free(p); }
 void operator delete[](void* p, const std::nothrow_t&) noexcept { wipe_and_free(p); }
+
+// The plain exports of this file (bindings/boundary.json, "plain"), generated.
+#include "generated/wipe_on_free.inc"

@@ -1,6 +1,7 @@
 // What the generated layout code (bindings/generated/boundary.h) is written in: a bounds-checked
-// cursor over an input layout, zero defaults for fixed-size byte fields, the one output, and
-// run_export(), the body of every generated export (docs/architecture.md).
+// cursor over an input layout, zero defaults for fixed-size byte fields, the one output,
+// run_export(), the body of every generated export, and the Value plain exports return
+// (docs/architecture.md).
 #pragma once
 
 #include <array>
@@ -22,6 +23,19 @@ namespace wacore::bindings {
 Output& output();
 
 namespace wire {
+
+// What the family function of a plain export whose result is a value returns (bindings/boundary.json,
+// "plain"): a non-negative value (a length, a handle, 0 or 1), or an Error; the export returns it as
+// the value or as -Error.
+class Value {
+ public:
+  Value(Error e) : raw(-static_cast<int32_t>(e)) {}  // NOLINT: `return Error::x;` is the failure form
+  static Value of(size_t v) { return Value(static_cast<int32_t>(v)); }
+  int32_t raw;
+
+ private:
+  explicit Value(int32_t r) : raw(r) {}
+};
 
 // What a fixed-size byte field holds before it is read: zeros, never a null span.
 inline constexpr std::array<uint8_t, 256> kZeros{};

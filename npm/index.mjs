@@ -14,7 +14,7 @@ import createWacoreModule from './dist/wacore.glue.mjs';
 import { makeAppState } from './lib/appstate.mjs';
 import { makeBinary } from './lib/binary.mjs';
 import { asBytes, describe as describeValue, makeCore, WacoreError } from './lib/core.mjs';
-import { checkBoundary, EXPORT_NAMES } from './lib/generated/boundary.mjs';
+import { bindPlain, checkBoundary, EXPORT_NAMES } from './lib/generated/boundary.mjs';
 import { makeCrypto } from './lib/crypto.mjs';
 import { makeCurve } from './lib/curve.mjs';
 import * as jid from './lib/jid.mjs';
@@ -298,6 +298,8 @@ async function compileFrom({ source, url }) {
 
 function makeApi(M, nodeCrypto) {
   const core = { ...makeCore(M), nodeCrypto };
+  // The plain exports (bindings/boundary.json), each raising its errors as the core's WacoreError.
+  core.plain = bindPlain(M, core.fail);
   /** Wasm memory in use: the linear memory's size (it never shrinks) and bytes held by malloc. */
   const memoryStats = () => ({ wasmMemoryBytes: M.HEAPU8.buffer.byteLength, heapInUseBytes: M.heapInUse() });
   const crypto = makeCrypto(core);
@@ -321,9 +323,9 @@ function makeApi(M, nodeCrypto) {
     // Fault injection for tests of out-of-memory handling (docs/limits.md): the n-th C++ allocation
     // from now fails as if memory had run out (0 cancels); returns how many were still to go of
     // the plan it replaces, 0 if that one fired.
-    [Symbol.for('wacore-wasm.failAllocation')]: (n) => M._wacore_failAllocation(n >>> 0) >>> 0,
+    [Symbol.for('wacore-wasm.failAllocation')]: (n) => core.plain.failAllocation(n >>> 0),
     // Tests: the blocks the core's operator new has handed out and not taken back.
-    [Symbol.for('wacore-wasm.liveAllocations')]: () => M._wacore_liveAllocations() >>> 0,
+    [Symbol.for('wacore-wasm.liveAllocations')]: () => core.plain.liveAllocations(),
     // Tests: a generated export called on raw input bytes (a layout), returning its error's code
     // string (the core's first, no error, for success).
     [Symbol.for('wacore-wasm.callExport')]: (name, bytes) => {
@@ -334,7 +336,7 @@ function makeApi(M, nodeCrypto) {
       try {
         M.HEAPU8.set(b, p);
         rc = M[`_wacore_${name}`](p, b.length);
-        return core.codeOf(rc);
+        return core.codeOf(-rc);
       } finally {
         core.wipe(p, b.length);
         // The output a successful call left (keys, records) is wiped too. Only then does the view

@@ -25,7 +25,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x3fcac6f4;
+inline constexpr uint32_t kBoundaryDigest = 0x11adf1a9;
 
 // Constants: those of the core are checked against it, so that the JS side cannot drift from it.
 inline constexpr size_t kPublicKeyBytes = 33;  // a Curve25519 public key with libsignal's type byte 0x05
@@ -782,3 +782,63 @@ int appstate_decode_mutations(const wire::BytesIn& in);  // SyncdMutations bytes
 int appstate_verify_patch(const wire::AppStateVerifyPatchIn& in);  // verifies a patch against a state and applies it
 int appstate_verify_snapshot(const wire::AppStateVerifySnapshotIn& in);  // verifies a snapshot and computes its state
 }  // namespace wacore::bindings::impl
+
+// What each plain export runs, implemented in the family files; the export turns the result into
+// the one convention (a non-negative value, or -Error).
+namespace wacore::bindings::plain {
+Error curve_generate_key_pair(uintptr_t out);  // a key pair: private key, then public u
+Error curve_public_from_private(uintptr_t priv, size_t priv_len, uintptr_t out);  // the public u of a private key
+Error curve_agreement(uintptr_t pub, size_t pub_len, uintptr_t priv, size_t priv_len, uintptr_t out);  // X25519
+Error curve_sign(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len, uintptr_t out);  // an XEdDSA signature with fresh randomness
+Error curve_sign_with_random(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len, uintptr_t random, size_t random_len, uintptr_t out);  // an XEdDSA signature with the given 64 random bytes
+wire::Value curve_verify(uintptr_t pub, size_t pub_len, uintptr_t msg, size_t msg_len, uintptr_t sig, size_t sig_len);  // 1 if the XEdDSA signature is valid, else 0
+wire::Value registration_id();  // a random registration id, 0..16383
+void sha(int32_t kind, uintptr_t data, size_t len, uintptr_t out);  // SHA-256, SHA-512 or MD5 by HashKind
+void hmac(int32_t kind, uintptr_t key, size_t key_len, uintptr_t data, size_t len, uintptr_t out);  // HMAC-SHA256 or HMAC-SHA512 by HashKind
+Error hkdf(uintptr_t ikm, size_t ikm_len, uintptr_t salt, size_t salt_len, uintptr_t info, size_t info_len, uintptr_t out, size_t out_len);  // HKDF-SHA256
+bool ct_equal(uintptr_t a, uintptr_t b, size_t n);  // constant-time comparison of n bytes
+wire::Value aes_cbc_encrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len);  // AES-256-CBC with PKCS#7, in place (buf has room for a block more): the ciphertext length
+wire::Value aes_cbc_decrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len);  // AES-256-CBC decryption, in place: the plaintext length
+Error aes_ctr(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len);  // AES-256-CTR, in place
+Error aes_gcm_seal(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len, uintptr_t buf, size_t len);  // AES-256-GCM, in place, the tag after the ciphertext
+Error aes_gcm_open(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len, uintptr_t buf, size_t len);  // AES-256-GCM decryption of ciphertext and tag, in place, only if the tag is valid
+wire::Value stream_create(int32_t kind, uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len);  // a stream of a StreamKind: its handle
+size_t stream_update_size(uintptr_t stream, size_t len);  // the bytes update(len) will write
+Error stream_aad(uintptr_t stream, uintptr_t data, size_t len);  // GCM additional data
+wire::Value stream_update(uintptr_t stream, uintptr_t data, size_t len, uintptr_t out);  // the bytes written
+wire::Value stream_final(uintptr_t stream, uintptr_t out, uintptr_t tag, size_t tag_len);  // finishes and frees the stream: the bytes written
+void stream_free(uintptr_t stream);  // frees (and wipes) a stream
+uintptr_t binary_result();  // the BinaryResultWord words the codec calls leave
+size_t binary_tokens(int32_t dict, uintptr_t out);  // a dictionary's token strings, LF-separated, written to out unless it is 0: their length
+Error binary_decode(uintptr_t data, size_t len, int32_t dict);  // decodes a binary node into the tape the result words describe
+Error binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t string_count, uintptr_t area, size_t area_len, int32_t dict);  // encodes a node tape: the output the result words describe
+Error media_keys(uintptr_t key, size_t key_len, uintptr_t info, size_t info_len, uintptr_t out);  // expands a media key (MEDIA_KEYS_BYTES)
+wire::Value media_encrypt(uintptr_t keys, uintptr_t data, size_t len, uintptr_t out, uintptr_t sha, uintptr_t enc_sha);  // encrypts a whole file and hashes both forms: the upload length
+wire::Value media_decrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t enc_sha, uintptr_t sha, uintptr_t out);  // checks and decrypts an upload (expected hashes at 0 are not checked): the plaintext length
+Error media_decrypt_range(uintptr_t keys, uintptr_t prev, uintptr_t data, size_t len, uintptr_t out);  // decrypts whole blocks after the given previous ciphertext block
+wire::Value media_sidecar(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t out);  // the streaming sidecar of an upload: its length
+size_t media_sidecar_size(size_t len);  // the sidecar length of an upload of len bytes
+void appstate_expand_keys(uintptr_t data, size_t len, uintptr_t out);  // the 160-byte mutation keys of a sync key
+void appstate_lt_hash(uintptr_t hash, uintptr_t add, size_t add_len, uintptr_t sub, size_t sub_len);  // LTHash: subtracts then adds value MACs, in place
+void appstate_index_mac(uintptr_t key, uintptr_t index, size_t len, uintptr_t out);  // a mutation's index MAC
+Error appstate_value_mac(int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t len, uintptr_t key, uintptr_t out);  // a mutation's value MAC
+void appstate_snapshot_mac(uintptr_t lt_hash, uint32_t version_hi, uint32_t version_lo, uintptr_t name, size_t name_len, uintptr_t key, uintptr_t out);  // a snapshot's MAC
+void appstate_patch_mac(uintptr_t snapshot, uintptr_t macs, size_t macs_len, uint32_t version_hi, uint32_t version_lo, uintptr_t name, size_t name_len, uintptr_t key, uintptr_t out);  // a patch's MAC
+wire::Value appstate_encrypt_value(uintptr_t keys, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t len, uintptr_t iv, uintptr_t out);  // a mutation's encrypted value and MAC: its length
+wire::Value appstate_decrypt_value(uintptr_t keys, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t blob, size_t len, uintptr_t out);  // checks and decrypts a mutation's value: the plaintext length
+uintptr_t noise_result();  // the NoiseResultWord words every Noise call leaves
+wire::Value noise_create(int32_t role, int32_t dict, uintptr_t routing, size_t routing_len, uintptr_t ephemeral, size_t max_frame);  // a Noise connection of a NoiseRole: its handle
+void noise_free(uintptr_t conn);  // frees (and wipes) a connection
+Error noise_client_start(uintptr_t conn);  // the client's first handshake message
+Error noise_client_server_hello(uintptr_t conn, uintptr_t chunk, size_t len, uintptr_t static_priv, uintptr_t payload, size_t payload_len, uintptr_t root, uint32_t now_hi, uint32_t now_lo);  // reads the server hello, checks the certificate chain, writes the client finish
+Error noise_responder_hello(uintptr_t conn, uintptr_t chunk, size_t len, uintptr_t static_priv, uintptr_t chain, size_t chain_len);  // the responder's hello
+Error noise_responder_finish(uintptr_t conn, uintptr_t chunk, size_t len);  // reads the client finish
+Error noise_finish(uintptr_t conn);  // ends the handshake: the transport keys
+size_t noise_buffered(uintptr_t conn);  // bytes of an incomplete frame held
+Error noise_make_cert_chain(uintptr_t root_priv, uintptr_t inter_priv, uintptr_t leaf_key, uint32_t inter_serial, uint32_t leaf_serial, uint32_t not_before_hi, uint32_t not_before_lo, uint32_t not_after_hi, uint32_t not_after_lo);  // a certificate chain (tests, non-WhatsApp servers)
+Error noise_encrypt_frame(uintptr_t conn, uintptr_t data, size_t len);  // encrypts and frames len bytes
+Error noise_encode_frame(uintptr_t conn, uintptr_t words, size_t word_count, uintptr_t strings, size_t string_count, uintptr_t area, size_t area_len, int32_t dict);  // binary-encodes a node tape, then encrypts and frames it
+Error noise_decrypt_frames(uintptr_t conn, uintptr_t data, size_t len);  // feeds a chunk: the frames it completes, as a 4-byte length and the bytes each (count published also when an error stopped the call)
+size_t fail_allocation(uint32_t n);  // tests: the n-th allocation from now fails (0 cancels); how many were still to go of the plan replaced
+size_t live_allocations();  // tests: blocks the core's operator new has handed out and not taken back
+}  // namespace wacore::bindings::plain

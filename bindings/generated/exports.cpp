@@ -2,7 +2,8 @@
 //
 // Every export below takes its input layout (address and length in the I/O buffer), parses it
 // (a malformed layout is ERR_DATA_LENGTH), runs its body through the one guard (output.h) and
-// leaves its results in the one output, whose { address, length } wacore_out() gives.
+// leaves its results in the one output, whose { address, length } wacore_out() gives. Each returns
+// 0, or -Error: the convention of every export.
 #include <emscripten.h>
 
 #include "../output.h"
@@ -14,81 +15,81 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE uintptr_t wacore_out() { return b::output().view(); }
 EMSCRIPTEN_KEEPALIVE uint32_t wacore_boundaryDigest() { return b::wire::kBoundaryDigest; }
 EMSCRIPTEN_KEEPALIVE int wacore_signalRecordFromJson(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::TextIn, b::impl::signal_record_from_json>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::TextIn, b::impl::signal_record_from_json>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalRecordToJson(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::RecordIn, b::impl::signal_record_to_json>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::RecordIn, b::impl::signal_record_to_json>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalRecordInfo(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::RecordIn, b::impl::signal_record_info>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::RecordIn, b::impl::signal_record_info>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalCloseOpenSession(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::RecordTimeIn, b::impl::signal_close_open_session>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::RecordTimeIn, b::impl::signal_close_open_session>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalInitOutgoing(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::SignalInitOutgoingIn, b::impl::signal_init_outgoing>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::SignalInitOutgoingIn, b::impl::signal_init_outgoing>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalInitIncoming(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::SignalInitIncomingIn, b::impl::signal_init_incoming>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::SignalInitIncomingIn, b::impl::signal_init_incoming>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalEncrypt(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::SignalEncryptIn, b::impl::signal_encrypt>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::SignalEncryptIn, b::impl::signal_encrypt>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalDecryptWhisper(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::SignalDecryptWhisperIn, b::impl::signal_decrypt_whisper>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::SignalDecryptWhisperIn, b::impl::signal_decrypt_whisper>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalDecryptPreKey(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::SignalDecryptPreKeyIn, b::impl::signal_decrypt_pre_key>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::SignalDecryptPreKeyIn, b::impl::signal_decrypt_pre_key>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_signalPreKeyInfo(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::SignalPreKeyInfoIn, b::impl::signal_pre_key_info>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::SignalPreKeyInfoIn, b::impl::signal_pre_key_info>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_groupRecordFromJson(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::TextIn, b::impl::group_record_from_json>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::TextIn, b::impl::group_record_from_json>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_groupRecordToJson(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::RecordIn, b::impl::group_record_to_json>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::RecordIn, b::impl::group_record_to_json>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_groupRecordInfo(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::RecordIn, b::impl::group_record_info>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::RecordIn, b::impl::group_record_info>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_groupCreate(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::RecordIn, b::impl::group_create>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::RecordIn, b::impl::group_create>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_groupProcess(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::RecordMessageIn, b::impl::group_process>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::RecordMessageIn, b::impl::group_process>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_groupEncrypt(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::RecordMessageIn, b::impl::group_encrypt>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::RecordMessageIn, b::impl::group_encrypt>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_groupDecrypt(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::RecordMessageIn, b::impl::group_decrypt>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::RecordMessageIn, b::impl::group_decrypt>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_groupDistributionInfo(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::BytesIn, b::impl::group_distribution_info>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::BytesIn, b::impl::group_distribution_info>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_groupDistributionEncode(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::SenderKeyDistribution, b::impl::group_distribution_encode>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::SenderKeyDistribution, b::impl::group_distribution_encode>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_mediaRetrySeal(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::MediaRetrySealIn, b::impl::media_retry_seal>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::MediaRetrySealIn, b::impl::media_retry_seal>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_mediaRetryOpen(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::MediaRetryOpenIn, b::impl::media_retry_open>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::MediaRetryOpenIn, b::impl::media_retry_open>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_appstateDecodePatch(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::BytesIn, b::impl::appstate_decode_patch>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::BytesIn, b::impl::appstate_decode_patch>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_appstateDecodeSnapshot(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::BytesIn, b::impl::appstate_decode_snapshot>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::BytesIn, b::impl::appstate_decode_snapshot>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_appstateDecodeMutations(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::BytesIn, b::impl::appstate_decode_mutations>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::BytesIn, b::impl::appstate_decode_mutations>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_appstateVerifyPatch(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::AppStateVerifyPatchIn, b::impl::appstate_verify_patch>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::AppStateVerifyPatchIn, b::impl::appstate_verify_patch>);
 }
 EMSCRIPTEN_KEEPALIVE int wacore_appstateVerifySnapshot(uintptr_t in, size_t len) {
-  return b::run_export(in, len, b::parse_and_run<b::wire::AppStateVerifySnapshotIn, b::impl::appstate_verify_snapshot>);
+  return -b::run_export(in, len, b::parse_and_run<b::wire::AppStateVerifySnapshotIn, b::impl::appstate_verify_snapshot>);
 }
 }

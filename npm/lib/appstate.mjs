@@ -40,7 +40,7 @@ function macList(list, name) {
   return out;
 }
 
-export function makeAppState({ M, fail, io, wipe }) {
+export function makeAppState({ M, plain, fail, io, wipe }) {
   // Copies the given byte arrays into the I/O buffer one after another; returns their addresses
   // (and, at the end, the first free address).
   const place = (parts, extra) => {
@@ -64,7 +64,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const d = asBytes(keyData, 'keyData');
     const { base, total, at } = place([d], 160);
     try {
-      M._wacore_appstateExpandKeys(at[0], d.length, at[1]);
+      plain.appstateExpandKeys(at[0], d.length, at[1]);
       const out = {};
       KEY_NAMES.forEach((name, i) => (out[name] = M.HEAPU8.slice(at[1] + i * KEY, at[1] + (i + 1) * KEY)));
       return out;
@@ -79,7 +79,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const a = macList(add, 'add');
     const s = macList(sub, 'subtract');
     const { at } = place([h, a, s], 0);
-    M._wacore_appstateLtHash(at[0], at[1], a.length, at[2], s.length);
+    plain.appstateLtHash(at[0], at[1], a.length, at[2], s.length);
     return M.HEAPU8.slice(at[0], at[0] + LTHASH);
   }
 
@@ -95,7 +95,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const i = asBytes(index, 'index');
     const { base, total, at } = place([key32(key, 'key'), i], MAC);
     try {
-      M._wacore_appstateIndexMac(at[0], at[1], i.length, at[2]);
+      plain.appstateIndexMac(at[0], at[1], i.length, at[2]);
       return M.HEAPU8.slice(at[2], at[2] + MAC);
     } finally {
       wipe(base, total); // the key
@@ -109,8 +109,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const d = asBytes(data, 'data');
     const { base, total, at } = place([kid, d, key32(key, 'key')], MAC);
     try {
-      const rc = M._wacore_appstateValueMac(op, at[0], kid.length, at[1], d.length, at[2], at[3]);
-      if (rc !== 0) fail(rc);
+      plain.appstateValueMac(op, at[0], kid.length, at[1], d.length, at[2], at[3]);
       return M.HEAPU8.slice(at[3], at[3] + MAC);
     } finally {
       wipe(base, total);
@@ -125,7 +124,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const n = utf8.encode(textOf(name, 'name'));
     const { base, total, at } = place([h, n, key32(key, 'key')], MAC);
     try {
-      M._wacore_appstateSnapshotMac(at[0], hi, lo, at[1], n.length, at[2], at[3]);
+      plain.appstateSnapshotMac(at[0], hi, lo, at[1], n.length, at[2], at[3]);
       return M.HEAPU8.slice(at[3], at[3] + MAC);
     } finally {
       wipe(base, total);
@@ -141,7 +140,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const n = utf8.encode(textOf(name, 'name'));
     const { base, total, at } = place([s, macs, n, key32(key, 'key')], MAC);
     try {
-      M._wacore_appstatePatchMac(at[0], at[1], macs.length, hi, lo, at[2], n.length, at[3], at[4]);
+      plain.appstatePatchMac(at[0], at[1], macs.length, hi, lo, at[2], n.length, at[3], at[4]);
       return M.HEAPU8.slice(at[4], at[4] + MAC);
     } finally {
       wipe(base, total);
@@ -166,8 +165,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const outLen = IV + (Math.floor(d.length / 16) + 1) * 16 + MAC;
     const { base, total, at } = place([kb, kid, d, v], outLen);
     try {
-      const n = M._wacore_appstateEncryptValue(at[0], op, at[1], kid.length, at[2], d.length, at[3], at[4]);
-      if (n < 0) fail(-n);
+      const n = plain.appstateEncryptValue(at[0], op, at[1], kid.length, at[2], d.length, at[3], at[4]);
       return M.HEAPU8.slice(at[4], at[4] + n);
     } finally {
       wipe(base, total);
@@ -184,8 +182,7 @@ export function makeAppState({ M, fail, io, wipe }) {
     const kb = keyBlock(keys);
     const { base, total, at } = place([kb, kid, b], b.length);
     try {
-      const n = M._wacore_appstateDecryptValue(at[0], op, at[1], kid.length, at[2], b.length, at[3]);
-      if (n < 0) fail(-n);
+      const n = plain.appstateDecryptValue(at[0], op, at[1], kid.length, at[2], b.length, at[3]);
       return M.HEAPU8.slice(at[3], at[3] + n);
     } finally {
       wipe(base, total);

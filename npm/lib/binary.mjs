@@ -29,8 +29,8 @@ const {
 const utf8 = new TextDecoder('utf-8');
 const utf8Encoder = new TextEncoder();
 
-export function makeBinary({ M, fail, io }) {
-  const result = M._wacore_binaryResult() >> 2;
+export function makeBinary({ M, plain, io }) {
+  const result = plain.binaryResult() >> 2;
   // Token strings per dictionary (id -> string) and their reverse map (string -> id; "" excluded),
   // made on a dictionary's first use rather than at load.
   const tokens = {};
@@ -40,9 +40,9 @@ export function makeBinary({ M, fail, io }) {
     if (d !== 2 && d !== 3) throw new WacoreError('ERR_DICTIONARY', 'dictionary must be 2 or 3');
     if (tokens[d] === undefined) {
       // The length, then the text written into the I/O buffer (no allocation in the module).
-      const n = M._wacore_binaryTokens(d, 0);
+      const n = plain.binaryTokens(d, 0);
       const p = io(n);
-      M._wacore_binaryTokens(d, p);
+      plain.binaryTokens(d, p);
       const list = utf8.decode(M.HEAPU8.subarray(p, p + n)).split('\n');
       tokens[d] = list;
       tokenIds[d] = new Map(list.map((s, id) => [s, id]).filter(([s]) => s !== ''));
@@ -96,8 +96,7 @@ export function makeBinary({ M, fail, io }) {
   /** Decodes len bytes already in wasm memory at p, dictionary d (checked by the caller). Also used
    * by lib/noise.mjs, which decodes frames where it decrypted them, without copying them out and in. */
   function decodeAt(p, len, d) {
-    const rc = M._wacore_binary_decode(p, len, d);
-    if (rc !== 0) fail(rc);
+    plain.binaryDecode(p, len, d);
 
     h32 = M.HEAP32;
     u8 = M.HEAPU8;
@@ -239,12 +238,12 @@ export function makeBinary({ M, fail, io }) {
     }
   };
 
-  // What writeTape leaves for its caller: the arguments wacore_binary_encode takes, [words,
+  // What writeTape leaves for its caller: the arguments binaryEncode takes, [words,
   // wordCount, strings, stringCount, area, areaLength, dictionary]; reused, not allocated per call.
   const tape = [0, 0, 0, 0, 0, 0, 0];
 
   /** Writes a node's tape into the I/O buffer (words, string table and area in one 4-byte aligned
-   * block) and fills `tape` (above) with the arguments for wacore_binary_encode. d: a checked
+   * block) and fills `tape` (above) with the arguments for binaryEncode. d: a checked
    * dictionary (dictionaryOf). Also used by lib/noise.mjs (encode and encrypt in one call). */
   function writeTape(node, d) {
     ids = tokenIds[d];
@@ -277,8 +276,7 @@ export function makeBinary({ M, fail, io }) {
   /** Encodes a node as a frame: flag byte 0, then the node. */
   function encodeBinaryNode(node, opts) {
     const t = writeTape(node, dictionaryOf(opts));
-    const rc = M._wacore_binary_encode(t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
-    if (rc !== 0) fail(rc);
+    plain.binaryEncode(t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
     const out = M.HEAP32[result + R_OUT];
     return M.HEAPU8.slice(out, out + M.HEAP32[result + R_OUT_LENGTH]);
   }

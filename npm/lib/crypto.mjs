@@ -23,7 +23,7 @@ const DIGEST_BYTES = {
 
 
 export function makeCrypto(core) {
-  const { M, fail, failCode, io, put, wipe } = core;
+  const { M, plain, failCode, io, put, wipe } = core;
 
   // node:crypto for large one-shot inputs (lib/internal/native.mjs): same bytes, same errors.
   const nodeFor = makeNative(core);
@@ -39,7 +39,7 @@ export function makeCrypto(core) {
     const p = io(size + d.length);
     try {
       M.HEAPU8.set(d, p + size);
-      M._wacore_sha(kind, p + size, d.length, p);
+      plain.sha(kind, p + size, d.length, p);
       return M.HEAPU8.slice(p, p + size);
     } finally {
       wipe(p, size + d.length);
@@ -57,7 +57,7 @@ export function makeCrypto(core) {
       const heap = M.HEAPU8;
       heap.set(k, p + size);
       heap.set(d, p + size + k.length);
-      M._wacore_hmac(kind, p + size, k.length, p + size + k.length, d.length, p);
+      plain.hmac(kind, p + size, k.length, p + size + k.length, d.length, p);
       return M.HEAPU8.slice(p, p + size);
     } finally {
       wipe(p, size + k.length + d.length);
@@ -98,8 +98,7 @@ export function makeCrypto(core) {
       heap.set(k, pk);
       heap.set(salt, ps);
       heap.set(info, pi);
-      const rc = M._wacore_hkdf(pk, k.length, ps, salt.length, pi, info.length, p, length);
-      if (rc !== 0) fail(rc);
+      plain.hkdf(pk, k.length, ps, salt.length, pi, info.length, p, length);
       return M.HEAPU8.slice(p, p + length);
     } finally {
       wipe(p, total);
@@ -109,16 +108,16 @@ export function makeCrypto(core) {
   /** Whether a and b hold the same bytes, in time that depends only on the length. Different
    * lengths compare unequal at once (lengths are not secret). */
   function constantTimeEqual(a, b) {
-    const x = asBytes(a, 'a');
-    const y = asBytes(b, 'b');
-    if (x.length !== y.length) return false;
-    const p = io(2 * x.length);
+    const u = asBytes(a, 'a');
+    const v = asBytes(b, 'b');
+    if (u.length !== v.length) return false;
+    const p = io(2 * u.length);
     try {
-      M.HEAPU8.set(x, p);
-      M.HEAPU8.set(y, p + x.length);
-      return M._wacore_ctEqual(p, p + x.length, x.length) === 1;
+      M.HEAPU8.set(u, p);
+      M.HEAPU8.set(v, p + u.length);
+      return plain.ctEqual(p, p + u.length, u.length);
     } finally {
-      wipe(p, 2 * x.length);
+      wipe(p, 2 * u.length);
     }
   }
 
@@ -182,42 +181,42 @@ export function makeCrypto(core) {
     if (aad.length) c.setAAD(aad);
     c.setAuthTag(d.subarray(d.length - TAG));
     // The plaintext is released only once final() has checked the tag.
-    const plain = c.update(d.subarray(0, d.length - TAG));
+    const opened = c.update(d.subarray(0, d.length - TAG));
     try {
-      return own(plain, c.final());
+      return own(opened, c.final());
     } catch {
-      plain.fill(0);
+      opened.fill(0);
       failCode('ERR_AUTH_TAG');
     }
   };
 
-  // A one-shot AES call: the wasm export, the output's length from the export's result (or its
-  // error raised), and the node:crypto form. CBC returns a length or -error; CTR and GCM 0 or +error.
-  const oneShot = (name, withAad, exported, lengthOf, nodeForm) => (key, iv, data, ...rest) => {
+  // A one-shot AES call: the plain export (which raises its errors) giving the output's length, and
+  // the node:crypto form.
+  const oneShot = (name, withAad, lengthOf, nodeForm) => (key, iv, data, ...rest) => {
     const native = nativeOf(withAad ? rest[1] : rest[0]); // read before the inputs are taken
     const aad = withAad ? asOptionalBytes(rest[0], 'aad') : new Uint8Array(0);
-    const wasm = (k, kl, i, il, a, al, buf, len) => {
-      const rc = withAad ? exported(k, kl, i, il, a, al, buf, len) : exported(k, kl, i, il, buf, len);
-      return M.HEAPU8.slice(buf, buf + lengthOf(rc, len));
-    };
+    const wasm = (k, kl, i, il, a, al, buf, len) => M.HEAPU8.slice(buf, buf + lengthOf(k, kl, i, il, a, al, buf, len));
     return aesCall(name, key, iv, data, aad, wasm, native, nodeForm);
   };
-  const cbcLength = (rc) => (rc < 0 ? fail(-rc) : rc);
-  const plus = (grow) => (rc, len) => (rc !== 0 ? fail(rc) : len + grow);
 
   /** AES-256-CBC with PKCS#7 padding: 16-byte-multiple ciphertext, 1..16 bytes longer than data. */
-  const aesCbcEncrypt = oneShot('cbc', false, (...a) => M._wacore_aesCbcEncrypt(...a), cbcLength, nodeCbc(true));
+  const aesCbcEncrypt = oneShot('cbc', false, (k, kl, i, il, a, al, buf, len) => plain.aesCbcEncrypt(k, kl, i, il, buf, len), nodeCbc(true));
   /** AES-256-CBC decryption; throws ERR_BAD_PADDING (checked in constant time in wasm; node:crypto's
    * check, from 1 KiB where it is there, is OpenSSL's) or ERR_DATA_LENGTH. */
-  const aesCbcDecrypt = oneShot('cbc', false, (...a) => M._wacore_aesCbcDecrypt(...a), cbcLength, nodeCbc(false));
+  const aesCbcDecrypt = oneShot('cbc', false, (k, kl, i, il, a, al, buf, len) => plain.aesCbcDecrypt(k, kl, i, il, buf, len), nodeCbc(false));
+  // The output length of a call that succeeded: its input's, grown by `grow` (the tag, or less it).
+  const grown = (grow, call) => (k, kl, i, il, a, al, buf, len) => {
+    call(k, kl, i, il, a, al, buf, len);
+    return len + grow;
+  };
   /** AES-256-CTR with a 16-byte initial counter block, incremented as one 128-bit big-endian number
    * (as node:crypto's aes-256-ctr). Encryption and decryption are the same operation. */
-  const aesCtr = oneShot('ctr', false, (...a) => M._wacore_aesCtr(...a), plus(0), nodeCtr);
+  const aesCtr = oneShot('ctr', false, grown(0, (k, kl, i, il, a, al, buf, len) => plain.aesCtr(k, kl, i, il, buf, len)), nodeCtr);
   /** AES-256-GCM: ciphertext followed by the 16-byte tag. iv: any non-empty length (12 recommended). */
-  const aesGcmSeal = oneShot('gcm', true, (...a) => M._wacore_aesGcmSeal(...a), plus(TAG), nodeGcmSeal);
+  const aesGcmSeal = oneShot('gcm', true, grown(TAG, plain.aesGcmSeal), nodeGcmSeal);
   /** AES-256-GCM decryption of ciphertext||tag; the tag is verified (in constant time) before any
    * plaintext exists. Throws ERR_AUTH_TAG. */
-  const aesGcmOpen = oneShot('gcm', true, (...a) => M._wacore_aesGcmOpen(...a), plus(-TAG), nodeGcmOpen);
+  const aesGcmOpen = oneShot('gcm', true, grown(-TAG, plain.aesGcmOpen), nodeGcmOpen);
 
   // --- streams (lib/stream.mjs) -------------------------------------------------------------------
   const Stream = makeStreamBase(core);
@@ -282,8 +281,7 @@ export function makeCrypto(core) {
       const a = asBytes(aad, 'aad');
       const p = io(a.length);
       M.HEAPU8.set(a, p);
-      const rc = M._wacore_streamAad(h, p, a.length);
-      if (rc !== 0) fail(rc);
+      plain.streamAad(h, p, a.length);
       return this;
     }
     update(data) {

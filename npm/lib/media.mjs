@@ -44,7 +44,7 @@ export const MEDIA_HKDF_KEY_MAPPING = Object.freeze({
 const utf8 = new TextEncoder();
 
 export function makeMedia(core, crypto) {
-  const { M, fail, io, wipe } = core;
+  const { M, plain, fail, io, wipe } = core;
   const Stream = makeStreamBase(core);
 
   const infoOf = (mediaType) => {
@@ -66,8 +66,7 @@ export function makeMedia(core, crypto) {
     try {
       M.HEAPU8.set(key, p);
       M.HEAPU8.set(info, p + MEDIA_KEY);
-      const rc = M._wacore_mediaKeys(p, MEDIA_KEY, p + MEDIA_KEY, info.length, p + MEDIA_KEY + info.length);
-      if (rc !== 0) fail(rc);
+      plain.mediaKeys(p, MEDIA_KEY, p + MEDIA_KEY, info.length, p + MEDIA_KEY + info.length);
       return M.HEAPU8.slice(p + MEDIA_KEY + info.length, p + MEDIA_KEY + info.length + KEYS);
     } finally {
       wipe(p, MEDIA_KEY + info.length + KEYS);
@@ -147,7 +146,7 @@ export function makeMedia(core, crypto) {
       heap.set(keys, p);
       heap.set(d, p + KEYS);
       const out = p + KEYS + d.length;
-      const n = M._wacore_mediaEncrypt(p, p + KEYS, d.length, out, out + outLen, out + outLen + 32);
+      const n = plain.mediaEncrypt(p, p + KEYS, d.length, out, out + outLen, out + outLen + 32);
       const h = M.HEAPU8;
       return {
         mediaKey: mediaKey.slice(),
@@ -189,8 +188,7 @@ export function makeMedia(core, crypto) {
       if (encSha) heap.set(encSha, p + KEYS);
       if (sha) heap.set(sha, p + KEYS + 32);
       heap.set(e, p + KEYS + 64);
-      const n = M._wacore_mediaDecrypt(p, p + KEYS + 64, e.length, encSha ? p + KEYS : 0, sha ? p + KEYS + 32 : 0, p + KEYS + 64);
-      if (n < 0) fail(-n);
+      const n = plain.mediaDecrypt(p, p + KEYS + 64, e.length, encSha ? p + KEYS : 0, sha ? p + KEYS + 32 : 0, p + KEYS + 64);
       return M.HEAPU8.slice(p + KEYS + 64, p + KEYS + 64 + n);
     } finally {
       wipe(p, total);
@@ -213,8 +211,7 @@ export function makeMedia(core, crypto) {
       heap.set(keys, p);
       heap.set(prev, p + KEYS);
       heap.set(c, p + KEYS + 16);
-      const rc = M._wacore_mediaDecryptRange(p, p + KEYS, p + KEYS + 16, c.length, p + KEYS + 16 + c.length);
-      if (rc !== 0) fail(rc);
+      plain.mediaDecryptRange(p, p + KEYS, p + KEYS + 16, c.length, p + KEYS + 16 + c.length);
       return M.HEAPU8.slice(p + KEYS + 16 + c.length, p + KEYS + 16 + 2 * c.length);
     } finally {
       wipe(p, total);
@@ -227,13 +224,13 @@ export function makeMedia(core, crypto) {
   function mediaSidecar(encrypted, mediaKey, mediaType) {
     const e = asBytes(encrypted, 'encrypted');
     const keys = derive(mediaKey, mediaType);
-    const size = M._wacore_mediaSidecarSize(e.length);
+    const size = plain.mediaSidecarSize(e.length);
     const total = KEYS + e.length + size;
     const p = io(total);
     try {
       M.HEAPU8.set(keys, p);
       M.HEAPU8.set(e, p + KEYS);
-      const n = M._wacore_mediaSidecar(p, p + KEYS, e.length, p + KEYS + e.length);
+      const n = plain.mediaSidecar(p, p + KEYS, e.length, p + KEYS + e.length);
       return M.HEAPU8.slice(p + KEYS + e.length, p + KEYS + e.length + n);
     } finally {
       wipe(p, total);

@@ -35,9 +35,9 @@ export const WA_CERT_ROOT_KEY = fromHex(WA_CERT_ROOT_HEX);
 const DEFAULT_ROOT = fromHex(WA_CERT_ROOT_HEX);
 
 export function makeNoise(core, binary) {
-  const { M, fail, io, wipe } = core;
-  const R = M._wacore_noiseResult() >> 2;
-  const registry = new FinalizationRegistry((h) => M._wacore_noiseFree(h));
+  const { M, plain, fail, io, wipe } = core;
+  const R = plain.noiseResult() >> 2;
+  const registry = new FinalizationRegistry((h) => plain.noiseFree(h));
 
   const key32 = (k, name) => {
     const b = asBytes(k?.private ?? k, name);
@@ -85,9 +85,7 @@ export function makeNoise(core, binary) {
     }
     const { p, at, total } = place(routing, eph);
     try {
-      const h = M._wacore_noiseCreate(role, dict, at[0], routing.length, eph.length ? at[1] : 0, max);
-      if (h < 0) fail(-h);
-      if (h === 0) throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to hold the connection');
+      const h = plain.noiseCreate(role, dict, at[0], routing.length, eph.length ? at[1] : 0, max);
       return { h, dict };
     } finally {
       wipe(p, total);
@@ -118,11 +116,11 @@ export function makeNoise(core, binary) {
     }
     /** Bytes received but not yet part of a complete frame. */
     get bufferedBytes() {
-      return this.#h === 0 ? 0 : M._wacore_noiseBuffered(this.#h);
+      return this.#h === 0 ? 0 : plain.noiseBuffered(this.#h);
     }
     /** Wipes and frees the connection state. Safe to call more than once. */
     free() {
-      if (this.#h !== 0) M._wacore_noiseFree(this._release());
+      if (this.#h !== 0) plain.noiseFree(this._release());
     }
     [Symbol.dispose]() {
       this.free();
@@ -143,7 +141,7 @@ export function makeNoise(core, binary) {
       const d = asBytes(data, 'data');
       const p = io(d.length);
       M.HEAPU8.set(d, p);
-      const rc = M._wacore_noise_encrypt_frame(h, p, d.length);
+      const rc = plain.noiseEncryptFrame(h, p, d.length);
       wipe(p, d.length);
       if (rc !== 0) fail(rc);
       return output();
@@ -155,7 +153,7 @@ export function makeNoise(core, binary) {
       if (ArrayBuffer.isView(nodeOrBytes) || nodeOrBytes instanceof ArrayBuffer) return this.encryptFrame(nodeOrBytes);
       const h = this._handle();
       const t = binary.writeTape(nodeOrBytes, this.dictionary);
-      const rc = M._wacore_noise_encode_frame(h, t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
+      const rc = plain.noiseEncodeFrame(h, t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
       if (rc !== 0) fail(rc);
       return output();
     }
@@ -165,7 +163,7 @@ export function makeNoise(core, binary) {
       const c = asOptionalBytes(chunk, 'chunk');
       const p = io(c.length);
       M.HEAPU8.set(c, p);
-      return M._wacore_noise_decrypt_frames(h, p, c.length);
+      return plain.noiseDecryptFrames(h, p, c.length);
     }
     /** Throws the error of a call that delivered `frames` first. */
     #fail(rc, frames) {
@@ -251,9 +249,9 @@ export function makeNoise(core, binary) {
   const toTransport = (owner) => {
     const dict = owner.dictionary;
     const h = owner._release();
-    const rc = M._wacore_noiseFinish(h);
+    const rc = plain.noiseFinish(h);
     if (rc !== 0) {
-      M._wacore_noiseFree(h);
+      plain.noiseFree(h);
       fail(rc);
     }
     return new NoiseTransport(h, dict);
@@ -269,7 +267,7 @@ export function makeNoise(core, binary) {
     /** The first bytes to send: the routing pre-header if any, "WA" 6 <dictionary>, and the framed
      * clientHello. */
     start() {
-      const rc = M._wacore_noiseClientStart(this._handle());
+      const rc = plain.noiseClientStart(this._handle());
       if (rc !== 0) fail(rc);
       return output();
     }
@@ -288,7 +286,7 @@ export function makeNoise(core, binary) {
       const now = seconds(options.now ?? Math.floor(Date.now() / 1000), 'now');
       const { p, at, total } = place(c, noiseKey, payload, root);
       try {
-        const rc = M._wacore_noiseClientServerHello(h, at[0], c.length, at[1], at[2], payload.length, at[3], hi(now), lo(now));
+        const rc = plain.noiseClientServerHello(h, at[0], c.length, at[1], at[2], payload.length, at[3], hi(now), lo(now));
         if (rc !== 0) fail(rc);
         return done() ? output() : null;
       } finally {
@@ -323,7 +321,7 @@ export function makeNoise(core, binary) {
       const c = asOptionalBytes(chunk, 'chunk');
       const { p, at, total } = place(c, this.#staticKey, this.#chain);
       try {
-        const rc = M._wacore_noiseResponderHello(h, at[0], c.length, at[1], at[2], this.#chain.length);
+        const rc = plain.noiseResponderHello(h, at[0], c.length, at[1], at[2], this.#chain.length);
         if (rc !== 0) fail(rc);
         if (!done()) return null;
         this.#staticKey.fill(0);
@@ -339,7 +337,7 @@ export function makeNoise(core, binary) {
       const c = asOptionalBytes(chunk, 'chunk');
       const p = io(c.length);
       M.HEAPU8.set(c, p);
-      const rc = M._wacore_noiseResponderFinish(h, p, c.length);
+      const rc = plain.noiseResponderFinish(h, p, c.length);
       if (rc !== 0) fail(rc);
       if (!done()) return null;
       const out = output();
@@ -374,7 +372,7 @@ export function makeNoise(core, binary) {
     };
     const { p, at, total } = place(root, inter, leaf);
     try {
-      const rc = M._wacore_noiseMakeCertChain(at[0], at[1], at[2], serial(o.intermediateSerial ?? 1, 'intermediateSerial'),
+      const rc = plain.noiseMakeCertChain(at[0], at[1], at[2], serial(o.intermediateSerial ?? 1, 'intermediateSerial'),
         serial(o.leafSerial ?? 2, 'leafSerial'), hi(nb), lo(nb), hi(na), lo(na));
       if (rc !== 0) fail(rc);
       return output();

@@ -1,5 +1,5 @@
-// The base of every streaming object: a state inside wasm memory (made by the bindings' stream_create,
-// freed by stream_final or stream_free), driven one chunk per call. Each stream owns its state from
+// The base of every streaming object: a state inside wasm memory (made by the plain export streamCreate,
+// freed by streamFinal or streamFree), driven one chunk per call. Each stream owns its state from
 // creation until final() or destroy(), which wipe and free it; one dropped without either is freed
 // when garbage-collected (FinalizationRegistry), later and without guarantee.
 import { asBytes, asOptionalBytes, WacoreError } from './core.mjs';
@@ -16,8 +16,8 @@ export const RELEASE = Symbol('release');
 export const PUSH = Symbol('push');
 export const FINISH = Symbol('finish');
 
-export function makeStreamBase({ M, fail, io, put, wipe }) {
-  const registry = new FinalizationRegistry((handle) => M._wacore_streamFree(handle));
+export function makeStreamBase({ M, plain, io, put, wipe }) {
+  const registry = new FinalizationRegistry((handle) => plain.streamFree(handle));
 
   function create(kind, keyBytes, ivBytes) {
     const key = asOptionalBytes(keyBytes, 'key');
@@ -29,10 +29,7 @@ export function makeStreamBase({ M, fail, io, put, wipe }) {
     try {
       put(M.HEAPU8, p, key, keyRoom);
       put(M.HEAPU8, p + keyRoom, iv, ivRoom);
-      const h = M._wacore_streamCreate(kind, p, key.length, p + keyRoom, iv.length);
-      if (h < 0) fail(-h);
-      if (h === 0) throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to hold the stream');
-      return h;
+      return plain.streamCreate(kind, p, key.length, p + keyRoom, iv.length);
     } finally {
       wipe(p, keyRoom + ivRoom);
     }
@@ -57,22 +54,24 @@ export function makeStreamBase({ M, fail, io, put, wipe }) {
     /** Wipes and frees the stream's state without finishing it. Safe to call more than once. */
     destroy() {
       if (this.#handle !== 0) {
-        M._wacore_streamFree(this.#handle);
+        plain.streamFree(this.#handle);
         this[RELEASE]();
       }
     }
     [PUSH](data) {
       const h = this[HANDLE]();
       const d = asBytes(data, 'data');
-      const outSize = M._wacore_streamUpdateSize(h, d.length);
+      const outSize = plain.streamUpdateSize(h, d.length);
       const total = d.length + outSize;
       const p = io(total);
       try {
         M.HEAPU8.set(d, p);
-        const n = M._wacore_streamUpdate(h, p, d.length, p + d.length);
-        if (n < 0) {
-          this.destroy();
-          fail(-n);
+        let n;
+        try {
+          n = plain.streamUpdate(h, p, d.length, p + d.length);
+        } catch (e) {
+          this.destroy(); // a failed update ends the stream
+          throw e;
         }
         return M.HEAPU8.slice(p + d.length, p + d.length + n);
       } finally {
@@ -86,9 +85,12 @@ export function makeStreamBase({ M, fail, io, put, wipe }) {
       const p = io(room + t.length);
       try {
         M.HEAPU8.set(t, p + room);
-        const n = M._wacore_streamFinal(h, p, p + room, t.length); // frees the state, success or not
-        this[RELEASE]();
-        if (n < 0) fail(-n);
+        let n;
+        try {
+          n = plain.streamFinal(h, p, p + room, t.length); // frees the state, success or not
+        } finally {
+          this[RELEASE]();
+        }
         return whole ? { n, out: M.HEAPU8.slice(p, p + room) } : M.HEAPU8.slice(p, p + n);
       } finally {
         wipe(p, room + t.length);

@@ -6,7 +6,7 @@
 import { WacoreError } from '../core.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x3fcac6f4;
+export const BOUNDARY_DIGEST = 0x11adf1a9;
 
 /** a Curve25519 public key with libsignal's type byte 0x05 (wacore::curve::kPublicKeyBytes) */
 export const PUBLIC_KEY_BYTES = 33;
@@ -473,6 +473,240 @@ export function checkBoundary(digest) {
   if (digest >>> 0 !== BOUNDARY_DIGEST) {
     throw new WacoreError('ERR_LOAD', `the wasm build (boundary ${(digest >>> 0).toString(16)}) and the JS package (${BOUNDARY_DIGEST.toString(16)}) were generated from different boundary declarations`);
   }
+}
+
+/** The plain exports, bound to a loaded module: the arguments are addresses and lengths in the
+ * I/O buffer (and scalars), as bindings/boundary.json lists them; raise(code) throws for a core
+ * error code. A `status` export returns its code (0 for none) for the caller to raise after reading
+ * what the call published. */
+export function bindPlain(M, raise) {
+  return {
+    /** a key pair: private key, then public u */
+    curveGenerateKeyPair(out) {
+      const rc = M._wacore_curveGenerateKeyPair(out);
+      if (rc !== 0) raise(-rc);
+    },
+    /** the public u of a private key */
+    curvePublicFromPrivate(priv, privLen, out) {
+      const rc = M._wacore_curvePublicFromPrivate(priv, privLen, out);
+      if (rc !== 0) raise(-rc);
+    },
+    /** X25519 */
+    curveAgreement(pub, pubLen, priv, privLen, out) {
+      const rc = M._wacore_curveAgreement(pub, pubLen, priv, privLen, out);
+      if (rc !== 0) raise(-rc);
+    },
+    /** an XEdDSA signature with fresh randomness */
+    curveSign(priv, privLen, msg, msgLen, out) {
+      const rc = M._wacore_curveSign(priv, privLen, msg, msgLen, out);
+      if (rc !== 0) raise(-rc);
+    },
+    /** an XEdDSA signature with the given 64 random bytes */
+    curveSignWithRandom(priv, privLen, msg, msgLen, random, randomLen, out) {
+      const rc = M._wacore_curveSignWithRandom(priv, privLen, msg, msgLen, random, randomLen, out);
+      if (rc !== 0) raise(-rc);
+    },
+    /** 1 if the XEdDSA signature is valid, else 0 */
+    curveVerify(pub, pubLen, msg, msgLen, sig, sigLen) {
+      const rc = M._wacore_curveVerify(pub, pubLen, msg, msgLen, sig, sigLen);
+      if (rc < 0) raise(-rc);
+      return rc;
+    },
+    /** a random registration id, 0..16383 */
+    registrationId() {
+      const rc = M._wacore_registrationId();
+      if (rc < 0) raise(-rc);
+      return rc;
+    },
+    /** SHA-256, SHA-512 or MD5 by HashKind */
+    sha(kind, data, len, out) {
+      M._wacore_sha(kind, data, len, out);
+    },
+    /** HMAC-SHA256 or HMAC-SHA512 by HashKind */
+    hmac(kind, key, keyLen, data, len, out) {
+      M._wacore_hmac(kind, key, keyLen, data, len, out);
+    },
+    /** HKDF-SHA256 */
+    hkdf(ikm, ikmLen, salt, saltLen, info, infoLen, out, outLen) {
+      const rc = M._wacore_hkdf(ikm, ikmLen, salt, saltLen, info, infoLen, out, outLen);
+      if (rc !== 0) raise(-rc);
+    },
+    /** constant-time comparison of n bytes */
+    ctEqual: (a, b, n) => M._wacore_ctEqual(a, b, n) === 1,
+    /** AES-256-CBC with PKCS#7, in place (buf has room for a block more): the ciphertext length */
+    aesCbcEncrypt(key, keyLen, iv, ivLen, buf, len) {
+      const rc = M._wacore_aesCbcEncrypt(key, keyLen, iv, ivLen, buf, len);
+      if (rc < 0) raise(-rc);
+      return rc;
+    },
+    /** AES-256-CBC decryption, in place: the plaintext length */
+    aesCbcDecrypt(key, keyLen, iv, ivLen, buf, len) {
+      const rc = M._wacore_aesCbcDecrypt(key, keyLen, iv, ivLen, buf, len);
+      if (rc < 0) raise(-rc);
+      return rc;
+    },
+    /** AES-256-CTR, in place */
+    aesCtr(key, keyLen, iv, ivLen, buf, len) {
+      const rc = M._wacore_aesCtr(key, keyLen, iv, ivLen, buf, len);
+      if (rc !== 0) raise(-rc);
+    },
+    /** AES-256-GCM, in place, the tag after the ciphertext */
+    aesGcmSeal(key, keyLen, iv, ivLen, aad, aadLen, buf, len) {
+      const rc = M._wacore_aesGcmSeal(key, keyLen, iv, ivLen, aad, aadLen, buf, len);
+      if (rc !== 0) raise(-rc);
+    },
+    /** AES-256-GCM decryption of ciphertext and tag, in place, only if the tag is valid */
+    aesGcmOpen(key, keyLen, iv, ivLen, aad, aadLen, buf, len) {
+      const rc = M._wacore_aesGcmOpen(key, keyLen, iv, ivLen, aad, aadLen, buf, len);
+      if (rc !== 0) raise(-rc);
+    },
+    /** a stream of a StreamKind: its handle */
+    streamCreate(kind, key, keyLen, iv, ivLen) {
+      const rc = M._wacore_streamCreate(kind, key, keyLen, iv, ivLen);
+      if (rc < 0) raise(-rc);
+      return rc;
+    },
+    /** the bytes update(len) will write */
+    streamUpdateSize: (stream, len) => M._wacore_streamUpdateSize(stream, len) >>> 0,
+    /** GCM additional data */
+    streamAad(stream, data, len) {
+      const rc = M._wacore_streamAad(stream, data, len);
+      if (rc !== 0) raise(-rc);
+    },
+    /** the bytes written */
+    streamUpdate(stream, data, len, out) {
+      const rc = M._wacore_streamUpdate(stream, data, len, out);
+      if (rc < 0) raise(-rc);
+      return rc;
+    },
+    /** finishes and frees the stream: the bytes written */
+    streamFinal(stream, out, tag, tagLen) {
+      const rc = M._wacore_streamFinal(stream, out, tag, tagLen);
+      if (rc < 0) raise(-rc);
+      return rc;
+    },
+    /** frees (and wipes) a stream */
+    streamFree(stream) {
+      M._wacore_streamFree(stream);
+    },
+    /** the BinaryResultWord words the codec calls leave */
+    binaryResult: () => M._wacore_binaryResult() >>> 0,
+    /** a dictionary's token strings, LF-separated, written to out unless it is 0: their length */
+    binaryTokens: (dict, out) => M._wacore_binaryTokens(dict, out) >>> 0,
+    /** decodes a binary node into the tape the result words describe */
+    binaryDecode(data, len, dict) {
+      const rc = M._wacore_binaryDecode(data, len, dict);
+      if (rc !== 0) raise(-rc);
+    },
+    /** encodes a node tape: the output the result words describe */
+    binaryEncode(words, wordCount, strings, stringCount, area, areaLen, dict) {
+      const rc = M._wacore_binaryEncode(words, wordCount, strings, stringCount, area, areaLen, dict);
+      if (rc !== 0) raise(-rc);
+    },
+    /** expands a media key (MEDIA_KEYS_BYTES) */
+    mediaKeys(key, keyLen, info, infoLen, out) {
+      const rc = M._wacore_mediaKeys(key, keyLen, info, infoLen, out);
+      if (rc !== 0) raise(-rc);
+    },
+    /** encrypts a whole file and hashes both forms: the upload length */
+    mediaEncrypt(keys, data, len, out, sha, encSha) {
+      const rc = M._wacore_mediaEncrypt(keys, data, len, out, sha, encSha);
+      if (rc < 0) raise(-rc);
+      return rc;
+    },
+    /** checks and decrypts an upload (expected hashes at 0 are not checked): the plaintext length */
+    mediaDecrypt(keys, upload, len, encSha, sha, out) {
+      const rc = M._wacore_mediaDecrypt(keys, upload, len, encSha, sha, out);
+      if (rc < 0) raise(-rc);
+      return rc;
+    },
+    /** decrypts whole blocks after the given previous ciphertext block */
+    mediaDecryptRange(keys, prev, data, len, out) {
+      const rc = M._wacore_mediaDecryptRange(keys, prev, data, len, out);
+      if (rc !== 0) raise(-rc);
+    },
+    /** the streaming sidecar of an upload: its length */
+    mediaSidecar(keys, upload, len, out) {
+      const rc = M._wacore_mediaSidecar(keys, upload, len, out);
+      if (rc < 0) raise(-rc);
+      return rc;
+    },
+    /** the sidecar length of an upload of len bytes */
+    mediaSidecarSize: (len) => M._wacore_mediaSidecarSize(len) >>> 0,
+    /** the 160-byte mutation keys of a sync key */
+    appstateExpandKeys(data, len, out) {
+      M._wacore_appstateExpandKeys(data, len, out);
+    },
+    /** LTHash: subtracts then adds value MACs, in place */
+    appstateLtHash(hash, add, addLen, sub, subLen) {
+      M._wacore_appstateLtHash(hash, add, addLen, sub, subLen);
+    },
+    /** a mutation's index MAC */
+    appstateIndexMac(key, index, len, out) {
+      M._wacore_appstateIndexMac(key, index, len, out);
+    },
+    /** a mutation's value MAC */
+    appstateValueMac(op, keyId, keyIdLen, data, len, key, out) {
+      const rc = M._wacore_appstateValueMac(op, keyId, keyIdLen, data, len, key, out);
+      if (rc !== 0) raise(-rc);
+    },
+    /** a snapshot's MAC */
+    appstateSnapshotMac(ltHash, versionHi, versionLo, name, nameLen, key, out) {
+      M._wacore_appstateSnapshotMac(ltHash, versionHi, versionLo, name, nameLen, key, out);
+    },
+    /** a patch's MAC */
+    appstatePatchMac(snapshot, macs, macsLen, versionHi, versionLo, name, nameLen, key, out) {
+      M._wacore_appstatePatchMac(snapshot, macs, macsLen, versionHi, versionLo, name, nameLen, key, out);
+    },
+    /** a mutation's encrypted value and MAC: its length */
+    appstateEncryptValue(keys, op, keyId, keyIdLen, data, len, iv, out) {
+      const rc = M._wacore_appstateEncryptValue(keys, op, keyId, keyIdLen, data, len, iv, out);
+      if (rc < 0) raise(-rc);
+      return rc;
+    },
+    /** checks and decrypts a mutation's value: the plaintext length */
+    appstateDecryptValue(keys, op, keyId, keyIdLen, blob, len, out) {
+      const rc = M._wacore_appstateDecryptValue(keys, op, keyId, keyIdLen, blob, len, out);
+      if (rc < 0) raise(-rc);
+      return rc;
+    },
+    /** the NoiseResultWord words every Noise call leaves */
+    noiseResult: () => M._wacore_noiseResult() >>> 0,
+    /** a Noise connection of a NoiseRole: its handle */
+    noiseCreate(role, dict, routing, routingLen, ephemeral, maxFrame) {
+      const rc = M._wacore_noiseCreate(role, dict, routing, routingLen, ephemeral, maxFrame);
+      if (rc < 0) raise(-rc);
+      return rc;
+    },
+    /** frees (and wipes) a connection */
+    noiseFree(conn) {
+      M._wacore_noiseFree(conn);
+    },
+    /** the client's first handshake message */
+    noiseClientStart: (conn) => -M._wacore_noiseClientStart(conn),
+    /** reads the server hello, checks the certificate chain, writes the client finish */
+    noiseClientServerHello: (conn, chunk, len, staticPriv, payload, payloadLen, root, nowHi, nowLo) => -M._wacore_noiseClientServerHello(conn, chunk, len, staticPriv, payload, payloadLen, root, nowHi, nowLo),
+    /** the responder's hello */
+    noiseResponderHello: (conn, chunk, len, staticPriv, chain, chainLen) => -M._wacore_noiseResponderHello(conn, chunk, len, staticPriv, chain, chainLen),
+    /** reads the client finish */
+    noiseResponderFinish: (conn, chunk, len) => -M._wacore_noiseResponderFinish(conn, chunk, len),
+    /** ends the handshake: the transport keys */
+    noiseFinish: (conn) => -M._wacore_noiseFinish(conn),
+    /** bytes of an incomplete frame held */
+    noiseBuffered: (conn) => M._wacore_noiseBuffered(conn) >>> 0,
+    /** a certificate chain (tests, non-WhatsApp servers) */
+    noiseMakeCertChain: (rootPriv, interPriv, leafKey, interSerial, leafSerial, notBeforeHi, notBeforeLo, notAfterHi, notAfterLo) => -M._wacore_noiseMakeCertChain(rootPriv, interPriv, leafKey, interSerial, leafSerial, notBeforeHi, notBeforeLo, notAfterHi, notAfterLo),
+    /** encrypts and frames len bytes */
+    noiseEncryptFrame: (conn, data, len) => -M._wacore_noiseEncryptFrame(conn, data, len),
+    /** binary-encodes a node tape, then encrypts and frames it */
+    noiseEncodeFrame: (conn, words, wordCount, strings, stringCount, area, areaLen, dict) => -M._wacore_noiseEncodeFrame(conn, words, wordCount, strings, stringCount, area, areaLen, dict),
+    /** feeds a chunk: the frames it completes, as a 4-byte length and the bytes each (count published also when an error stopped the call) */
+    noiseDecryptFrames: (conn, data, len) => -M._wacore_noiseDecryptFrames(conn, data, len),
+    /** tests: the n-th allocation from now fails (0 cancels); how many were still to go of the plan replaced */
+    failAllocation: (n) => M._wacore_failAllocation(n) >>> 0,
+    /** tests: blocks the core's operator new has handed out and not taken back */
+    liveAllocations: () => M._wacore_liveAllocations() >>> 0,
+  };
 }
 
 /** The export functions, bound to a loaded module; raise(rc) throws for an error code. */

@@ -154,7 +154,7 @@ export function runExport({ M, io, wipe }, raise) {
       write(w, v);
       if (w.o !== p + size) throw new WacoreError('ERR_INTERNAL', 'an input does not match its layout size');
       const rc = invoke(p, size);
-      if (rc !== 0) raise(rc);
+      if (rc !== 0) raise(-rc);
       const ptr = M.HEAPU32[view] >>> 0;
       const end = ptr + (M.HEAPU32[view + 1] >>> 0);
       const heap = M.HEAPU8; // after the call: memory may have grown
