@@ -15,6 +15,7 @@
 #include "appstate/patch.h"
 #include "common/error.h"
 #include "generated/boundary.h"
+#include "record_glue.h"
 #include "signal/sender_keys.h"
 
 namespace wacore::bindings::impl {
@@ -25,7 +26,6 @@ namespace as = wacore::appstate;
 
 using ParsedRecord = Parsed<sig::SenderKeyRecord, sig::parse_sender_key_record, sig::wipe_sender_key_record>;
 
-std::span<const uint8_t> span_of(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
 
 // The result layout with the serialized record as its last field.
 template <typename Out>
@@ -44,11 +44,8 @@ int emit_record(const sig::SenderKeyRecord& r) {
 // --- sender keys ----------------------------------------------------------------------------------
 
 int group_record_from_json(const wire::TextIn& in) {
-  sig::SenderKeyRecord r;
-  const Error e = sig::sender_key_record_from_json({reinterpret_cast<const char*>(in.text.data()), in.text.size()}, r);
-  const int result = e != Error::ok ? rc(e) : emit_record(r);
-  sig::wipe_sender_key_record(r);
-  return result;
+  return record_from_json<sig::SenderKeyRecord>(in, sig::sender_key_record_from_json, sig::wipe_sender_key_record,
+                                                emit_record);
 }
 
 int group_record_to_json(const wire::RecordIn& in) {
@@ -56,9 +53,7 @@ int group_record_to_json(const wire::RecordIn& in) {
   if (pr.error != Error::ok) return rc(pr.error);
   std::string json;
   sig::sender_key_record_to_json(pr.record, json);
-  const int result = emit(wire::TextOut{.text = span_of(json)});
-  sodium_memzero(json.data(), json.size());
-  return result;
+  return emit_json(json);
 }
 
 int group_record_info(const wire::RecordIn& in) {

@@ -14,6 +14,7 @@
 
 #include "common/error.h"
 #include "generated/boundary.h"
+#include "record_glue.h"
 #include "signal/session.h"
 
 namespace wacore::bindings::impl {
@@ -64,11 +65,7 @@ int emit_decrypted(const sig::DecryptResult& r, const sig::Record& record) {
 }  // namespace
 
 int signal_record_from_json(const wire::TextIn& in) {
-  sig::Record r;
-  const Error e = sig::record_from_json({reinterpret_cast<const char*>(in.text.data()), in.text.size()}, r);
-  const int result = e != Error::ok ? rc(e) : emit_record(r);
-  sig::wipe_record(r);
-  return result;
+  return record_from_json<sig::Record>(in, sig::record_from_json, sig::wipe_record, emit_record);
 }
 
 int signal_record_to_json(const wire::RecordIn& in) {
@@ -76,9 +73,7 @@ int signal_record_to_json(const wire::RecordIn& in) {
   if (pr.error != Error::ok) return rc(pr.error);
   std::string json;
   if (Error e = sig::record_to_json(pr.record, json); e != Error::ok) return rc(e);
-  const int result = emit(wire::TextOut{.text = {reinterpret_cast<const uint8_t*>(json.data()), json.size()}});
-  sodium_memzero(json.data(), json.size());
-  return result;
+  return emit_json(json);
 }
 
 int signal_record_info(const wire::RecordIn& in) {
