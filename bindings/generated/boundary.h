@@ -25,7 +25,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x11adf1a9;
+inline constexpr uint32_t kBoundaryDigest = 0x7374cfb4;
 
 // Constants: those of the core are checked against it, so that the JS side cannot drift from it.
 inline constexpr size_t kPublicKeyBytes = 33;  // a Curve25519 public key with libsignal's type byte 0x05
@@ -61,6 +61,12 @@ static_assert(kMediaRetryIvBytes == (wacore::media::kRetryNonceBytes), "bindings
 inline constexpr size_t kMediaFinalTailBytes = 32;  // room for the last bytes a media stream's final() writes (at most one block and the MAC) before its two SHA-256 hashes
 inline constexpr size_t kMediaKeysBytes = 112;  // the expanded media keys a media stream takes: IV, cipher key, MAC key, ref key
 static_assert(kMediaKeysBytes == (sizeof(wacore::media::Keys)), "bindings/boundary.json: MEDIA_KEYS_BYTES disagrees with sizeof(wacore::media::Keys)");
+inline constexpr size_t kMediaKeysCipherKeyAt = 16;  // where the cipher key starts in the expanded media keys (the IV is at 0)
+static_assert(kMediaKeysCipherKeyAt == (offsetof(wacore::media::Keys, cipher)), "bindings/boundary.json: MEDIA_KEYS_CIPHER_KEY_AT disagrees with offsetof(wacore::media::Keys, cipher)");
+inline constexpr size_t kMediaKeysMacKeyAt = 48;  // where the MAC key starts in the expanded media keys
+static_assert(kMediaKeysMacKeyAt == (offsetof(wacore::media::Keys, mac)), "bindings/boundary.json: MEDIA_KEYS_MAC_KEY_AT disagrees with offsetof(wacore::media::Keys, mac)");
+inline constexpr size_t kMediaKeysRefKeyAt = 80;  // where the ref key starts in the expanded media keys
+static_assert(kMediaKeysRefKeyAt == (offsetof(wacore::media::Keys, ref)), "bindings/boundary.json: MEDIA_KEYS_REF_KEY_AT disagrees with offsetof(wacore::media::Keys, ref)");
 inline constexpr size_t kTapeContentNone = 0;  // a node description's content word: no content
 static_assert(kTapeContentNone == (wacore::binary::kContentNone), "bindings/boundary.json: TAPE_CONTENT_NONE disagrees with wacore::binary::kContentNone");
 inline constexpr size_t kTapeContentText = 1;  // content word: text (a string reference follows)

@@ -5,7 +5,18 @@ import { asBytes, describe, optionsOf, textOf, WacoreError } from './core.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
 import { fromBase64 } from './internal/base64.mjs';
 import { makeNative, nativeCbc, nativeOf } from './internal/native.mjs';
-import { bindExports, MEDIA_FINAL_TAIL_BYTES, MEDIA_KEY_BYTES, MEDIA_KEYS_BYTES, MEDIA_MAC_BYTES, SHA256_BYTES, StreamKind } from './generated/boundary.mjs';
+import {
+  bindExports,
+  MEDIA_FINAL_TAIL_BYTES,
+  MEDIA_KEY_BYTES,
+  MEDIA_KEYS_BYTES,
+  MEDIA_KEYS_CIPHER_KEY_AT,
+  MEDIA_KEYS_MAC_KEY_AT,
+  MEDIA_KEYS_REF_KEY_AT,
+  MEDIA_MAC_BYTES,
+  SHA256_BYTES,
+  StreamKind,
+} from './generated/boundary.mjs';
 
 const MEDIA_KEY = MEDIA_KEY_BYTES;
 const MAC = MEDIA_MAC_BYTES;
@@ -59,6 +70,8 @@ export function makeMedia(core, crypto) {
     return b;
   };
   // The derived bytes (MEDIA_KEYS_BYTES: iv, cipher key, MAC key, ref key), in a JS array the caller wipes.
+  // parts() views its iv, cipher key and MAC key (where they are: the declaration's offsets).
+  const parts = (k) => [k.subarray(0, MEDIA_KEYS_CIPHER_KEY_AT), k.subarray(MEDIA_KEYS_CIPHER_KEY_AT, MEDIA_KEYS_MAC_KEY_AT), k.subarray(MEDIA_KEYS_MAC_KEY_AT, MEDIA_KEYS_REF_KEY_AT)];
   const derive = (mediaKey, mediaType) => {
     const key = mediaKeyOf(mediaKey);
     const info = infoOf(mediaType);
@@ -76,7 +89,8 @@ export function makeMedia(core, crypto) {
   /** Baileys' getMediaKeys: { iv, cipherKey, macKey, refKey } for a 32-byte media key (or base64). */
   function getMediaKeys(mediaKey, mediaType) {
     const k = derive(mediaKey, mediaType);
-    return { iv: k.slice(0, 16), cipherKey: k.slice(16, 48), macKey: k.slice(48, 80), refKey: k.slice(80, KEYS) };
+    const [iv, cipherKey, macKey] = parts(k);
+    return { iv: iv.slice(), cipherKey: cipherKey.slice(), macKey: macKey.slice(), refKey: k.slice(MEDIA_KEYS_REF_KEY_AT, KEYS) };
   }
 
   // The native path (lib/internal/native.mjs): where node:crypto is there, the bulk AES-CBC, HMAC and
@@ -85,7 +99,7 @@ export function makeMedia(core, crypto) {
   // tests compare); keys are still derived here.
   const nodeFor = makeNative(core);
   const nativeEncrypt = (nc, keys, d, mediaKey) => {
-    const [iv, cipher, mac] = [keys.subarray(0, 16), keys.subarray(16, 48), keys.subarray(48, 80)];
+    const [iv, cipher, mac] = parts(keys);
     const c = nc.createCipheriv('aes-256-cbc', cipher, iv);
     // Ciphertext and MAC written straight into the result.
     const encrypted = new Uint8Array(Math.floor(d.length / 16) * 16 + 16 + MAC);
@@ -106,7 +120,7 @@ export function makeMedia(core, crypto) {
     };
   };
   const nativeDecrypt = (nc, keys, e, encSha, sha) => {
-    const [iv, cipher, mac] = [keys.subarray(0, 16), keys.subarray(16, 48), keys.subarray(48, 80)];
+    const [iv, cipher, mac] = parts(keys);
     if (e.length < 16 + MAC || (e.length - MAC) % 16 !== 0) throw new WacoreError('ERR_DATA_LENGTH', 'input length is not valid for this operation');
     const ct = e.subarray(0, e.length - MAC);
     const bad = () => new WacoreError('ERR_AUTH_TAG', 'authentication failed');
