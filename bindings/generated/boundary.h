@@ -25,7 +25,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x7374cfb4;
+inline constexpr uint32_t kBoundaryDigest = 0x7cdac8dc;
 
 // Constants: those of the core are checked against it, so that the JS side cannot drift from it.
 inline constexpr size_t kPublicKeyBytes = 33;  // a Curve25519 public key with libsignal's type byte 0x05
@@ -83,6 +83,8 @@ inline constexpr size_t kAppstateKeyBytes = 32;  // an app-state sync key's data
 static_assert(kAppstateKeyBytes == (wacore::appstate::kKeyBytes), "bindings/boundary.json: APPSTATE_KEY_BYTES disagrees with wacore::appstate::kKeyBytes");
 inline constexpr size_t kAppstateMacBytes = 32;  // an index MAC or value MAC
 static_assert(kAppstateMacBytes == (wacore::appstate::kMacBytes), "bindings/boundary.json: APPSTATE_MAC_BYTES disagrees with wacore::appstate::kMacBytes");
+inline constexpr size_t kAppstateMutationKeysBytes = 160;  // a sync key's five expanded keys (index, value encryption, value MAC, snapshot MAC, patch MAC), each APPSTATE_KEY_BYTES, in that order
+static_assert(kAppstateMutationKeysBytes == (sizeof(wacore::appstate::MutationKeys)), "bindings/boundary.json: APPSTATE_MUTATION_KEYS_BYTES disagrees with sizeof(wacore::appstate::MutationKeys)");
 inline constexpr size_t kLthashBytes = 128;  // the LTHash of an app-state collection
 static_assert(kLthashBytes == (wacore::appstate::kLtHashBytes), "bindings/boundary.json: LTHASH_BYTES disagrees with wacore::appstate::kLtHashBytes");
 inline constexpr size_t kAppstateMaxKeys = 1024;  // sync keys one verification may be given (more is ERR_DATA_LENGTH)

@@ -2,14 +2,17 @@
 // snapshot/patch MACs, and mutation value encryption. Synchronous (Baileys' are async: `await`
 // works on both).
 import { asBytes, optionsOf, textOf, WacoreError } from './core.mjs';
-import { AES_IV_BYTES, APPSTATE_KEY_BYTES, APPSTATE_MAC_BYTES, bindExports, LTHASH_BYTES } from './generated/boundary.mjs';
+import { AES_IV_BYTES, APPSTATE_KEY_BYTES, APPSTATE_MAC_BYTES, APPSTATE_MUTATION_KEYS_BYTES, bindExports, LTHASH_BYTES } from './generated/boundary.mjs';
 import { fromBase64, toBase64 } from './internal/base64.mjs';
 
 const KEY = APPSTATE_KEY_BYTES;
 const MAC = APPSTATE_MAC_BYTES;
 const LTHASH = LTHASH_BYTES;
 const IV = AES_IV_BYTES;
+// The five expanded keys in the order the core lays them out (wacore::appstate::MutationKeys).
 const KEY_NAMES = ['indexKey', 'valueEncryptionKey', 'valueMacKey', 'snapshotMacKey', 'patchMacKey'];
+const MUTATION_KEYS = APPSTATE_MUTATION_KEYS_BYTES;
+if (KEY_NAMES.length * KEY !== MUTATION_KEYS) throw new Error('appstate.mjs: the mutation keys disagree with the declaration');
 const utf8 = new TextEncoder();
 const utf8d = new TextDecoder();
 
@@ -59,10 +62,10 @@ export function makeAppState({ M, plain, fail, io, wipe }) {
     return { base, total, at };
   };
 
-  /** HKDF-SHA256(keyData, "WhatsApp Mutation Keys", 160) as Baileys' five keys. */
+  /** HKDF-SHA256(keyData, "WhatsApp Mutation Keys", 160) as Baileys' five keys (APPSTATE_MUTATION_KEYS_BYTES). */
   function mutationKeys(keyData) {
     const d = asBytes(keyData, 'keyData');
-    const { base, total, at } = place([d], 160);
+    const { base, total, at } = place([d], MUTATION_KEYS);
     try {
       plain.appstateExpandKeys(at[0], d.length, at[1]);
       const out = {};
@@ -148,7 +151,7 @@ export function makeAppState({ M, plain, fail, io, wipe }) {
   }
 
   const keyBlock = (keys) => {
-    const out = new Uint8Array(5 * KEY);
+    const out = new Uint8Array(MUTATION_KEYS);
     KEY_NAMES.forEach((name, i) => out.set(key32(keys?.[name], name), i * KEY));
     return out;
   };
