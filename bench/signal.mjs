@@ -1,6 +1,10 @@
 // Signal 1:1 sessions: wacore-wasm (both builds, through libsignal-node's classes with a store that
-// keeps records as JSON as Baileys does, and through the functional API on record bytes) next to
-// libsignal-node 6.0.0 and whatsapp-rust-bridge 0.5.5, interleaved.
+// keeps records as JSON as Baileys does or as bytes, and through the functional API on record bytes)
+// next to libsignal-node 6.0.0 and whatsapp-rust-bridge 0.5.5, interleaved. Each library runs as its
+// own users call it: its own key helpers (libsignal-node's keyhelper with Buffers, the bridge's
+// generateIdentityKeyPair/generateSignedPreKey/generatePreKey with Uint8Arrays, ours), its own record
+// form in the store. Layer for layer: the classes rows against each other; the functional rows have
+// no counterpart in the peers (both offer classes only).
 //   node bench/signal.mjs [--quick] [--rounds N] [--json]
 import { createRequire } from 'node:module';
 import * as bridge from 'whatsapp-rust-bridge';
@@ -13,10 +17,11 @@ const libsignal = require('libsignal');
 const kh = libsignal.keyhelper;
 const PT = Buffer.alloc(100, 7);
 
-/** A store in libsignal-node's shape; `codec` says how records are kept (JSON text or bytes). */
-function makeStore(codec, identity) {
+/** A store in libsignal-node's shape; `codec` says how records are kept (JSON text or bytes), `keys`
+ * which key helpers make the pre-keys. */
+function makeStore(codec, keys, identity) {
   const sessions = new Map();
-  const spk = kh.generateSignedPreKey(identity, 1);
+  const spk = keys.generateSignedPreKey(identity, 1);
   const preKeys = new Map();
   let nextPreKey = 1;
   const store = {
@@ -32,7 +37,7 @@ function makeStore(codec, identity) {
     storeSenderKey: () => {},
   };
   const bundle = () => {
-    const pk = kh.generatePreKey(nextPreKey++);
+    const pk = keys.generatePreKey(nextPreKey++);
     preKeys.set(pk.keyId, pk.keyPair);
     return {
       identityKey: identity.pubKey,
@@ -45,26 +50,50 @@ function makeStore(codec, identity) {
 }
 
 /** Operations for a library with libsignal-node's classes. Each operation has its own two parties:
- * an encrypt-only loop must not leave the exchange loops thousands of messages behind. */
-function classic(lib, codec) {
-  const receive = (cipher, m) => (m.type === 3 ? cipher.decryptPreKeyWhisperMessage(m.body) : cipher.decryptWhisperMessage(m.body));
+ * an encrypt-only loop must not leave the exchange loops thousands of messages behind. Each call
+ * makes its SessionCipher (and SessionBuilder) anew, as Baileys' repository does for every message:
+ * whatsapp-rust-bridge's SessionCipher keeps the session it last used inside wasm, and one cipher
+ * kept across calls would skip reading the store (and, for a session set up again under it, part of
+ * the set-up); measured so, its set-up took 0.66 ms instead of 1.18 ms. A cipher with free() (the
+ * bridge's) is freed after its call, as its finalizer would later. */
+function classic(lib, codec, keys) {
+  const once = async (store, address, use) => {
+    const cipher = new lib.SessionCipher(store, address);
+    try {
+      return await use(cipher);
+    } finally {
+      cipher.free?.();
+    }
+  };
+  const receive = (store, address, m) =>
+    once(store, address, (c) => (m.type === 3 ? c.decryptPreKeyWhisperMessage(m.body) : c.decryptWhisperMessage(m.body)));
+  const send = (store, address) => once(store, address, (c) => c.encrypt(PT));
   const parties = () => {
-    const alice = makeStore(codec, kh.generateIdentityKeyPair());
-    const bob = makeStore(codec, kh.generateIdentityKeyPair());
+    const alice = makeStore(codec, keys, keys.generateIdentityKeyPair());
+    const bob = makeStore(codec, keys, keys.generateIdentityKeyPair());
     const addrB = new lib.ProtocolAddress('bob', 1);
+    const addrA = new lib.ProtocolAddress('alice', 1);
     const p = {
       alice,
       bob,
-      addrB,
-      toBob: new lib.SessionCipher(alice.store, addrB),
-      toAlice: new lib.SessionCipher(bob.store, new lib.ProtocolAddress('alice', 1)),
-      start: () => new lib.SessionBuilder(alice.store, addrB).initOutgoing(bob.bundle()),
+      toBob: () => send(alice.store, addrB),
+      toAlice: () => send(bob.store, addrA),
+      atBob: (m) => receive(bob.store, addrA, m),
+      atAlice: (m) => receive(alice.store, addrB, m),
+      start: async () => {
+        const builder = new lib.SessionBuilder(alice.store, addrB);
+        try {
+          await builder.initOutgoing(bob.bundle());
+        } finally {
+          builder.free?.();
+        }
+      },
     };
     // Ready to talk: a session both ways, Alice past her pre-key messages.
     p.ready = (async () => {
       await p.start();
-      await receive(p.toAlice, await p.toBob.encrypt(PT));
-      await receive(p.toBob, await p.toAlice.encrypt(PT));
+      await p.atBob(await p.toBob());
+      await p.atAlice(await p.toAlice());
     })();
     return p;
   };
@@ -79,21 +108,21 @@ function classic(lib, codec) {
       setup.alice.sessions.clear();
       setup.bob.sessions.clear();
       await setup.start();
-      await receive(setup.toAlice, await setup.toBob.encrypt(PT));
+      await setup.atBob(await setup.toBob());
     },
     [SIGNAL.encrypt]: async () => {
       await encryptOnly.ready;
-      await encryptOnly.toBob.encrypt(PT);
+      await encryptOnly.toBob();
     },
     [SIGNAL.sameChain]: async () => {
       await sameChain.ready;
-      await receive(sameChain.toAlice, await sameChain.toBob.encrypt(PT));
+      await sameChain.atBob(await sameChain.toBob());
     },
     [SIGNAL.alternating]: async () => {
       await alternating.ready;
       dir ^= 1;
-      if (dir) await receive(alternating.toAlice, await alternating.toBob.encrypt(PT));
-      else await receive(alternating.toBob, await alternating.toAlice.encrypt(PT));
+      if (dir) await alternating.atBob(await alternating.toBob());
+      else await alternating.atAlice(await alternating.toAlice());
     },
   };
 }
@@ -106,25 +135,25 @@ for (const variant of ['scalar', 'simd']) {
     save: (r) => JSON.stringify(r.serialize()),
     signedPreKey: (spk) => spk.keyPair,
   };
-  impls[`wacore ${variant} (libsignal-node API, JSON store)`] = classic(api, json);
+  impls[`wacore ${variant} (libsignal-node API, JSON store)`] = classic(api, json, api.keyhelper);
   // As the bridge's store does: record bytes in the store (loadSession may return bytes).
-  impls[`wacore ${variant} (libsignal-node API, bytes store)`] = classic(api, {
-    load: (bytes) => bytes,
-    save: (r) => r.toBytes(),
-    signedPreKey: (spk) => spk.keyPair,
-  });
-  impls[`wacore ${variant} (functional, record bytes)`] = functionalSignal(api, kh);
+  impls[`wacore ${variant} (libsignal-node API, bytes store)`] = classic(
+    api,
+    { load: (bytes) => bytes, save: (r) => r.toBytes(), signedPreKey: (spk) => spk.keyPair },
+    api.keyhelper,
+  );
+  impls[`wacore ${variant} (functional, record bytes)`] = functionalSignal(api, api.keyhelper);
 }
-impls[`${NAMES.libsignalNode} (JSON store)`] = classic(libsignal, {
-  load: (text) => libsignal.SessionRecord.deserialize(JSON.parse(text)),
-  save: (r) => JSON.stringify(r.serialize()),
-  signedPreKey: (spk) => spk.keyPair,
-});
-impls[`${NAMES.bridge} (bytes store)`] = classic(bridge, {
-  load: (bytes) => bytes,
-  save: (r) => r.serialize(),
-  signedPreKey: (spk) => spk,
-});
+impls[`${NAMES.libsignalNode} (JSON store)`] = classic(
+  libsignal,
+  {
+    load: (text) => libsignal.SessionRecord.deserialize(JSON.parse(text)),
+    save: (r) => JSON.stringify(r.serialize()),
+    signedPreKey: (spk) => spk.keyPair,
+  },
+  kh,
+);
+impls[`${NAMES.bridge} (bytes store)`] = classic(bridge, { load: (bytes) => bytes, save: (r) => r.serialize(), signedPreKey: (spk) => spk }, bridge);
 
 // libsignal-node logs every session it opens or closes: console is silenced while measuring.
 const saved = { ...console };
