@@ -6,7 +6,7 @@
 import { WacoreError } from '../core.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x11adf1a9;
+export const BOUNDARY_DIGEST = 0x7cdac8dc;
 
 /** a Curve25519 public key with libsignal's type byte 0x05 (wacore::curve::kPublicKeyBytes) */
 export const PUBLIC_KEY_BYTES = 33;
@@ -42,6 +42,12 @@ export const MEDIA_RETRY_IV_BYTES = 12;
 export const MEDIA_FINAL_TAIL_BYTES = 32;
 /** the expanded media keys a media stream takes: IV, cipher key, MAC key, ref key (sizeof(wacore::media::Keys)) */
 export const MEDIA_KEYS_BYTES = 112;
+/** where the cipher key starts in the expanded media keys (the IV is at 0) (offsetof(wacore::media::Keys, cipher)) */
+export const MEDIA_KEYS_CIPHER_KEY_AT = 16;
+/** where the MAC key starts in the expanded media keys (offsetof(wacore::media::Keys, mac)) */
+export const MEDIA_KEYS_MAC_KEY_AT = 48;
+/** where the ref key starts in the expanded media keys (offsetof(wacore::media::Keys, ref)) */
+export const MEDIA_KEYS_REF_KEY_AT = 80;
 /** a node description's content word: no content (wacore::binary::kContentNone) */
 export const TAPE_CONTENT_NONE = 0;
 /** content word: text (a string reference follows) (wacore::binary::kContentText) */
@@ -58,6 +64,8 @@ export const NOISE_MAX_FRAME_BYTES = 16777215;
 export const APPSTATE_KEY_BYTES = 32;
 /** an index MAC or value MAC (wacore::appstate::kMacBytes) */
 export const APPSTATE_MAC_BYTES = 32;
+/** a sync key's five expanded keys (index, value encryption, value MAC, snapshot MAC, patch MAC), each APPSTATE_KEY_BYTES, in that order (sizeof(wacore::appstate::MutationKeys)) */
+export const APPSTATE_MUTATION_KEYS_BYTES = 160;
 /** the LTHash of an app-state collection (wacore::appstate::kLtHashBytes) */
 export const LTHASH_BYTES = 128;
 /** sync keys one verification may be given (more is ERR_DATA_LENGTH) (wacore::appstate::kMaxKeys) */
