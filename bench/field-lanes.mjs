@@ -1,0 +1,68 @@
+// Whether two field multiplications in the two i64x2 lanes beat two scalar ones in V8 (issue 19,
+// item 1: 2-lane field arithmetic for the curve). Builds bench/field-lanes/fe.cpp with emcc
+// (-O3 -msimd128) into build/field-lanes/, then prints the time per multiplication of each form
+// (interleaved rounds) and the x86 instructions V8's optimising tier emits for each loop body.
+//
+//   node bench/field-lanes.mjs [--rounds N]
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const out = `${root}build/field-lanes`;
+const wasm = `${out}/fe.wasm`;
+const args = process.argv.slice(2);
+const rounds = Number(args.includes('--rounds') ? args[args.indexOf('--rounds') + 1] : 7);
+mkdirSync(out, { recursive: true });
+execFileSync('emcc', ['-O3', '-msimd128', `${root}bench/field-lanes/fe.cpp`, '-o', wasm, '--no-entry', '-sSTANDALONE_WASM', '-sEXPORTED_FUNCTIONS=_run_scalar,_run_simd,_run_simd_unsigned'], { stdio: 'pipe' });
+
+if (process.argv.includes('--child')) {
+  // In a child run with --print-wasm-code: just warm both up so that TurboFan compiles them.
+  const { instance } = await WebAssembly.instantiate(readFileSync(wasm), { wasi_snapshot_preview1: { proc_exit() {} } });
+  for (let i = 0; i < 20; i++) instance.exports.run_scalar(20000, i), instance.exports.run_simd(20000, i), instance.exports.run_simd_unsigned(20000, i);
+  process.exit(0);
+}
+
+const { instance } = await WebAssembly.instantiate(readFileSync(wasm), { wasi_snapshot_preview1: { proc_exit() {} } });
+const e = instance.exports;
+const N = 200_000;
+const times = { scalar: [], lanes: [], unsigned: [] };
+for (let r = 0; r < rounds + 2; r++) {
+  let t = performance.now();
+  e.run_scalar(N, r); // 2N multiplications
+  const scalar = ((performance.now() - t) * 1e6) / (2 * N);
+  t = performance.now();
+  e.run_simd(N, r); // N calls of two multiplications each
+  const lanes = ((performance.now() - t) * 1e6) / (2 * N);
+  t = performance.now();
+  e.run_simd_unsigned(N, r);
+  const unsigned = ((performance.now() - t) * 1e6) / (2 * N);
+  if (r >= 2) times.scalar.push(scalar), times.lanes.push(lanes), times.unsigned.push(unsigned);
+}
+const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+// The optimising tier's code for each function, counted in instructions.
+const listing = execFileSync(process.execPath, ['--print-wasm-code', fileURLToPath(import.meta.url), '--child'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+const counts = {};
+let name = '';
+let turbofan = false;
+let counting = false;
+for (const line of listing.split('\n')) {
+  if (line.startsWith('name: ')) name = line.slice(6);
+  else if (line.startsWith('compiler: ')) turbofan = line.includes('TurboFan');
+  else if (line.startsWith('Instructions') && turbofan) (counting = true), (counts[name] = 0);
+  else if (counting && /^0x[0-9a-f]+/.test(line)) counts[name]++;
+  else if (counting && (line.startsWith('Source positions') || line.startsWith('Safepoints'))) counting = false;
+}
+const fn = (i) => counts[`wasm-function[${i}]`];
+console.log(`| form (Node ${process.versions.node}) | ns per multiplication, median of ${rounds} rounds | x86 instructions per multiplication (TurboFan) |`);
+console.log('|---|---|---|');
+// Definition order: run_scalar is function 2 (two multiplications per loop turn), run_simd 3 and
+// run_simd_unsigned 4 (one call of two each); the runners' loop overhead is included in all.
+console.log(`| scalar, one multiplication at a time | ${med(times.scalar).toFixed(1)} | ${fn(2) ? Math.round(fn(2) / 2) : '?'} |`);
+console.log(`| two in the i64x2 lanes, signed limbs | ${med(times.lanes).toFixed(1)} | ${fn(3) ? Math.round(fn(3) / 2) : '?'} |`);
+console.log(`| two in the i64x2 lanes, unsigned limbs | ${med(times.unsigned).toFixed(1)} | ${fn(4) ? Math.round(fn(4) / 2) : '?'} |`);
+// What V8 makes of one extmul: the multiply instructions in the signed loop.
+const body = listing.split('name: wasm-function[3]').slice(1).find((part) => part.includes('compiler: TurboFan')) ?? '';
+const pmul = (body.split('name: ')[0].match(/vpmul[a-z]*/g) ?? []).length;
+console.log(`\nIn the two-lane loop (signed), V8 emits ${pmul} vector multiply instructions for its 100 products (and the nine ×19 limbs): each i64x2.extmul_low_i32x4 becomes a full 64-bit lane multiply, three 32-bit multiplies with shifts and adds.`);
