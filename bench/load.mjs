@@ -63,7 +63,7 @@ for (const v of ['scalar', 'simd', 'auto']) {
   const rssBytes = med(runsOf.map((r) => r.rss));
   loads.push({ variant: v, ran: info.variant, runs, importMs, medianMs: samples[runs >> 1], minMs: samples[0], maxMs: samples[runs - 1], firstKeyMs, totalMs, rssBytes, wasmMemoryBytes: info.mem });
   console.log(
-    `| ${v === 'auto' ? `auto (→ ${info.variant})` : v} | ${importMs.toFixed(1)} | ${samples[runs >> 1].toFixed(1)} | ${samples[0].toFixed(1)}–${samples[runs - 1].toFixed(1)} | ${firstKeyMs.toFixed(1)} | ${totalMs.toFixed(1)} | ${(rssBytes / 2 ** 20).toFixed(1)} MiB | ${(info.mem / 1024).toFixed(0)} KiB |`,
+    `| ${v === 'auto' ? `auto (→ ${info.variant})` : v} | ${importMs.toFixed(1)} | ${samples[runs >> 1].toFixed(1)} | ${samples[0].toFixed(1)}–${samples[runs - 1].toFixed(1)} | ${firstKeyMs.toFixed(1)} | ${totalMs.toFixed(1)} | ${(rssBytes / 1e6).toFixed(1)} MB | ${(info.mem / 1024).toFixed(0)} KiB |`,
   );
 }
 console.log('');

@@ -13,7 +13,7 @@ export const TARGETS = [
   // #3 crypto primitives: GCM 1 KiB in 12 µs; CBC decrypt at 150 MB/s or more
   { issue: 3, op: 'AES-256-GCM seal 1 KiB', variant: 'simd', ns: 12 * us },
   { issue: 3, op: 'AES-256-GCM open 1 KiB', variant: 'simd', ns: 12 * us },
-  { issue: 3, op: 'AES-256-CBC decrypt 64 KiB', variant: 'simd', ns: ((64 * 1024) / 150e6) * 1e9, note: '≥ 150 MB/s' },
+  { issue: 3, op: 'AES-256-CBC decrypt 1 MiB', variant: 'simd', ns: (2 ** 20 / 150e6) * 1e9, note: '≥ 150 MB/s' },
   // #4 binary node codec
   { issue: 4, op: 'encode ack', variant: 'simd', ns: 1.5 * us },
   { issue: 4, op: 'decode+read ack', variant: 'simd', ns: 1.2 * us },

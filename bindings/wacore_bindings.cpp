@@ -512,6 +512,8 @@ wire::Value media_sidecar(uintptr_t keys, uintptr_t upload, size_t len, uintptr_
 
 size_t media_sidecar_size(size_t len) { return md::sidecar_size(len); }
 
+size_t media_encrypted_size(size_t len) { return md::encrypted_size(len); }
+
 // --- app state ---------------------------------------------------------------------------------------
 
 namespace as = wacore::appstate;
@@ -550,6 +552,8 @@ void appstate_patch_mac(uintptr_t snapshot, uintptr_t macs, size_t macs_len, uin
   as::patch_mac(at(snapshot), bytes(macs, macs_len), u64(version_hi, version_lo), name_at(name, name_len), at(key),
                 at(out));
 }
+
+size_t appstate_encrypted_value_size(size_t len) { return as::encrypted_value_size(len); }
 
 // keys: the 160-byte expansion; out holds encrypted_value_size(len) bytes. Its length.
 wire::Value appstate_encrypt_value(uintptr_t keys, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data,

@@ -30,7 +30,11 @@ namespace wire {
 class Value {
  public:
   Value(Error e) : raw(-static_cast<int32_t>(e)) {}  // NOLINT: `return Error::x;` is the failure form
-  static Value of(size_t v) { return Value(static_cast<int32_t>(v)); }
+  // A value that does not fit the convention (2^31 or more: a length or an address past 2 GiB,
+  // which this module's memory does not reach) is ERR_OUT_OF_MEMORY rather than a negative number.
+  static Value of(size_t v) {
+    return v <= static_cast<size_t>(INT32_MAX) ? Value(static_cast<int32_t>(v)) : Value(Error::out_of_memory);
+  }
   int32_t raw;
 
  private:

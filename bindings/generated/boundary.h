@@ -25,7 +25,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x7cdac8dc;
+inline constexpr uint32_t kBoundaryDigest = 0x217a23d2;
 
 // Constants: those of the core are checked against it, so that the JS side cannot drift from it.
 inline constexpr size_t kPublicKeyBytes = 33;  // a Curve25519 public key with libsignal's type byte 0x05
@@ -38,6 +38,8 @@ inline constexpr size_t kAesKeyBytes = 32;  // AES-256 key
 static_assert(kAesKeyBytes == (wacore::aes::kKeyBytes), "bindings/boundary.json: AES_KEY_BYTES disagrees with wacore::aes::kKeyBytes");
 inline constexpr size_t kAesIvBytes = 16;  // CBC and CTR IV
 static_assert(kAesIvBytes == (wacore::aes::kIvBytes), "bindings/boundary.json: AES_IV_BYTES disagrees with wacore::aes::kIvBytes");
+inline constexpr size_t kAesBlockBytes = 16;  // an AES block
+static_assert(kAesBlockBytes == (wacore::aes::kBlockBytes), "bindings/boundary.json: AES_BLOCK_BYTES disagrees with wacore::aes::kBlockBytes");
 inline constexpr size_t kGcmTagBytes = 16;  // GCM tag
 static_assert(kGcmTagBytes == (wacore::aes::kGcmTagBytes), "bindings/boundary.json: GCM_TAG_BYTES disagrees with wacore::aes::kGcmTagBytes");
 inline constexpr size_t kHkdfMaxBytes = 8160;  // the longest HKDF-SHA256 output (RFC 5869: 255 blocks)
@@ -825,6 +827,7 @@ wire::Value media_encrypt(uintptr_t keys, uintptr_t data, size_t len, uintptr_t 
 wire::Value media_decrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t enc_sha, uintptr_t sha, uintptr_t out);  // checks and decrypts an upload (expected hashes at 0 are not checked): the plaintext length
 Error media_decrypt_range(uintptr_t keys, uintptr_t prev, uintptr_t data, size_t len, uintptr_t out);  // decrypts whole blocks after the given previous ciphertext block
 wire::Value media_sidecar(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t out);  // the streaming sidecar of an upload: its length
+size_t media_encrypted_size(size_t len);  // the upload length of a file of len bytes (padded ciphertext and MAC)
 size_t media_sidecar_size(size_t len);  // the sidecar length of an upload of len bytes
 void appstate_expand_keys(uintptr_t data, size_t len, uintptr_t out);  // the 160-byte mutation keys of a sync key
 void appstate_lt_hash(uintptr_t hash, uintptr_t add, size_t add_len, uintptr_t sub, size_t sub_len);  // LTHash: subtracts then adds value MACs, in place
@@ -832,6 +835,7 @@ void appstate_index_mac(uintptr_t key, uintptr_t index, size_t len, uintptr_t ou
 Error appstate_value_mac(int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t len, uintptr_t key, uintptr_t out);  // a mutation's value MAC
 void appstate_snapshot_mac(uintptr_t lt_hash, uint32_t version_hi, uint32_t version_lo, uintptr_t name, size_t name_len, uintptr_t key, uintptr_t out);  // a snapshot's MAC
 void appstate_patch_mac(uintptr_t snapshot, uintptr_t macs, size_t macs_len, uint32_t version_hi, uint32_t version_lo, uintptr_t name, size_t name_len, uintptr_t key, uintptr_t out);  // a patch's MAC
+size_t appstate_encrypted_value_size(size_t len);  // the value blob length of len bytes of SyncActionData (IV, padded ciphertext, MAC)
 wire::Value appstate_encrypt_value(uintptr_t keys, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t len, uintptr_t iv, uintptr_t out);  // a mutation's encrypted value and MAC: its length
 wire::Value appstate_decrypt_value(uintptr_t keys, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t blob, size_t len, uintptr_t out);  // checks and decrypts a mutation's value: the plaintext length
 uintptr_t noise_result();  // the NoiseResultWord words every Noise call leaves

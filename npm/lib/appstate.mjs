@@ -165,7 +165,7 @@ export function makeAppState({ M, plain, fail, io, wipe }) {
     const v = iv === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(IV)) : asBytes(iv, 'iv');
     if (v.length !== IV) throw new WacoreError('ERR_IV_LENGTH', 'iv must be 16 bytes');
     const kb = keyBlock(keys);
-    const outLen = IV + (Math.floor(d.length / 16) + 1) * 16 + MAC;
+    const outLen = plain.appstateEncryptedValueSize(d.length);
     const { base, total, at } = place([kb, kid, d, v], outLen);
     try {
       const n = plain.appstateEncryptValue(at[0], op, at[1], kid.length, at[2], d.length, at[3], at[4]);

@@ -6,6 +6,7 @@ import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
 import { fromBase64 } from './internal/base64.mjs';
 import { makeNative, nativeCbc, nativeOf } from './internal/native.mjs';
 import {
+  AES_BLOCK_BYTES,
   bindExports,
   MEDIA_FINAL_TAIL_BYTES,
   MEDIA_KEY_BYTES,
@@ -20,6 +21,8 @@ import {
 
 const MEDIA_KEY = MEDIA_KEY_BYTES;
 const MAC = MEDIA_MAC_BYTES;
+const BLOCK = AES_BLOCK_BYTES;
+const HASH = SHA256_BYTES;
 const KEYS = MEDIA_KEYS_BYTES;
 // What a media stream's final() writes: the last bytes, then fileSha256 and fileEncSha256.
 const TAIL = MEDIA_FINAL_TAIL_BYTES;
@@ -102,7 +105,7 @@ export function makeMedia(core, crypto) {
     const [iv, cipher, mac] = parts(keys);
     const c = nc.createCipheriv('aes-256-cbc', cipher, iv);
     // Ciphertext and MAC written straight into the result.
-    const encrypted = new Uint8Array(Math.floor(d.length / 16) * 16 + 16 + MAC);
+    const encrypted = new Uint8Array(plain.mediaEncryptedSize(d.length));
     let n = 0;
     for (const part of [c.update(d), c.final()]) {
       encrypted.set(part, n);
@@ -121,7 +124,7 @@ export function makeMedia(core, crypto) {
   };
   const nativeDecrypt = (nc, keys, e, encSha, sha) => {
     const [iv, cipher, mac] = parts(keys);
-    if (e.length < 16 + MAC || (e.length - MAC) % 16 !== 0) throw new WacoreError('ERR_DATA_LENGTH', 'input length is not valid for this operation');
+    if (e.length < BLOCK + MAC || (e.length - MAC) % BLOCK !== 0) throw new WacoreError('ERR_DATA_LENGTH', 'input length is not valid for this operation');
     const ct = e.subarray(0, e.length - MAC);
     const bad = () => new WacoreError('ERR_AUTH_TAG', 'authentication failed');
     if (encSha && !nc.timingSafeEqual(nc.createHash('sha256').update(e).digest(), encSha)) throw bad();
@@ -152,21 +155,21 @@ export function makeMedia(core, crypto) {
         keys.fill(0);
       }
     }
-    const outLen = (Math.floor(d.length / 16) + 1) * 16 + MAC;
-    const total = KEYS + d.length + outLen + 64;
+    const outLen = plain.mediaEncryptedSize(d.length);
+    const total = KEYS + d.length + outLen + 2 * HASH;
     const p = io(total);
     try {
       const heap = M.HEAPU8;
       heap.set(keys, p);
       heap.set(d, p + KEYS);
       const out = p + KEYS + d.length;
-      const n = plain.mediaEncrypt(p, p + KEYS, d.length, out, out + outLen, out + outLen + 32);
+      const n = plain.mediaEncrypt(p, p + KEYS, d.length, out, out + outLen, out + outLen + HASH);
       const h = M.HEAPU8;
       return {
         mediaKey: mediaKey.slice(),
         encrypted: h.slice(out, out + n),
-        fileSha256: h.slice(out + outLen, out + outLen + 32),
-        fileEncSha256: h.slice(out + outLen + 32, out + outLen + 64),
+        fileSha256: h.slice(out + outLen, out + outLen + HASH),
+        fileEncSha256: h.slice(out + outLen + HASH, out + outLen + 2 * HASH),
         fileLength: d.length,
       };
     } finally {
@@ -184,7 +187,7 @@ export function makeMedia(core, crypto) {
     const e = asBytes(encrypted, 'encrypted');
     const encSha = options.fileEncSha256 === undefined ? undefined : asBytes(options.fileEncSha256, 'fileEncSha256');
     const sha = options.fileSha256 === undefined ? undefined : asBytes(options.fileSha256, 'fileSha256');
-    for (const h of [encSha, sha]) if (h && h.length !== 32) throw new WacoreError('ERR_DATA_LENGTH', 'file hashes are 32 bytes');
+    for (const h of [encSha, sha]) if (h && h.length !== HASH) throw new WacoreError('ERR_DATA_LENGTH', 'file hashes are 32 bytes');
     const keys = derive(mediaKey, mediaType);
     const nc = nodeFor(native, e.length);
     if (nc) {
@@ -194,16 +197,17 @@ export function makeMedia(core, crypto) {
         keys.fill(0);
       }
     }
-    const total = KEYS + 64 + e.length;
+    const total = KEYS + 2 * HASH + e.length;
     const p = io(total);
     try {
       const heap = M.HEAPU8;
       heap.set(keys, p);
       if (encSha) heap.set(encSha, p + KEYS);
-      if (sha) heap.set(sha, p + KEYS + 32);
-      heap.set(e, p + KEYS + 64);
-      const n = plain.mediaDecrypt(p, p + KEYS + 64, e.length, encSha ? p + KEYS : 0, sha ? p + KEYS + 32 : 0, p + KEYS + 64);
-      return M.HEAPU8.slice(p + KEYS + 64, p + KEYS + 64 + n);
+      if (sha) heap.set(sha, p + KEYS + HASH);
+      const at = p + KEYS + 2 * HASH;
+      heap.set(e, at);
+      const n = plain.mediaDecrypt(p, at, e.length, encSha ? p + KEYS : 0, sha ? p + KEYS + HASH : 0, at);
+      return M.HEAPU8.slice(at, at + n);
     } finally {
       wipe(p, total);
       keys.fill(0);

@@ -6,7 +6,7 @@
 import { WacoreError } from '../core.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x7cdac8dc;
+export const BOUNDARY_DIGEST = 0x217a23d2;
 
 /** a Curve25519 public key with libsignal's type byte 0x05 (wacore::curve::kPublicKeyBytes) */
 export const PUBLIC_KEY_BYTES = 33;
@@ -18,6 +18,8 @@ export const SIGNATURE_BYTES = 64;
 export const AES_KEY_BYTES = 32;
 /** CBC and CTR IV (wacore::aes::kIvBytes) */
 export const AES_IV_BYTES = 16;
+/** an AES block (wacore::aes::kBlockBytes) */
+export const AES_BLOCK_BYTES = 16;
 /** GCM tag (wacore::aes::kGcmTagBytes) */
 export const GCM_TAG_BYTES = 16;
 /** the longest HKDF-SHA256 output (RFC 5869: 255 blocks) (wacore::hash::kHkdfMaxOutput) */
@@ -639,6 +641,8 @@ export function bindPlain(M, raise) {
       if (rc < 0) raise(-rc);
       return rc;
     },
+    /** the upload length of a file of len bytes (padded ciphertext and MAC) */
+    mediaEncryptedSize: (len) => M._wacore_mediaEncryptedSize(len) >>> 0,
     /** the sidecar length of an upload of len bytes */
     mediaSidecarSize: (len) => M._wacore_mediaSidecarSize(len) >>> 0,
     /** the 160-byte mutation keys of a sync key */
@@ -666,6 +670,8 @@ export function bindPlain(M, raise) {
     appstatePatchMac(snapshot, macs, macsLen, versionHi, versionLo, name, nameLen, key, out) {
       M._wacore_appstatePatchMac(snapshot, macs, macsLen, versionHi, versionLo, name, nameLen, key, out);
     },
+    /** the value blob length of len bytes of SyncActionData (IV, padded ciphertext, MAC) */
+    appstateEncryptedValueSize: (len) => M._wacore_appstateEncryptedValueSize(len) >>> 0,
     /** a mutation's encrypted value and MAC: its length */
     appstateEncryptValue(keys, op, keyId, keyIdLen, data, len, iv, out) {
       const rc = M._wacore_appstateEncryptValue(keys, op, keyId, keyIdLen, data, len, iv, out);
