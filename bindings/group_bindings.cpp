@@ -49,68 +49,68 @@ int group_record_from_json(const wire::TextIn& in) {
 }
 
 int group_record_to_json(const wire::RecordIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  std::string json;
-  sig::sender_key_record_to_json(pr.record, json);
-  return emit_json(json);
+  return with_parsed<ParsedRecord>(in.record, [&](sig::SenderKeyRecord& record) __attribute__((always_inline)) {
+    std::string json;
+    sig::sender_key_record_to_json(record, json);
+    return emit_json(json);
+  });
 }
 
 int group_record_info(const wire::RecordIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  return emit(wire::SenderKeyRecordInfoOut{.states = wire::each<wire::SenderKeyStateInfo>(
-                                               pr.record.states, [](const sig::SenderKeyState& s) {
-                                                 return wire::SenderKeyStateInfo{s.key_id, s.iteration, s.has_signing_private};
-                                               })});
+  return with_parsed<ParsedRecord>(in.record, [&](sig::SenderKeyRecord& record) __attribute__((always_inline)) {
+    return emit(wire::SenderKeyRecordInfoOut{.states = wire::each<wire::SenderKeyStateInfo>(
+                                                 record.states, [](const sig::SenderKeyState& s) {
+                                                   return wire::SenderKeyStateInfo{s.key_id, s.iteration, s.has_signing_private};
+                                                 })});
+  });
 }
 
 int group_create(const wire::RecordIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  sig::SenderKeyDistribution d;
-  if (Error e = sig::create_sender_key(pr.record, d); e != Error::ok) return rc(e);
-  std::vector<uint8_t> wire;
-  sig::encode_distribution(d, wire);
-  wire::MessageRecordOut out;
-  out.message = wire;
-  const int result = emit_with_record(pr.record, out);
-  sodium_memzero(wire.data(), wire.size());
-  sodium_memzero(d.chain_key.data(), d.chain_key.size());
-  return result;
+  return with_parsed<ParsedRecord>(in.record, [&](sig::SenderKeyRecord& record) __attribute__((always_inline)) {
+    sig::SenderKeyDistribution d;
+    if (Error e = sig::create_sender_key(record, d); e != Error::ok) return rc(e);
+    std::vector<uint8_t> wire;
+    sig::encode_distribution(d, wire);
+    wire::MessageRecordOut out;
+    out.message = wire;
+    const int result = emit_with_record(record, out);
+    sodium_memzero(wire.data(), wire.size());
+    sodium_memzero(d.chain_key.data(), d.chain_key.size());
+    return result;
+  });
 }
 
 int group_process(const wire::RecordMessageIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  sig::SenderKeyDistribution d;
-  if (Error e = sig::parse_distribution(in.message, d); e != Error::ok) return rc(e);
-  sig::process_distribution(pr.record, d);
-  sodium_memzero(d.chain_key.data(), d.chain_key.size());
-  return emit_record(pr.record);
+  return with_parsed<ParsedRecord>(in.record, [&](sig::SenderKeyRecord& record) __attribute__((always_inline)) {
+    sig::SenderKeyDistribution d;
+    if (Error e = sig::parse_distribution(in.message, d); e != Error::ok) return rc(e);
+    sig::process_distribution(record, d);
+    sodium_memzero(d.chain_key.data(), d.chain_key.size());
+    return emit_record(record);
+  });
 }
 
 int group_encrypt(const wire::RecordMessageIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  std::vector<uint8_t> msg;
-  if (Error e = sig::group_encrypt(pr.record, in.message, msg); e != Error::ok) return rc(e);
-  wire::MessageRecordOut out;
-  out.message = msg;
-  return emit_with_record(pr.record, out);
+  return with_parsed<ParsedRecord>(in.record, [&](sig::SenderKeyRecord& record) __attribute__((always_inline)) {
+    std::vector<uint8_t> msg;
+    if (Error e = sig::group_encrypt(record, in.message, msg); e != Error::ok) return rc(e);
+    wire::MessageRecordOut out;
+    out.message = msg;
+    return emit_with_record(record, out);
+  });
 }
 
 int group_decrypt(const wire::RecordMessageIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  std::vector<uint8_t> pt;
-  const Error e = sig::group_decrypt(pr.record, in.message, pt);
-  if (e != Error::ok) return rc(e);
-  wire::MessageRecordOut out;
-  out.message = pt;
-  const int result = emit_with_record(pr.record, out);
-  sodium_memzero(pt.data(), pt.size());
-  return result;
+  return with_parsed<ParsedRecord>(in.record, [&](sig::SenderKeyRecord& record) __attribute__((always_inline)) {
+    std::vector<uint8_t> pt;
+    const Error e = sig::group_decrypt(record, in.message, pt);
+    if (e != Error::ok) return rc(e);
+    wire::MessageRecordOut out;
+    out.message = pt;
+    const int result = emit_with_record(record, out);
+    sodium_memzero(pt.data(), pt.size());
+    return result;
+  });
 }
 
 int group_distribution_info(const wire::BytesIn& in) {

@@ -69,147 +69,147 @@ int signal_record_from_json(const wire::TextIn& in) {
 }
 
 int signal_record_to_json(const wire::RecordIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  std::string json;
-  if (Error e = sig::record_to_json(pr.record, json); e != Error::ok) return rc(e);
-  return emit_json(json);
+  return with_parsed<ParsedRecord>(in.record, [&](sig::Record& record) __attribute__((always_inline)) {
+    std::string json;
+    if (Error e = sig::record_to_json(record, json); e != Error::ok) return rc(e);
+    return emit_json(json);
+  });
 }
 
 int signal_record_info(const wire::RecordIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  const sig::Session* open = sig::open_session(pr.record);
-  wire::SignalRecordInfoOut out;
-  out.has_open_session = open != nullptr;
-  if (open != nullptr) {
-    out.has_registration_id = open->has_registration_id;
-    out.registration_id = open->registration_id;
-    out.remote_identity = open->remote_identity;
-  }
-  out.base_keys = wire::each<wire::SignalBaseKey>(
-      pr.record.sessions, [](const sig::Session& s) { return wire::SignalBaseKey{.base_key = s.base_key}; });
-  return emit(out);
+  return with_parsed<ParsedRecord>(in.record, [&](sig::Record& record) __attribute__((always_inline)) {
+    const sig::Session* open = sig::open_session(record);
+    wire::SignalRecordInfoOut out;
+    out.has_open_session = open != nullptr;
+    if (open != nullptr) {
+      out.has_registration_id = open->has_registration_id;
+      out.registration_id = open->registration_id;
+      out.remote_identity = open->remote_identity;
+    }
+    out.base_keys = wire::each<wire::SignalBaseKey>(
+        record.sessions, [](const sig::Session& s) { return wire::SignalBaseKey{.base_key = s.base_key}; });
+    return emit(out);
+  });
 }
 
 int signal_close_open_session(const wire::RecordTimeIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  sig::close_open_session(pr.record, ms(in.now));
-  return emit_record(pr.record);
+  return with_parsed<ParsedRecord>(in.record, [&](sig::Record& record) __attribute__((always_inline)) {
+    sig::close_open_session(record, ms(in.now));
+    return emit_record(record);
+  });
 }
 
 int signal_init_outgoing(const wire::SignalInitOutgoingIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  const wire::PreKeyBundle& w = in.bundle;
-  sig::PreKeyBundle b;
-  b.registration_id = w.registration_id;
-  b.identity = public_key(w.identity_key);
-  b.signed_prekey_id = w.signed_pre_key_id;
-  b.signed_prekey = public_key(w.signed_pre_key);
-  std::memcpy(b.signature.data(), w.signature.data(), b.signature.size());
-  b.has_prekey = w.has_pre_key;
-  b.prekey_id = w.pre_key_id;
-  b.prekey = public_key(w.pre_key);
-  sig::KeyPair id = key_pair(in.identity);
-  const Error e = sig::init_outgoing(pr.record, id, b, ms(in.now));
-  wipe_pairs({&id});
-  if (e != Error::ok) return rc(e);
-  return emit_record(pr.record);
+  return with_parsed<ParsedRecord>(in.record, [&](sig::Record& record) __attribute__((always_inline)) {
+    const wire::PreKeyBundle& w = in.bundle;
+    sig::PreKeyBundle b;
+    b.registration_id = w.registration_id;
+    b.identity = public_key(w.identity_key);
+    b.signed_prekey_id = w.signed_pre_key_id;
+    b.signed_prekey = public_key(w.signed_pre_key);
+    std::memcpy(b.signature.data(), w.signature.data(), b.signature.size());
+    b.has_prekey = w.has_pre_key;
+    b.prekey_id = w.pre_key_id;
+    b.prekey = public_key(w.pre_key);
+    sig::KeyPair id = key_pair(in.identity);
+    const Error e = sig::init_outgoing(record, id, b, ms(in.now));
+    wipe_pairs({&id});
+    if (e != Error::ok) return rc(e);
+    return emit_record(record);
+  });
 }
 
 int signal_encrypt(const wire::SignalEncryptIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  sig::EncryptResult r;
-  if (Error e = sig::encrypt(pr.record, public_key(in.identity_key), in.registration_id, in.plaintext, r);
-      e != Error::ok) {
-    return rc(e);
-  }
-  wire::SignalEncryptOut out;
-  out.type = static_cast<uint8_t>(r.type);
-  out.has_registration_id = r.has_registration_id;
-  out.registration_id = r.registration_id;
-  out.remote_identity = r.remote_identity;
-  out.body = r.body;
-  return emit_with_record(pr.record, out);
+  return with_parsed<ParsedRecord>(in.record, [&](sig::Record& record) __attribute__((always_inline)) {
+    sig::EncryptResult r;
+    if (Error e = sig::encrypt(record, public_key(in.identity_key), in.registration_id, in.plaintext, r);
+        e != Error::ok) {
+      return rc(e);
+    }
+    wire::SignalEncryptOut out;
+    out.type = static_cast<uint8_t>(r.type);
+    out.has_registration_id = r.has_registration_id;
+    out.registration_id = r.registration_id;
+    out.remote_identity = r.remote_identity;
+    out.body = r.body;
+    return emit_with_record(record, out);
+  });
 }
 
 int signal_decrypt_whisper(const wire::SignalDecryptWhisperIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  sig::DecryptResult r;
-  const Error e = sig::decrypt_whisper(pr.record, public_key(in.identity_key), in.message, ms(in.now), r);
-  const int result = e != Error::ok ? rc(e) : emit_decrypted(r, pr.record);
-  sodium_memzero(r.plaintext.data(), r.plaintext.size());
-  return result;
+  return with_parsed<ParsedRecord>(in.record, [&](sig::Record& record) __attribute__((always_inline)) {
+    sig::DecryptResult r;
+    const Error e = sig::decrypt_whisper(record, public_key(in.identity_key), in.message, ms(in.now), r);
+    const int result = e != Error::ok ? rc(e) : emit_decrypted(r, record);
+    sodium_memzero(r.plaintext.data(), r.plaintext.size());
+    return result;
+  });
 }
 
 int signal_decrypt_pre_key(const wire::SignalDecryptPreKeyIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  const wire::PreKeys& k = in.keys;
-  sig::KeyPair id = key_pair(in.identity);
-  sig::KeyPair s = k.has_signed_pre_key ? key_pair(k.signed_pre_key) : sig::KeyPair{};
-  sig::KeyPair o = k.has_pre_key ? key_pair(k.pre_key) : sig::KeyPair{};
-  sig::DecryptResult r;
-  const Error e = sig::decrypt_prekey(pr.record, id, in.message, k.has_signed_pre_key ? &s : nullptr,
-                                      k.has_pre_key ? &o : nullptr, ms(in.now), r);
-  wipe_pairs({&id, &s, &o});
-  const int result = e != Error::ok ? rc(e) : emit_decrypted(r, pr.record);
-  sodium_memzero(r.plaintext.data(), r.plaintext.size());
-  return result;
+  return with_parsed<ParsedRecord>(in.record, [&](sig::Record& record) __attribute__((always_inline)) {
+    const wire::PreKeys& k = in.keys;
+    sig::KeyPair id = key_pair(in.identity);
+    sig::KeyPair s = k.has_signed_pre_key ? key_pair(k.signed_pre_key) : sig::KeyPair{};
+    sig::KeyPair o = k.has_pre_key ? key_pair(k.pre_key) : sig::KeyPair{};
+    sig::DecryptResult r;
+    const Error e = sig::decrypt_prekey(record, id, in.message, k.has_signed_pre_key ? &s : nullptr,
+                                        k.has_pre_key ? &o : nullptr, ms(in.now), r);
+    wipe_pairs({&id, &s, &o});
+    const int result = e != Error::ok ? rc(e) : emit_decrypted(r, record);
+    sodium_memzero(r.plaintext.data(), r.plaintext.size());
+    return result;
+  });
 }
 
 // `message` is the PreKeyWhisperMessage's bytes, or empty with its fields in `fields`.
 int signal_init_incoming(const wire::SignalInitIncomingIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  sig::PreKeyMessage pm;
-  if (in.has_fields) {
-    const wire::PreKeyFields& f = in.fields;
-    pm.has_prekey_id = f.has_pre_key_id;
-    pm.prekey_id = f.pre_key_id;
-    pm.signed_prekey_id = f.signed_pre_key_id;
-    pm.has_registration_id = f.has_registration_id;
-    pm.registration_id = f.registration_id;
-    pm.base_key = public_key(f.base_key);
-    pm.identity_key = public_key(f.identity_key);
-    if (pm.base_key[0] != 0x05 || pm.identity_key[0] != 0x05) return rc(Error::key_type);
-  } else if (Error e = sig::parse_prekey_message(in.message, pm); e != Error::ok) {
-    return rc(e);
-  }
-  const wire::PreKeys& k = in.keys;
-  sig::KeyPair id = key_pair(in.identity);
-  sig::KeyPair s = k.has_signed_pre_key ? key_pair(k.signed_pre_key) : sig::KeyPair{};
-  sig::KeyPair o = k.has_pre_key ? key_pair(k.pre_key) : sig::KeyPair{};
-  bool created = false;
-  const Error e = sig::init_incoming(pr.record, id, pm, k.has_signed_pre_key ? &s : nullptr,
-                                     k.has_pre_key ? &o : nullptr, ms(in.now), created);
-  wipe_pairs({&id, &s, &o});
-  if (e != Error::ok) return rc(e);
-  wire::SignalInitIncomingOut out;
-  out.created = created;
-  return emit_with_record(pr.record, out);
+  return with_parsed<ParsedRecord>(in.record, [&](sig::Record& record) __attribute__((always_inline)) {
+    sig::PreKeyMessage pm;
+    if (in.has_fields) {
+      const wire::PreKeyFields& f = in.fields;
+      pm.has_prekey_id = f.has_pre_key_id;
+      pm.prekey_id = f.pre_key_id;
+      pm.signed_prekey_id = f.signed_pre_key_id;
+      pm.has_registration_id = f.has_registration_id;
+      pm.registration_id = f.registration_id;
+      pm.base_key = public_key(f.base_key);
+      pm.identity_key = public_key(f.identity_key);
+      if (pm.base_key[0] != 0x05 || pm.identity_key[0] != 0x05) return rc(Error::key_type);
+    } else if (Error e = sig::parse_prekey_message(in.message, pm); e != Error::ok) {
+      return rc(e);
+    }
+    const wire::PreKeys& k = in.keys;
+    sig::KeyPair id = key_pair(in.identity);
+    sig::KeyPair s = k.has_signed_pre_key ? key_pair(k.signed_pre_key) : sig::KeyPair{};
+    sig::KeyPair o = k.has_pre_key ? key_pair(k.pre_key) : sig::KeyPair{};
+    bool created = false;
+    const Error e = sig::init_incoming(record, id, pm, k.has_signed_pre_key ? &s : nullptr,
+                                       k.has_pre_key ? &o : nullptr, ms(in.now), created);
+    wipe_pairs({&id, &s, &o});
+    if (e != Error::ok) return rc(e);
+    wire::SignalInitIncomingOut out;
+    out.created = created;
+    return emit_with_record(record, out);
+  });
 }
 
 int signal_pre_key_info(const wire::SignalPreKeyInfoIn& in) {
-  ParsedRecord pr(in.record);
-  if (pr.error != Error::ok) return rc(pr.error);
-  sig::PreKeyMessage pm;
-  if (Error e = sig::parse_prekey_message(in.message, pm); e != Error::ok) return rc(e);
-  wire::SignalPreKeyInfoOut out;
-  out.fields.has_pre_key_id = pm.has_prekey_id;
-  out.fields.pre_key_id = pm.prekey_id;
-  out.fields.signed_pre_key_id = pm.signed_prekey_id;
-  out.fields.has_registration_id = pm.has_registration_id;
-  out.fields.registration_id = pm.registration_id;
-  out.fields.base_key = pm.base_key;
-  out.fields.identity_key = pm.identity_key;
-  out.has_session = sig::has_incoming_session(pr.record, pm.base_key);
-  out.message = pm.message;
-  return emit(out);
+  return with_parsed<ParsedRecord>(in.record, [&](sig::Record& record) __attribute__((always_inline)) {
+    sig::PreKeyMessage pm;
+    if (Error e = sig::parse_prekey_message(in.message, pm); e != Error::ok) return rc(e);
+    wire::SignalPreKeyInfoOut out;
+    out.fields.has_pre_key_id = pm.has_prekey_id;
+    out.fields.pre_key_id = pm.prekey_id;
+    out.fields.signed_pre_key_id = pm.signed_prekey_id;
+    out.fields.has_registration_id = pm.has_registration_id;
+    out.fields.registration_id = pm.registration_id;
+    out.fields.base_key = pm.base_key;
+    out.fields.identity_key = pm.identity_key;
+    out.has_session = sig::has_incoming_session(record, pm.base_key);
+    out.message = pm.message;
+    return emit(out);
+  });
 }
 
 }  // namespace wacore::bindings::impl
