@@ -43,37 +43,16 @@ function macList(list, name) {
   return out;
 }
 
-export function makeAppState({ M, plain, fail, io, wipe }) {
-  // Copies the given byte arrays into the I/O buffer one after another; returns their addresses
-  // (and, at the end, the first free address).
-  const place = (parts, extra) => {
-    let total = extra;
-    for (const p of parts) total += p.length;
-    const base = io(total);
-    const heap = M.HEAPU8;
-    const at = [];
-    let off = base;
-    for (const p of parts) {
-      heap.set(p, off);
-      at.push(off);
-      off += p.length;
-    }
-    at.push(off);
-    return { base, total, at };
-  };
-
+export function makeAppState({ M, plain, fail, io, wipe, placed }) {
   /** HKDF-SHA256(keyData, "WhatsApp Mutation Keys", 160) as Baileys' five keys (APPSTATE_MUTATION_KEYS_BYTES). */
   function mutationKeys(keyData) {
     const d = asBytes(keyData, 'keyData');
-    const { base, total, at } = place([d], MUTATION_KEYS);
-    try {
+    return placed([d], MUTATION_KEYS, (at) => {
       plain.appstateExpandKeys(at[0], d.length, at[1]);
       const out = {};
       KEY_NAMES.forEach((name, i) => (out[name] = M.HEAPU8.slice(at[1] + i * KEY, at[1] + (i + 1) * KEY)));
       return out;
-    } finally {
-      wipe(base, total);
-    }
+    });
   }
 
   function lthash(base, add, sub) {
@@ -81,9 +60,10 @@ export function makeAppState({ M, plain, fail, io, wipe }) {
     if (h.length !== LTHASH) throw new WacoreError('ERR_DATA_LENGTH', 'an LTHash is 128 bytes');
     const a = macList(add, 'add');
     const s = macList(sub, 'subtract');
-    const { at } = place([h, a, s], 0);
-    plain.appstateLtHash(at[0], at[1], a.length, at[2], s.length);
-    return M.HEAPU8.slice(at[0], at[0] + LTHASH);
+    return placed([h, a, s], 0, (at) => {
+      plain.appstateLtHash(at[0], at[1], a.length, at[2], s.length);
+      return M.HEAPU8.slice(at[0], at[0] + LTHASH);
+    });
   }
 
   /** Baileys' LT_HASH_ANTI_TAMPERING: 128-byte LTHash arithmetic over 32-byte value MACs. */
@@ -96,13 +76,10 @@ export function makeAppState({ M, plain, fail, io, wipe }) {
   /** HMAC-SHA256(indexKey, index): the index MAC of a mutation. */
   function generateIndexMac(index, key) {
     const i = asBytes(index, 'index');
-    const { base, total, at } = place([key32(key, 'key'), i], MAC);
-    try {
+    return placed([key32(key, 'key'), i], MAC, (at) => {
       plain.appstateIndexMac(at[0], at[1], i.length, at[2]);
       return M.HEAPU8.slice(at[2], at[2] + MAC);
-    } finally {
-      wipe(base, total); // the key
-    }
+    });
   }
 
   /** The value MAC (Baileys' generateMac): operation 0 = SET, 1 = REMOVE; data = iv || ciphertext. */
@@ -110,13 +87,10 @@ export function makeAppState({ M, plain, fail, io, wipe }) {
     const op = operationOf(operation);
     const kid = keyIdBytes(keyId);
     const d = asBytes(data, 'data');
-    const { base, total, at } = place([kid, d, key32(key, 'key')], MAC);
-    try {
+    return placed([kid, d, key32(key, 'key')], MAC, (at) => {
       plain.appstateValueMac(op, at[0], kid.length, at[1], d.length, at[2], at[3]);
       return M.HEAPU8.slice(at[3], at[3] + MAC);
-    } finally {
-      wipe(base, total);
-    }
+    });
   }
 
   /** HMAC-SHA256(key, lthash || uint64_BE(version) || name). */
@@ -125,13 +99,10 @@ export function makeAppState({ M, plain, fail, io, wipe }) {
     if (h.length !== LTHASH) throw new WacoreError('ERR_DATA_LENGTH', 'an LTHash is 128 bytes');
     const [hi, lo] = versionWords(version);
     const n = utf8.encode(textOf(name, 'name'));
-    const { base, total, at } = place([h, n, key32(key, 'key')], MAC);
-    try {
+    return placed([h, n, key32(key, 'key')], MAC, (at) => {
       plain.appstateSnapshotMac(at[0], hi, lo, at[1], n.length, at[2], at[3]);
       return M.HEAPU8.slice(at[3], at[3] + MAC);
-    } finally {
-      wipe(base, total);
-    }
+    });
   }
 
   /** HMAC-SHA256(key, snapshotMac || valueMacs… || uint64_BE(version) || name). */
@@ -141,13 +112,10 @@ export function makeAppState({ M, plain, fail, io, wipe }) {
     const macs = macList(valueMacs, 'valueMacs');
     const [hi, lo] = versionWords(version);
     const n = utf8.encode(textOf(name, 'name'));
-    const { base, total, at } = place([s, macs, n, key32(key, 'key')], MAC);
-    try {
+    return placed([s, macs, n, key32(key, 'key')], MAC, (at) => {
       plain.appstatePatchMac(at[0], at[1], macs.length, hi, lo, at[2], n.length, at[3], at[4]);
       return M.HEAPU8.slice(at[4], at[4] + MAC);
-    } finally {
-      wipe(base, total);
-    }
+    });
   }
 
   const keyBlock = (keys) => {
@@ -166,12 +134,12 @@ export function makeAppState({ M, plain, fail, io, wipe }) {
     if (v.length !== IV) throw new WacoreError('ERR_IV_LENGTH', 'iv must be 16 bytes');
     const kb = keyBlock(keys);
     const outLen = plain.appstateEncryptedValueSize(d.length);
-    const { base, total, at } = place([kb, kid, d, v], outLen);
     try {
-      const n = plain.appstateEncryptValue(at[0], op, at[1], kid.length, at[2], d.length, at[3], at[4]);
-      return M.HEAPU8.slice(at[4], at[4] + n);
+      return placed([kb, kid, d, v], outLen, (at) => {
+        const n = plain.appstateEncryptValue(at[0], op, at[1], kid.length, at[2], d.length, at[3], at[4]);
+        return M.HEAPU8.slice(at[4], at[4] + n);
+      });
     } finally {
-      wipe(base, total);
       kb.fill(0);
     }
   }
@@ -183,12 +151,12 @@ export function makeAppState({ M, plain, fail, io, wipe }) {
     const kid = keyIdBytes(keyId);
     const b = asBytes(blob, 'blob');
     const kb = keyBlock(keys);
-    const { base, total, at } = place([kb, kid, b], b.length);
     try {
-      const n = plain.appstateDecryptValue(at[0], op, at[1], kid.length, at[2], b.length, at[3]);
-      return M.HEAPU8.slice(at[3], at[3] + n);
+      return placed([kb, kid, b], b.length, (at) => {
+        const n = plain.appstateDecryptValue(at[0], op, at[1], kid.length, at[2], b.length, at[3]);
+        return M.HEAPU8.slice(at[3], at[3] + n);
+      });
     } finally {
-      wipe(base, total);
       kb.fill(0);
     }
   }

@@ -23,7 +23,7 @@ const DIGEST_BYTES = {
 
 
 export function makeCrypto(core) {
-  const { M, plain, failCode, io, put, wipe } = core;
+  const { M, plain, failCode, put, scratch } = core;
 
   // node:crypto for large one-shot inputs (lib/internal/native.mjs): same bytes, same errors.
   const nodeFor = makeNative(core);
@@ -36,14 +36,11 @@ export function makeCrypto(core) {
     const d = asBytes(data, 'data');
     const nc = nodeFor(native, d.length);
     if (nc) return own(nc.createHash(NODE_HASH[kind]).update(d).digest());
-    const p = io(size + d.length);
-    try {
+    return scratch(size + d.length, (p) => {
       M.HEAPU8.set(d, p + size);
       plain.sha(kind, p + size, d.length, p);
       return M.HEAPU8.slice(p, p + size);
-    } finally {
-      wipe(p, size + d.length);
-    }
+    });
   }
 
   function mac(kind, size, key, data, options) {
@@ -52,16 +49,13 @@ export function makeCrypto(core) {
     const d = asBytes(data, 'data');
     const nc = nodeFor(native, d.length, k.length + d.length);
     if (nc) return own(nc.createHmac(NODE_HASH[kind], k).update(d).digest());
-    const p = io(size + k.length + d.length);
-    try {
+    return scratch(size + k.length + d.length, (p) => {
       const heap = M.HEAPU8;
       heap.set(k, p + size);
       heap.set(d, p + size + k.length);
       plain.hmac(kind, p + size, k.length, p + size + k.length, d.length, p);
       return M.HEAPU8.slice(p, p + size);
-    } finally {
-      wipe(p, size + k.length + d.length);
-    }
+    });
   }
 
   /** SHA-256 digest (32 bytes). */
@@ -89,8 +83,7 @@ export function makeCrypto(core) {
       throw new WacoreError('ERR_OUTPUT_LENGTH', `length must be an integer in 0..${HKDF_MAX}`);
     }
     const total = length + k.length + salt.length + info.length;
-    const p = io(total);
-    try {
+    return scratch(total, (p) => {
       const heap = M.HEAPU8;
       const pk = p + length;
       const ps = pk + k.length;
@@ -100,9 +93,7 @@ export function makeCrypto(core) {
       heap.set(info, pi);
       plain.hkdf(pk, k.length, ps, salt.length, pi, info.length, p, length);
       return M.HEAPU8.slice(p, p + length);
-    } finally {
-      wipe(p, total);
-    }
+    });
   }
 
   /** Whether a and b hold the same bytes, in time that depends only on the length. Different
@@ -111,14 +102,11 @@ export function makeCrypto(core) {
     const u = asBytes(a, 'a');
     const v = asBytes(b, 'b');
     if (u.length !== v.length) return false;
-    const p = io(2 * u.length);
-    try {
+    return scratch(2 * u.length, (p) => {
       M.HEAPU8.set(u, p);
       M.HEAPU8.set(v, p + u.length);
       return plain.ctEqual(p, p + u.length, u.length);
-    } finally {
-      wipe(p, 2 * u.length);
-    }
+    });
   }
 
   // --- AES one-shot: key, IV and AAD at the front of the I/O buffer, the data after them, processed
@@ -134,17 +122,14 @@ export function makeCrypto(core) {
     const ivRoom = name === 'gcm' ? iv.length : IV;
     const head = KEY + ivRoom + extra.length;
     const total = head + d.length + TAG;
-    const p = io(total);
-    try {
+    return scratch(total, (p) => {
       const heap = M.HEAPU8;
       put(heap, p, key, KEY);
       put(heap, p + KEY, iv, ivRoom);
       heap.set(extra, p + KEY + ivRoom);
       heap.set(d, p + head);
       return fn(p, key.length, p + KEY, iv.length, p + KEY + ivRoom, extra.length, p + head, d.length);
-    } finally {
-      wipe(p, total);
-    }
+    });
   }
 
   // The node:crypto forms check what the wasm glue checks, in its order, with its errors.
@@ -279,9 +264,10 @@ export function makeCrypto(core) {
     setAAD(aad) {
       const h = this[HANDLE]();
       const a = asBytes(aad, 'aad');
-      const p = io(a.length);
-      M.HEAPU8.set(a, p);
-      plain.streamAad(h, p, a.length);
+      scratch(a.length, (p) => {
+        M.HEAPU8.set(a, p);
+        plain.streamAad(h, p, a.length);
+      });
       return this;
     }
     update(data) {

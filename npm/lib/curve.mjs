@@ -9,52 +9,43 @@ const KEY = PRIVATE_KEY_BYTES; // also the length of a public key's u, after the
 const PUB = PUBLIC_KEY_BYTES;
 const SIG = SIGNATURE_BYTES;
 
-export function makeCurve({ M, plain, io, put, wipe }) {
+export function makeCurve({ M, plain, put, scratch }) {
   /** A new identity/ephemeral key pair: { pubKey: 33 bytes (0x05 || u), privKey: 32 bytes, clamped }. */
   function generateKeyPair() {
-    const p = io(2 * KEY);
-    try {
+    return scratch(2 * KEY, (p) => {
       plain.curveGenerateKeyPair(p);
       const heap = M.HEAPU8;
       const pubKey = new Uint8Array(PUB);
       pubKey[0] = 5;
       pubKey.set(heap.subarray(p + KEY, p + 2 * KEY), 1);
       return { pubKey, privKey: heap.slice(p, p + KEY) };
-    } finally {
-      wipe(p, 2 * KEY);
-    }
+    });
   }
 
   /** The 33-byte public key (0x05 || u) of a 32-byte private key. */
   function getPublicFromPrivateKey(privKey) {
     const priv = asBytes(privKey, 'privKey');
-    const p = io(2 * KEY);
-    try {
+    return scratch(2 * KEY, (p) => {
       put(M.HEAPU8, p, priv, KEY);
       plain.curvePublicFromPrivate(p, priv.length, p + KEY);
       const out = new Uint8Array(PUB);
       out[0] = 5;
       out.set(M.HEAPU8.subarray(p + KEY, p + 2 * KEY), 1);
       return out;
-    } finally {
-      wipe(p, 2 * KEY);
-    }
+    });
   }
 
   /** X25519 shared secret (32 bytes). Throws ERR_LOW_ORDER_POINT when it would be all zero. */
   function calculateAgreement(pubKey, privKey) {
     const pub = asBytes(pubKey, 'pubKey');
     const priv = asBytes(privKey, 'privKey');
-    const p = io(3 * KEY + PUB);
-    try {
+    return scratch(3 * KEY + PUB, (p) => {
       const heap = M.HEAPU8;
       put(heap, p, priv, KEY);
       put(heap, p + 2 * KEY, pub, PUB);
       plain.curveAgreement(p + 2 * KEY, pub.length, p, priv.length, p + KEY);
       return M.HEAPU8.slice(p + KEY, p + 2 * KEY);
-    } finally {
-      wipe(p, 2 * KEY);
-    }
+    });
   }
 
   // Layout for signing: private key, then signature, then 64 bytes of randomness, then the message.
@@ -63,8 +54,7 @@ export function makeCurve({ M, plain, io, put, wipe }) {
     const msg = asBytes(message, 'message');
     const rnd = random === undefined ? undefined : asBytes(random, 'random');
     const head = KEY + SIG + SIG;
-    const p = io(head + msg.length);
-    try {
+    return scratch(head + msg.length, (p) => {
       const heap = M.HEAPU8;
       put(heap, p, priv, KEY);
       heap.set(msg, p + head);
@@ -75,9 +65,7 @@ export function makeCurve({ M, plain, io, put, wipe }) {
         plain.curveSignWithRandom(p, priv.length, p + head, msg.length, p + KEY + SIG, rnd.length, p + KEY);
       }
       return M.HEAPU8.slice(p + KEY, p + KEY + SIG);
-    } finally {
-      wipe(p, head + msg.length);
-    }
+    });
   }
 
   /** XEdDSA signature (64 bytes) of message under a 32-byte private key, with fresh randomness. */
@@ -94,12 +82,13 @@ export function makeCurve({ M, plain, io, put, wipe }) {
     const msg = asBytes(message, 'message');
     const sig = asBytes(signature, 'signature');
     const head = PUB + 1 + SIG;
-    const p = io(head + msg.length);
-    const heap = M.HEAPU8;
-    put(heap, p, pub, PUB);
-    put(heap, p + PUB + 1, sig, SIG);
-    heap.set(msg, p + head);
-    return plain.curveVerify(p, pub.length, p + head, msg.length, p + PUB + 1, sig.length) === 1;
+    return scratch(head + msg.length, (p) => {
+      const heap = M.HEAPU8;
+      put(heap, p, pub, PUB);
+      put(heap, p + PUB + 1, sig, SIG);
+      heap.set(msg, p + head);
+      return plain.curveVerify(p, pub.length, p + head, msg.length, p + PUB + 1, sig.length) === 1;
+    });
   }
 
   /** A random registration ID in 0..16383. */

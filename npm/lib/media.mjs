@@ -58,7 +58,7 @@ export const MEDIA_HKDF_KEY_MAPPING = Object.freeze({
 const utf8 = new TextEncoder();
 
 export function makeMedia(core, crypto) {
-  const { M, plain, fail, io, wipe } = core;
+  const { M, plain, fail, scratch } = core;
   const Stream = makeStreamBase(core);
 
   const infoOf = (mediaType) => {
@@ -78,15 +78,12 @@ export function makeMedia(core, crypto) {
   const derive = (mediaKey, mediaType) => {
     const key = mediaKeyOf(mediaKey);
     const info = infoOf(mediaType);
-    const p = io(MEDIA_KEY + info.length + KEYS);
-    try {
+    return scratch(MEDIA_KEY + info.length + KEYS, (p) => {
       M.HEAPU8.set(key, p);
       M.HEAPU8.set(info, p + MEDIA_KEY);
       plain.mediaKeys(p, MEDIA_KEY, p + MEDIA_KEY, info.length, p + MEDIA_KEY + info.length);
       return M.HEAPU8.slice(p + MEDIA_KEY + info.length, p + MEDIA_KEY + info.length + KEYS);
-    } finally {
-      wipe(p, MEDIA_KEY + info.length + KEYS);
-    }
+    });
   };
 
   /** Baileys' getMediaKeys: { iv, cipherKey, macKey, refKey } for a 32-byte media key (or base64). */
@@ -157,23 +154,23 @@ export function makeMedia(core, crypto) {
     }
     const outLen = plain.mediaEncryptedSize(d.length);
     const total = KEYS + d.length + outLen + 2 * HASH;
-    const p = io(total);
     try {
-      const heap = M.HEAPU8;
-      heap.set(keys, p);
-      heap.set(d, p + KEYS);
-      const out = p + KEYS + d.length;
-      const n = plain.mediaEncrypt(p, p + KEYS, d.length, out, out + outLen, out + outLen + HASH);
-      const h = M.HEAPU8;
-      return {
-        mediaKey: mediaKey.slice(),
-        encrypted: h.slice(out, out + n),
-        fileSha256: h.slice(out + outLen, out + outLen + HASH),
-        fileEncSha256: h.slice(out + outLen + HASH, out + outLen + 2 * HASH),
-        fileLength: d.length,
-      };
+      return scratch(total, (p) => {
+        const heap = M.HEAPU8;
+        heap.set(keys, p);
+        heap.set(d, p + KEYS);
+        const out = p + KEYS + d.length;
+        const n = plain.mediaEncrypt(p, p + KEYS, d.length, out, out + outLen, out + outLen + HASH);
+        const h = M.HEAPU8;
+        return {
+          mediaKey: mediaKey.slice(),
+          encrypted: h.slice(out, out + n),
+          fileSha256: h.slice(out + outLen, out + outLen + HASH),
+          fileEncSha256: h.slice(out + outLen + HASH, out + outLen + 2 * HASH),
+          fileLength: d.length,
+        };
+      });
     } finally {
-      wipe(p, total);
       keys.fill(0);
     }
   }
@@ -198,18 +195,18 @@ export function makeMedia(core, crypto) {
       }
     }
     const total = KEYS + 2 * HASH + e.length;
-    const p = io(total);
     try {
-      const heap = M.HEAPU8;
-      heap.set(keys, p);
-      if (encSha) heap.set(encSha, p + KEYS);
-      if (sha) heap.set(sha, p + KEYS + HASH);
-      const at = p + KEYS + 2 * HASH;
-      heap.set(e, at);
-      const n = plain.mediaDecrypt(p, at, e.length, encSha ? p + KEYS : 0, sha ? p + KEYS + HASH : 0, at);
-      return M.HEAPU8.slice(at, at + n);
+      return scratch(total, (p) => {
+        const heap = M.HEAPU8;
+        heap.set(keys, p);
+        if (encSha) heap.set(encSha, p + KEYS);
+        if (sha) heap.set(sha, p + KEYS + HASH);
+        const at = p + KEYS + 2 * HASH;
+        heap.set(e, at);
+        const n = plain.mediaDecrypt(p, at, e.length, encSha ? p + KEYS : 0, sha ? p + KEYS + HASH : 0, at);
+        return M.HEAPU8.slice(at, at + n);
+      });
     } finally {
-      wipe(p, total);
       keys.fill(0);
     }
   }
@@ -223,16 +220,16 @@ export function makeMedia(core, crypto) {
     if (prev.length !== 16) throw new WacoreError('ERR_IV_LENGTH', 'previousBlock must be 16 bytes');
     const keys = derive(mediaKey, mediaType);
     const total = KEYS + 16 + 2 * c.length;
-    const p = io(total);
     try {
-      const heap = M.HEAPU8;
-      heap.set(keys, p);
-      heap.set(prev, p + KEYS);
-      heap.set(c, p + KEYS + 16);
-      plain.mediaDecryptRange(p, p + KEYS, p + KEYS + 16, c.length, p + KEYS + 16 + c.length);
-      return M.HEAPU8.slice(p + KEYS + 16 + c.length, p + KEYS + 16 + 2 * c.length);
+      return scratch(total, (p) => {
+        const heap = M.HEAPU8;
+        heap.set(keys, p);
+        heap.set(prev, p + KEYS);
+        heap.set(c, p + KEYS + 16);
+        plain.mediaDecryptRange(p, p + KEYS, p + KEYS + 16, c.length, p + KEYS + 16 + c.length);
+        return M.HEAPU8.slice(p + KEYS + 16 + c.length, p + KEYS + 16 + 2 * c.length);
+      });
     } finally {
-      wipe(p, total);
       keys.fill(0);
     }
   }
@@ -244,14 +241,14 @@ export function makeMedia(core, crypto) {
     const keys = derive(mediaKey, mediaType);
     const size = plain.mediaSidecarSize(e.length);
     const total = KEYS + e.length + size;
-    const p = io(total);
     try {
-      M.HEAPU8.set(keys, p);
-      M.HEAPU8.set(e, p + KEYS);
-      const n = plain.mediaSidecar(p, p + KEYS, e.length, p + KEYS + e.length);
-      return M.HEAPU8.slice(p + KEYS + e.length, p + KEYS + e.length + n);
+      return scratch(total, (p) => {
+        M.HEAPU8.set(keys, p);
+        M.HEAPU8.set(e, p + KEYS);
+        const n = plain.mediaSidecar(p, p + KEYS, e.length, p + KEYS + e.length);
+        return M.HEAPU8.slice(p + KEYS + e.length, p + KEYS + e.length + n);
+      });
     } finally {
-      wipe(p, total);
       keys.fill(0);
     }
   }

@@ -35,7 +35,7 @@ export const WA_CERT_ROOT_KEY = fromHex(WA_CERT_ROOT_HEX);
 const DEFAULT_ROOT = fromHex(WA_CERT_ROOT_HEX);
 
 export function makeNoise(core, binary) {
-  const { M, plain, fail, io, wipe } = core;
+  const { M, plain, fail, wipe, scratch, placed } = core;
   const R = plain.noiseResult() >> 2;
   const registry = new FinalizationRegistry((h) => plain.noiseFree(h));
 
@@ -60,21 +60,6 @@ export function makeNoise(core, binary) {
     return n;
   };
 
-  /** Copies byte arrays into the I/O buffer back to back; returns their addresses and the total. */
-  const place = (...parts) => {
-    let total = 0;
-    for (const b of parts) total += b.length;
-    const p = io(total);
-    const at = [];
-    let off = p;
-    for (const b of parts) {
-      M.HEAPU8.set(b, off);
-      at.push(off);
-      off += b.length;
-    }
-    return { p, at, total };
-  };
-
   function create(role, opts) {
     const dict = dictionaryOf(opts.dictionary);
     const routing = asOptionalBytes(opts.routingInfo, 'routingInfo');
@@ -83,13 +68,10 @@ export function makeNoise(core, binary) {
     if (!Number.isInteger(max) || max < 16 || max > MAX_FRAME) {
       throw new WacoreError('ERR_TYPE', `maxFrameBytes must be an integer in 16..${MAX_FRAME}`);
     }
-    const { p, at, total } = place(routing, eph);
-    try {
+    return placed([routing, eph], 0, (at) => {
       const h = plain.noiseCreate(role, dict, at[0], routing.length, eph.length ? at[1] : 0, max);
       return { h, dict };
-    } finally {
-      wipe(p, total);
-    }
+    });
   }
 
   // Owns one connection handle until free() or until it is handed on (finish()).
@@ -139,10 +121,10 @@ export function makeNoise(core, binary) {
     encryptFrame(data) {
       const h = this._handle();
       const d = asBytes(data, 'data');
-      const p = io(d.length);
-      M.HEAPU8.set(d, p);
-      const rc = plain.noiseEncryptFrame(h, p, d.length);
-      wipe(p, d.length);
+      const rc = scratch(d.length, (p) => {
+        M.HEAPU8.set(d, p);
+        return plain.noiseEncryptFrame(h, p, d.length);
+      });
       if (rc !== 0) fail(rc);
       return output();
     }
@@ -161,9 +143,10 @@ export function makeNoise(core, binary) {
     #feed(chunk) {
       const h = this._handle();
       const c = asOptionalBytes(chunk, 'chunk');
-      const p = io(c.length);
-      M.HEAPU8.set(c, p);
-      return plain.noiseDecryptFrames(h, p, c.length);
+      return scratch(c.length, (p) => {
+        M.HEAPU8.set(c, p);
+        return plain.noiseDecryptFrames(h, p, c.length);
+      });
     }
     /** Throws the error of a call that delivered `frames` first. */
     #fail(rc, frames) {
@@ -284,14 +267,11 @@ export function makeNoise(core, binary) {
       const payload = asOptionalBytes(options.payload, 'payload');
       const root = options.rootKey === undefined ? DEFAULT_ROOT : key32(options.rootKey, 'rootKey');
       const now = seconds(options.now ?? Math.floor(Date.now() / 1000), 'now');
-      const { p, at, total } = place(c, noiseKey, payload, root);
-      try {
+      return placed([c, noiseKey, payload, root], 0, (at) => {
         const rc = plain.noiseClientServerHello(h, at[0], c.length, at[1], at[2], payload.length, at[3], hi(now), lo(now));
         if (rc !== 0) fail(rc);
         return done() ? output() : null;
-      } finally {
-        wipe(p, total);
-      }
+      });
     }
     /** After processServerHello returned bytes: the transport. This object is spent. */
     finish() {
@@ -319,25 +299,23 @@ export function makeNoise(core, binary) {
     processClientHello(chunk) {
       const h = this._handle();
       const c = asOptionalBytes(chunk, 'chunk');
-      const { p, at, total } = place(c, this.#staticKey, this.#chain);
-      try {
+      return placed([c, this.#staticKey, this.#chain], 0, (at) => {
         const rc = plain.noiseResponderHello(h, at[0], c.length, at[1], at[2], this.#chain.length);
         if (rc !== 0) fail(rc);
         if (!done()) return null;
         this.#staticKey.fill(0);
         return output();
-      } finally {
-        wipe(p, total);
-      }
+      });
     }
     /** Once clientFinish is complete: { staticKey (the client's 32-byte public key), payload };
      * null while more bytes are needed. */
     processClientFinish(chunk) {
       const h = this._handle();
       const c = asOptionalBytes(chunk, 'chunk');
-      const p = io(c.length);
-      M.HEAPU8.set(c, p);
-      const rc = plain.noiseResponderFinish(h, p, c.length);
+      const rc = scratch(c.length, (p) => {
+        M.HEAPU8.set(c, p);
+        return plain.noiseResponderFinish(h, p, c.length);
+      });
       if (rc !== 0) fail(rc);
       if (!done()) return null;
       const out = output();
@@ -370,15 +348,12 @@ export function makeNoise(core, binary) {
       if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new WacoreError('ERR_TYPE', `${name} must be a uint32`);
       return n;
     };
-    const { p, at, total } = place(root, inter, leaf);
-    try {
+    return placed([root, inter, leaf], 0, (at) => {
       const rc = plain.noiseMakeCertChain(at[0], at[1], at[2], serial(o.intermediateSerial ?? 1, 'intermediateSerial'),
         serial(o.leafSerial ?? 2, 'leafSerial'), hi(nb), lo(nb), hi(na), lo(na));
       if (rc !== 0) fail(rc);
       return output();
-    } finally {
-      wipe(p, total);
-    }
+    });
   }
 
   return {

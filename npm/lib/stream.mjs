@@ -16,7 +16,7 @@ export const RELEASE = Symbol('release');
 export const PUSH = Symbol('push');
 export const FINISH = Symbol('finish');
 
-export function makeStreamBase({ M, plain, io, put, wipe }) {
+export function makeStreamBase({ M, plain, put, scratch }) {
   const registry = new FinalizationRegistry((handle) => plain.streamFree(handle));
 
   function create(kind, keyBytes, ivBytes) {
@@ -25,14 +25,11 @@ export function makeStreamBase({ M, plain, io, put, wipe }) {
     const isCipher = kind <= GCM_DECRYPT;
     const keyRoom = isCipher ? KEY : key.length;
     const ivRoom = kind === GCM_ENCRYPT || kind === GCM_DECRYPT ? iv.length : IV;
-    const p = io(keyRoom + ivRoom);
-    try {
+    return scratch(keyRoom + ivRoom, (p) => {
       put(M.HEAPU8, p, key, keyRoom);
       put(M.HEAPU8, p + keyRoom, iv, ivRoom);
       return plain.streamCreate(kind, p, key.length, p + keyRoom, iv.length);
-    } finally {
-      wipe(p, keyRoom + ivRoom);
-    }
+    });
   }
 
   class Stream {
@@ -63,8 +60,7 @@ export function makeStreamBase({ M, plain, io, put, wipe }) {
       const d = asBytes(data, 'data');
       const outSize = plain.streamUpdateSize(h, d.length);
       const total = d.length + outSize;
-      const p = io(total);
-      try {
+      return scratch(total, (p) => {
         M.HEAPU8.set(d, p);
         let n;
         try {
@@ -74,16 +70,13 @@ export function makeStreamBase({ M, plain, io, put, wipe }) {
           throw e;
         }
         return M.HEAPU8.slice(p + d.length, p + d.length + n);
-      } finally {
-        wipe(p, total);
-      }
+      });
     }
     // Finishes the stream; returns the n output bytes, or with whole the entire room and n.
     [FINISH](room, tag, whole = false) {
       const h = this[HANDLE]();
       const t = tag ?? new Uint8Array(0);
-      const p = io(room + t.length);
-      try {
+      return scratch(room + t.length, (p) => {
         M.HEAPU8.set(t, p + room);
         let n;
         try {
@@ -92,9 +85,7 @@ export function makeStreamBase({ M, plain, io, put, wipe }) {
           this[RELEASE]();
         }
         return whole ? { n, out: M.HEAPU8.slice(p, p + room) } : M.HEAPU8.slice(p, p + n);
-      } finally {
-        wipe(p, room + t.length);
-      }
+      });
     }
   }
 
