@@ -16,15 +16,19 @@ namespace {
 
 // --- The S-box as a table, made at compile time from its definition (FIPS-197 §5.1.1) ------------
 
-constexpr uint8_t gf_mul(uint8_t a, uint8_t b) {
+// Multiplication in GF(2^Bits) = GF(2)[x]/(Poly), Poly with its x^Bits term: the AES field (8 bits,
+// x^8 + x^4 + x^3 + x + 1) and GF(16) (4 bits, x^4 + x + 1) below.
+template <int Bits, unsigned Poly>
+constexpr uint8_t field_mul(uint8_t a, uint8_t b) {
   uint8_t r = 0;
-  for (int i = 0; i < 8; i++) {
+  for (int i = 0; i < Bits; i++) {
     if (b & 1) r ^= a;
-    a = static_cast<uint8_t>((a << 1) ^ ((a & 0x80) ? 0x1b : 0));
+    a = static_cast<uint8_t>(((a << 1) ^ ((a >> (Bits - 1)) & 1 ? Poly : 0)) & ((1u << Bits) - 1));
     b >>= 1;
   }
   return r;
 }
+constexpr uint8_t gf_mul(uint8_t a, uint8_t b) { return field_mul<8, 0x11b>(a, b); }
 
 constexpr uint8_t rotl8(uint8_t x, int n) { return static_cast<uint8_t>(x << n | x >> (8 - n)); }
 
@@ -66,15 +70,7 @@ constexpr uint8_t kRcon[] = {0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40};
 // so MixColumns' 2 and 3 carry over), the S-box constant 0x63 rides in the round keys (MixColumns
 // maps a column of equal bytes to itself), and the last round's tables give the standard form back.
 
-constexpr uint8_t gf16_mul(uint8_t a, uint8_t b) {
-  uint8_t r = 0;
-  for (int i = 0; i < 4; i++) {
-    if (b & 1) r ^= a;
-    a = static_cast<uint8_t>((a << 1) ^ ((a & 0x8) ? 0x13 : 0));
-    b >>= 1;
-  }
-  return r;
-}
+constexpr uint8_t gf16_mul(uint8_t a, uint8_t b) { return field_mul<4, 0x13>(a, b); }
 constexpr uint8_t gf16_inv(uint8_t a) {  // a^14; 0 for 0
   const uint8_t a2 = gf16_mul(a, a), a4 = gf16_mul(a2, a2), a8 = gf16_mul(a4, a4);
   return gf16_mul(gf16_mul(a8, a4), a2);
