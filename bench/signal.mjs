@@ -5,7 +5,9 @@
 // generateIdentityKeyPair/generateSignedPreKey/generatePreKey with Uint8Arrays, ours), its own record
 // form in the store. Layer for layer: the classes rows against each other; the functional rows have
 // no counterpart in the peers (both offer classes only).
-//   node bench/signal.mjs [--quick] [--rounds N] [--json]
+//   node bench/signal.mjs [--quick] [--rounds N] [--json] [--reuse-ciphers]
+// --reuse-ciphers keeps one SessionCipher per party and direction across calls instead of one per
+// call (not how Baileys calls them; it shows what the bridge's cipher cache is worth).
 import { createRequire } from 'node:module';
 import * as bridge from 'whatsapp-rust-bridge';
 import { load } from '../npm/index.mjs';
@@ -16,6 +18,7 @@ const require = createRequire(import.meta.url);
 const libsignal = require('libsignal');
 const kh = libsignal.keyhelper;
 const PT = Buffer.alloc(100, 7);
+const REUSE = process.argv.includes('--reuse-ciphers');
 
 /** A store in libsignal-node's shape; `codec` says how records are kept (JSON text or bytes), `keys`
  * which key helpers make the pre-keys. */
@@ -54,10 +57,17 @@ function makeStore(codec, keys, identity) {
  * makes its SessionCipher (and SessionBuilder) anew, as Baileys' repository does for every message:
  * whatsapp-rust-bridge's SessionCipher keeps the session it last used inside wasm, and one cipher
  * kept across calls would skip reading the store (and, for a session set up again under it, part of
- * the set-up); measured so, its set-up took 0.66 ms instead of 1.18 ms. A cipher with free() (the
+ * the set-up; `--reuse-ciphers` measures that, docs/benchmarks.md). A cipher with free() (the
  * bridge's) is freed after its call, as its finalizer would later. */
 function classic(lib, codec, keys) {
+  const kept = new Map(); // --reuse-ciphers: one cipher per store and address
   const once = async (store, address, use) => {
+    if (REUSE) {
+      if (!kept.has(store)) kept.set(store, new Map());
+      const mine = kept.get(store);
+      if (!mine.has(address)) mine.set(address, new lib.SessionCipher(store, address));
+      return use(mine.get(address));
+    }
     const cipher = new lib.SessionCipher(store, address);
     try {
       return await use(cipher);
