@@ -45,6 +45,7 @@ const ops = apis.map((api) => {
     signedPreKey: { keyId: 1, publicKey: spk.pubKey, signature: api.calculateSignature(bob.privKey, spk.pubKey) },
   });
   return {
+    'X25519 agreement': () => api.calculateAgreement(bob.pubKey, k.privKey),
     'sign 100 B': () => api.calculateSignature(k.privKey, msg),
     'group encrypt 100 B': () => {
       group = api.senderKeys.encrypt(group, msg).record;

@@ -14,30 +14,37 @@ const wasm = `${out}/fe.wasm`;
 const args = process.argv.slice(2);
 const rounds = Number(args.includes('--rounds') ? args[args.indexOf('--rounds') + 1] : 7);
 mkdirSync(out, { recursive: true });
-execFileSync('emcc', ['-O3', '-msimd128', `${root}bench/field-lanes/fe.cpp`, '-o', wasm, '--no-entry', '-sSTANDALONE_WASM', '-sEXPORTED_FUNCTIONS=_run_scalar,_run_simd,_run_simd_unsigned'], { stdio: 'pipe' });
+execFileSync('emcc', ['-O3', '-msimd128', `${root}bench/field-lanes/fe.cpp`, '-o', wasm, '--no-entry', '-sSTANDALONE_WASM', '-sEXPORTED_FUNCTIONS=_run_scalar,_run_wide,_check_wide,_run_reload,_check_reload,_run_simd,_run_simd_unsigned'], { stdio: 'pipe' });
 
 if (process.argv.includes('--child')) {
   // In a child run with --print-wasm-code: just warm both up so that TurboFan compiles them.
   const { instance } = await WebAssembly.instantiate(readFileSync(wasm), { wasi_snapshot_preview1: { proc_exit() {} } });
-  for (let i = 0; i < 20; i++) instance.exports.run_scalar(20000, i), instance.exports.run_simd(20000, i), instance.exports.run_simd_unsigned(20000, i);
+  for (let i = 0; i < 20; i++) instance.exports.run_scalar(20000, i), instance.exports.run_wide(20000, i), instance.exports.run_reload(20000, i), instance.exports.run_simd(20000, i), instance.exports.run_simd_unsigned(20000, i);
   process.exit(0);
 }
 
 const { instance } = await WebAssembly.instantiate(readFileSync(wasm), { wasi_snapshot_preview1: { proc_exit() {} } });
 const e = instance.exports;
 const N = 200_000;
-const times = { scalar: [], lanes: [], unsigned: [] };
+if (e.check_wide(1000, 7) !== 1 || e.check_reload(1000, 7) !== 1) throw new Error('a candidate disagrees with the int32-limb form');
+const times = { scalar: [], wide: [], reload: [], lanes: [], unsigned: [] };
 for (let r = 0; r < rounds + 2; r++) {
   let t = performance.now();
   e.run_scalar(N, r); // 2N multiplications
   const scalar = ((performance.now() - t) * 1e6) / (2 * N);
+  t = performance.now();
+  e.run_wide(N, r);
+  const wide = ((performance.now() - t) * 1e6) / (2 * N);
+  t = performance.now();
+  e.run_reload(N, r);
+  const reload = ((performance.now() - t) * 1e6) / (2 * N);
   t = performance.now();
   e.run_simd(N, r); // N calls of two multiplications each
   const lanes = ((performance.now() - t) * 1e6) / (2 * N);
   t = performance.now();
   e.run_simd_unsigned(N, r);
   const unsigned = ((performance.now() - t) * 1e6) / (2 * N);
-  if (r >= 2) times.scalar.push(scalar), times.lanes.push(lanes), times.unsigned.push(unsigned);
+  if (r >= 2) times.scalar.push(scalar), times.wide.push(wide), times.reload.push(reload), times.lanes.push(lanes), times.unsigned.push(unsigned);
 }
 const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
@@ -54,15 +61,50 @@ for (const line of listing.split('\n')) {
   else if (counting && /^0x[0-9a-f]+/.test(line)) counts[name]++;
   else if (counting && (line.startsWith('Source positions') || line.startsWith('Safepoints'))) counting = false;
 }
-const fn = (i) => counts[`wasm-function[${i}]`];
+const indexOf = {};
+{
+  const bytes = readFileSync(wasm);
+  let at = 8;
+  const leb = () => { let v = 0, shift = 0, b; do { b = bytes[at++]; v |= (b & 0x7f) << shift; shift += 7; } while (b & 0x80); return v >>> 0; };
+  while (at < bytes.length) {
+    const id = bytes[at++];
+    const size = leb();
+    const end = at + size;
+    if (id === 7) {
+      for (let n = leb(); n > 0; n--) {
+        const len = leb();
+        const name = bytes.subarray(at, at + len).toString();
+        at += len;
+        const kind = bytes[at++];
+        const index = leb();
+        if (kind === 0) indexOf[name] = index;
+      }
+    }
+    at = end;
+  }
+}
+const fn = (name) => counts[`wasm-function[${indexOf[name]}]`];
+// Instruction classes in a function's TurboFan code: multiplies, stack traffic (spills and reloads).
+const classes = (name) => {
+  const body = listing.split(`name: wasm-function[${indexOf[name]}]`).slice(1).find((part) => part.includes('compiler: TurboFan')) ?? '';
+  const code = body.split('Source positions')[0];
+  return { imul: (code.match(/\bimul/g) ?? []).length, stack: (code.match(/\[r[bs]p[^\]]*\]/g) ?? []).length, movsx: (code.match(/\bmovsx/g) ?? []).length };
+};
 console.log(`| form (Node ${process.versions.node}) | ns per multiplication, median of ${rounds} rounds | x86 instructions per multiplication (TurboFan) |`);
 console.log('|---|---|---|');
 // Definition order: run_scalar is function 2 (two multiplications per loop turn), run_simd 3 and
 // run_simd_unsigned 4 (one call of two each); the runners' loop overhead is included in all.
-console.log(`| scalar, one multiplication at a time | ${med(times.scalar).toFixed(1)} | ${fn(2) ? Math.round(fn(2) / 2) : '?'} |`);
-console.log(`| two in the i64x2 lanes, signed limbs | ${med(times.lanes).toFixed(1)} | ${fn(3) ? Math.round(fn(3) / 2) : '?'} |`);
-console.log(`| two in the i64x2 lanes, unsigned limbs | ${med(times.unsigned).toFixed(1)} | ${fn(4) ? Math.round(fn(4) / 2) : '?'} |`);
+const per = (name) => (fn(name) ? Math.round(fn(name) / 2) : '?');
+console.log(`| scalar, one multiplication at a time (ref10's int32 limbs) | ${med(times.scalar).toFixed(1)} | ${per('run_scalar')} |`);
+console.log(`| scalar, the same with int64 limbs in memory | ${med(times.wide).toFixed(1)} | ${per('run_wide')} |`);
+console.log(`| scalar, int64 limbs, each product's operands loaded from memory | ${med(times.reload).toFixed(1)} | ${per('run_reload')} |`);
+console.log(`| two in the i64x2 lanes, signed limbs | ${med(times.lanes).toFixed(1)} | ${per('run_simd')} |`);
+console.log(`| two in the i64x2 lanes, unsigned limbs | ${med(times.unsigned).toFixed(1)} | ${per('run_simd_unsigned')} |`);
+for (const name of ['run_scalar', 'run_wide', 'run_reload']) {
+  const c = classes(name);
+  console.log(`\n${name}, per multiplication: ${c.imul / 2} imul, ${c.movsx / 2} sign extensions, ${c.stack / 2} stack operands (spills and reloads)`);
+}
 // What V8 makes of one extmul: the multiply instructions in the signed loop.
-const body = listing.split('name: wasm-function[3]').slice(1).find((part) => part.includes('compiler: TurboFan')) ?? '';
+const body = listing.split(`name: wasm-function[${indexOf.run_simd}]`).slice(1).find((part) => part.includes('compiler: TurboFan')) ?? '';
 const pmul = (body.split('name: ')[0].match(/vpmul[a-z]*/g) ?? []).length;
 console.log(`\nIn the two-lane loop (signed), V8 emits ${pmul} vector multiply instructions for its 100 products (and the nine ×19 limbs): each i64x2.extmul_low_i32x4 becomes a full 64-bit lane multiply, three 32-bit multiplies with shifts and adds.`);

@@ -6,7 +6,7 @@
 #include <wasm_simd128.h>
 #include <cstdint>
 typedef int32_t fe[10];
-static inline void fe_mul_scalar(fe h, const fe f, const fe g) {
+__attribute__((always_inline)) static inline void fe_mul_scalar(fe h, const fe f, const fe g) {
   int32_t f0=f[0],f1=f[1],f2=f[2],f3=f[3],f4=f[4],f5=f[5],f6=f[6],f7=f[7],f8=f[8],f9=f[9];
   int32_t g0=g[0],g1=g[1],g2=g[2],g3=g[3],g4=g[4],g5=g[5],g6=g[6],g7=g[7],g8=g[8],g9=g[9];
   int32_t g1_19=19*g1,g2_19=19*g2,g3_19=19*g3,g4_19=19*g4,g5_19=19*g5,g6_19=19*g6,g7_19=19*g7,g8_19=19*g8,g9_19=19*g9;
@@ -35,6 +35,77 @@ static inline void fe_mul_scalar(fe h, const fe f, const fe g) {
   c=(h9+(1<<24))>>25; h0+=c*19; h9-=c*(1LL<<25);
   c=(h0+(1<<25))>>26; h1+=c; h0-=c*(1LL<<26);
   h[0]=(int32_t)h0;h[1]=(int32_t)h1;h[2]=(int32_t)h2;h[3]=(int32_t)h3;h[4]=(int32_t)h4;h[5]=(int32_t)h5;h[6]=(int32_t)h6;h[7]=(int32_t)h7;h[8]=(int32_t)h8;h[9]=(int32_t)h9;
+}
+// Candidate for the scalar build: the same products and carries with the limbs held as int64 in
+// memory, so that no product needs its operands sign-extended first.
+typedef int64_t fe64[10];
+__attribute__((always_inline)) static inline void fe_mul_wide(fe64 h, const fe64 f, const fe64 g) {
+  int64_t f0=f[0],f1=f[1],f2=f[2],f3=f[3],f4=f[4],f5=f[5],f6=f[6],f7=f[7],f8=f[8],f9=f[9];
+  int64_t g0=g[0],g1=g[1],g2=g[2],g3=g[3],g4=g[4],g5=g[5],g6=g[6],g7=g[7],g8=g[8],g9=g[9];
+  int64_t g1_19=19*g1,g2_19=19*g2,g3_19=19*g3,g4_19=19*g4,g5_19=19*g5,g6_19=19*g6,g7_19=19*g7,g8_19=19*g8,g9_19=19*g9;
+  int64_t f1_2=2*f1,f3_2=2*f3,f5_2=2*f5,f7_2=2*f7,f9_2=2*f9;
+  int64_t h0=f0*g0+f1_2*g9_19+f2*g8_19+f3_2*g7_19+f4*g6_19+f5_2*g5_19+f6*g4_19+f7_2*g3_19+f8*g2_19+f9_2*g1_19;
+  int64_t h1=f0*g1+f1*g0+f2*g9_19+f3*g8_19+f4*g7_19+f5*g6_19+f6*g5_19+f7*g4_19+f8*g3_19+f9*g2_19;
+  int64_t h2=f0*g2+f1_2*g1+f2*g0+f3_2*g9_19+f4*g8_19+f5_2*g7_19+f6*g6_19+f7_2*g5_19+f8*g4_19+f9_2*g3_19;
+  int64_t h3=f0*g3+f1*g2+f2*g1+f3*g0+f4*g9_19+f5*g8_19+f6*g7_19+f7*g6_19+f8*g5_19+f9*g4_19;
+  int64_t h4=f0*g4+f1_2*g3+f2*g2+f3_2*g1+f4*g0+f5_2*g9_19+f6*g8_19+f7_2*g7_19+f8*g6_19+f9_2*g5_19;
+  int64_t h5=f0*g5+f1*g4+f2*g3+f3*g2+f4*g1+f5*g0+f6*g9_19+f7*g8_19+f8*g7_19+f9*g6_19;
+  int64_t h6=f0*g6+f1_2*g5+f2*g4+f3_2*g3+f4*g2+f5_2*g1+f6*g0+f7_2*g9_19+f8*g8_19+f9_2*g7_19;
+  int64_t h7=f0*g7+f1*g6+f2*g5+f3*g4+f4*g3+f5*g2+f6*g1+f7*g0+f8*g9_19+f9*g8_19;
+  int64_t h8=f0*g8+f1_2*g7+f2*g6+f3_2*g5+f4*g4+f5_2*g3+f6*g2+f7_2*g1+f8*g0+f9_2*g9_19;
+  int64_t h9=f0*g9+f1*g8+f2*g7+f3*g6+f4*g5+f5*g4+f6*g3+f7*g2+f8*g1+f9*g0;
+  int64_t c;
+  c=(h0+(1<<25))>>26; h1+=c; h0-=c*(1LL<<26);
+  c=(h4+(1<<25))>>26; h5+=c; h4-=c*(1LL<<26);
+  c=(h1+(1<<24))>>25; h2+=c; h1-=c*(1LL<<25);
+  c=(h5+(1<<24))>>25; h6+=c; h5-=c*(1LL<<25);
+  c=(h2+(1<<25))>>26; h3+=c; h2-=c*(1LL<<26);
+  c=(h6+(1<<25))>>26; h7+=c; h6-=c*(1LL<<26);
+  c=(h3+(1<<24))>>25; h4+=c; h3-=c*(1LL<<25);
+  c=(h7+(1<<24))>>25; h8+=c; h7-=c*(1LL<<25);
+  c=(h4+(1<<25))>>26; h5+=c; h4-=c*(1LL<<26);
+  c=(h8+(1<<25))>>26; h9+=c; h8-=c*(1LL<<26);
+  c=(h9+(1<<24))>>25; h0+=c*19; h9-=c*(1LL<<25);
+  c=(h0+(1<<25))>>26; h1+=c; h0-=c*(1LL<<26);
+  h[0]=h0;h[1]=h1;h[2]=h2;h[3]=h3;h[4]=h4;h[5]=h5;h[6]=h6;h[7]=h7;h[8]=h8;h[9]=h9;
+}
+// Candidate: int64 limbs, and every product reads its two operands from memory (volatile, so that
+// clang keeps them as loads instead of holding all 34 of them in wasm locals, which V8 spills):
+// 2f and 19g are made first, into memory.
+__attribute__((always_inline)) static inline void fe_mul_reload(fe64 h, const fe64 f, const fe64 g) {
+  int64_t t[40];  // f, 2f (odd limbs doubled), g, 19g
+  for (int i=0;i<10;i++){t[i]=f[i];t[10+i]=(i&1)?2*f[i]:f[i];t[20+i]=g[i];t[30+i]=19*g[i];}
+  const volatile int64_t* v=t;
+  int64_t r[10];
+#pragma clang loop unroll(full)
+  for (int k=0;k<10;k++){
+    int64_t acc=0;
+#pragma clang loop unroll(full)
+    for (int i=0;i<10;i++){
+      const int j=k-i;
+      // odd i with odd j (or wrapped, with i odd and j odd) takes 2f: the radix's 2^0.5 steps
+      const bool twice=(i&1)&&((j<0?j+10:j)&1);
+      const int64_t fi=twice?v[10+i]:v[i];
+      const int64_t gj=j>=0?v[20+j]:v[30+j+10];
+      acc+=fi*gj;
+    }
+    r[k]=acc;
+  }
+  int64_t h0=r[0],h1=r[1],h2=r[2],h3=r[3],h4=r[4],h5=r[5],h6=r[6],h7=r[7],h8=r[8],h9=r[9];
+  int64_t c;
+  c=(h0+(1<<25))>>26; h1+=c; h0-=c*(1LL<<26);
+  c=(h4+(1<<25))>>26; h5+=c; h4-=c*(1LL<<26);
+  c=(h1+(1<<24))>>25; h2+=c; h1-=c*(1LL<<25);
+  c=(h5+(1<<24))>>25; h6+=c; h5-=c*(1LL<<25);
+  c=(h2+(1<<25))>>26; h3+=c; h2-=c*(1LL<<26);
+  c=(h6+(1<<25))>>26; h7+=c; h6-=c*(1LL<<26);
+  c=(h3+(1<<24))>>25; h4+=c; h3-=c*(1LL<<25);
+  c=(h7+(1<<24))>>25; h8+=c; h7-=c*(1LL<<25);
+  c=(h4+(1<<25))>>26; h5+=c; h4-=c*(1LL<<26);
+  c=(h8+(1<<25))>>26; h9+=c; h8-=c*(1LL<<26);
+  c=(h9+(1<<24))>>25; h0+=c*19; h9-=c*(1LL<<25);
+  c=(h0+(1<<25))>>26; h1+=c; h0-=c*(1LL<<26);
+  h[0]=h0;h[1]=h1;h[2]=h2;h[3]=h3;h[4]=h4;h[5]=h5;h[6]=h6;h[7]=h7;h[8]=h8;h[9]=h9;
 }
 // Two multiplications at once: lane 0 and lane 1 of each v128 hold limb i of the two operands as
 // i32 in lanes 0,1 (lanes 2,3 unused); products with i64x2.extmul_low_i32x4_s.
@@ -85,6 +156,29 @@ __attribute__((used)) int32_t run_scalar(int n, int32_t seed) {
   fe a, b; for (int i=0;i<10;i++){a[i]=seed+i*12345;b[i]=seed*3+i*777;}
   for (int k=0;k<n;k++){ fe_mul_scalar(a,a,b); fe_mul_scalar(b,b,a); }
   return a[0]^b[3];
+}
+__attribute__((used)) int32_t run_wide(int n, int32_t seed) {
+  fe64 a, b; for (int i=0;i<10;i++){a[i]=seed+i*12345;b[i]=seed*3+i*777;}
+  for (int k=0;k<n;k++){ fe_mul_wide(a,a,b); fe_mul_wide(b,b,a); }
+  return (int32_t)(a[0]^b[3]);
+}
+__attribute__((used)) int32_t run_reload(int n, int32_t seed) {
+  fe64 a, b; for (int i=0;i<10;i++){a[i]=seed+i*12345;b[i]=seed*3+i*777;}
+  for (int k=0;k<n;k++){ fe_mul_reload(a,a,b); fe_mul_reload(b,b,a); }
+  return (int32_t)(a[0]^b[3]);
+}
+__attribute__((used)) int32_t check_reload(int n, int32_t seed) {
+  fe a, b; fe64 c, d; for (int i=0;i<10;i++){a[i]=c[i]=seed+i*12345;b[i]=d[i]=seed*3+i*777;}
+  for (int k=0;k<n;k++){ fe_mul_scalar(a,a,b); fe_mul_scalar(b,b,a); fe_mul_reload(c,c,d); fe_mul_reload(d,d,c); }
+  for (int i=0;i<10;i++) if (a[i]!=c[i]||b[i]!=d[i]) return 0;
+  return 1;
+}
+// Both scalar forms agree (the same arithmetic): 1 when they do, after n rounds from the seed.
+__attribute__((used)) int32_t check_wide(int n, int32_t seed) {
+  fe a, b; fe64 c, d; for (int i=0;i<10;i++){a[i]=c[i]=seed+i*12345;b[i]=d[i]=seed*3+i*777;}
+  for (int k=0;k<n;k++){ fe_mul_scalar(a,a,b); fe_mul_scalar(b,b,a); fe_mul_wide(c,c,d); fe_mul_wide(d,d,c); }
+  for (int i=0;i<10;i++) if (a[i]!=c[i]||b[i]!=d[i]) return 0;
+  return 1;
 }
 __attribute__((used)) int32_t run_simd(int n, int32_t seed) {
   fe2 a, b; for (int i=0;i<10;i++){a[i]=wasm_i32x4_make(seed+i*12345, seed+i*12345, 0, 0);b[i]=wasm_i32x4_make(seed*3+i*777, seed*3+i*777,0,0);}

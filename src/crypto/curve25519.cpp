@@ -12,6 +12,7 @@
 // public API, which is why all three builds compile libsodium from source (see cmake/Sodium.cmake).
 // The header comes through ed25519_base.h, found through the SYSTEM include path: no warnings.
 #include "crypto/ed25519_base.h"
+#include "crypto/fe64.h"
 
 namespace wacore::curve {
 namespace {
@@ -87,50 +88,59 @@ Error public_from_private(const uint8_t private_key[kPrivateKeyBytes],
 
 Error agreement(const uint8_t public_key[kKeyBytes], const uint8_t private_key[kPrivateKeyBytes],
                 uint8_t shared[kSharedSecretBytes]) noexcept {
-  // The Montgomery ladder of RFC 7748 §5 on libsodium's field arithmetic. (libsodium's own
+  // The Montgomery ladder of RFC 7748 §5. (libsodium's own
   // crypto_scalarmult_curve25519 is not called: its implementation table also holds its fixed-base
   // function, which would link the 30 KB table that ed25519_base.h exists to avoid.)
   uint8_t k[32];
   std::memcpy(k, private_key, sizeof k);
   clamp(k);
-  fe25519 x1, x2, z2, x3, z3, a, aa, b, bb, e, c, d, da, cb;
-  fe25519_frombytes(x1, public_key);  // bit 255 ignored, values >= p reduced, as RFC 7748 says
-  fe25519_1(x2);
-  fe25519_0(z2);
-  fe25519_copy(x3, x1);
-  fe25519_1(z3);
+  // The ladder runs on int64 limbs (fe64.h: what V8 makes of it is 13% faster than fe25519's int32
+  // limbs); the final inversion converts back.
+  using namespace fe64;
+  fe25519 u;
+  fe25519_frombytes(u, public_key);  // bit 255 ignored, values >= p reduced, as RFC 7748 says
+  Fe x1, x2{}, z2{}, x3, z3{}, a, aa, b, bb, e, c, d, da, cb;
+  widen(x1, u);
+  x2.v[0] = 1;
+  x3 = x1;
+  z3.v[0] = 1;
   unsigned swap = 0;
   for (int t = 254; t >= 0; t--) {
     const unsigned bit = (k[t >> 3] >> (t & 7)) & 1;
     swap ^= bit;
-    fe25519_cswap(x2, x3, swap);
-    fe25519_cswap(z2, z3, swap);
+    cswap(x2, x3, swap);
+    cswap(z2, z3, swap);
     swap = bit;
-    fe25519_add(a, x2, z2);
-    fe25519_sq(aa, a);
-    fe25519_sub(b, x2, z2);
-    fe25519_sq(bb, b);
-    fe25519_sub(e, aa, bb);
-    fe25519_add(c, x3, z3);
-    fe25519_sub(d, x3, z3);
-    fe25519_mul(da, d, a);
-    fe25519_mul(cb, c, b);
-    fe25519_add(x3, da, cb);
-    fe25519_sq(x3, x3);
-    fe25519_sub(z3, da, cb);
-    fe25519_sq(z3, z3);
-    fe25519_mul(z3, z3, x1);
-    fe25519_mul(x2, aa, bb);
-    fe25519_scalar_product(z2, e, 121665);  // a24 = (486662 - 2) / 4
-    fe25519_add(z2, z2, aa);
-    fe25519_mul(z2, z2, e);
+    add(a, x2, z2);
+    sq(aa, a);
+    sub(b, x2, z2);
+    sq(bb, b);
+    sub(e, aa, bb);
+    add(c, x3, z3);
+    sub(d, x3, z3);
+    mul(da, d, a);
+    mul(cb, c, b);
+    add(x3, da, cb);
+    sq(x3, x3);
+    sub(z3, da, cb);
+    sq(z3, z3);
+    mul(z3, z3, x1);
+    mul(x2, aa, bb);
+    mul_small(z2, e, 121665);  // a24 = (486662 - 2) / 4
+    add(z2, z2, aa);
+    mul(z2, z2, e);
   }
-  fe25519_cswap(x2, x3, swap);
-  fe25519_cswap(z2, z3, swap);
-  fe25519_invert(z2, z2);
-  fe25519_mul(x2, x2, z2);
-  fe25519_tobytes(shared, x2);
-  for (fe25519* f : {&x2, &z2, &x3, &z3, &a, &aa, &b, &bb, &e, &c, &d, &da, &cb}) sodium_memzero(*f, sizeof *f);
+  cswap(x2, x3, swap);
+  cswap(z2, z3, swap);
+  fe25519 xo, zo;
+  narrow(xo, x2);
+  narrow(zo, z2);
+  fe25519_invert(zo, zo);
+  fe25519_mul(xo, xo, zo);
+  fe25519_tobytes(shared, xo);
+  for (Fe* f : {&x2, &z2, &x3, &z3, &a, &aa, &b, &bb, &e, &c, &d, &da, &cb}) sodium_memzero(f, sizeof *f);
+  sodium_memzero(xo, sizeof xo);
+  sodium_memzero(zo, sizeof zo);
   sodium_memzero(k, sizeof k);
   // An all-zero result (checked in constant time) means a low-order public key: ERR_LOW_ORDER_POINT,
   // as libsodium, OpenSSL and Wycheproof's "acceptable" cases have it.

@@ -13,6 +13,7 @@
 
 #include "common/random.h"
 #include "crypto/ed25519_base.h"
+#include "crypto/fe64.h"
 #include "test_util.h"
 
 namespace wacore::curve {
@@ -176,6 +177,68 @@ TEST(X25519, LadderEqualsLibsodiumOnRandomInputs) {
     if (rc == 0) {
       ASSERT_EQ(to_hex(ours, 32), to_hex(theirs, 32)) << to_hex(u, 32);
     }
+  }
+}
+
+// The ladder's int64-limb field arithmetic (fe64.h) against libsodium's fe25519 on the same limbs:
+// random field elements, their sums and differences (the ladder's unreduced inputs), and limbs at
+// the bounds the ladder can reach; results compared as canonical bytes, and mul's limbs kept within
+// what the next operation accepts.
+TEST(Fe64, EqualsLibsodiumFieldArithmetic) {
+  using namespace fe64;
+  auto random_fe = [](fe25519 out) {
+    uint8_t bytes[32];
+    randombytes_buf(bytes, sizeof bytes);
+    fe25519_frombytes(out, bytes);
+  };
+  auto same = [](const Fe& ours, const fe25519 theirs) {
+    fe25519 n;
+    narrow(n, ours);
+    uint8_t a[32], b[32];
+    fe25519_tobytes(a, n);
+    fe25519_tobytes(b, theirs);
+    return to_hex(a, 32) == to_hex(b, 32);
+  };
+  auto carried = [](const Fe& f) {
+    for (int i = 0; i < 10; i++)
+      if (f.v[i] > (int64_t{1} << (i & 1 ? 25 : 26)) || f.v[i] < -(int64_t{1} << (i & 1 ? 25 : 26))) return false;
+    return true;
+  };
+  for (int round = 0; round < 3000; round++) {
+    fe25519 f, g, h, want;
+    random_fe(f);
+    random_fe(g);
+    random_fe(h);
+    if (round % 5 == 1) {  // sums and differences of two reduced elements: the ladder's inputs
+      fe25519_add(f, f, h);
+      fe25519_sub(g, g, h);
+    } else if (round % 5 == 2) {  // every limb at its extreme, as far as fe25519 reaches after add
+      for (int i = 0; i < 10; i++) {
+        const int32_t top = (int32_t{1} << (i & 1 ? 25 : 26)) + (int32_t{1} << (i & 1 ? 24 : 25));
+        f[i] = (round & 8) ? -top : top;
+        g[i] = (round & 16) ? -top : top;
+      }
+    }
+    Fe wf, wg, out;
+    widen(wf, f);
+    widen(wg, g);
+    mul(out, wf, wg);
+    fe25519_mul(want, f, g);
+    ASSERT_TRUE(same(out, want)) << round;
+    ASSERT_TRUE(carried(out)) << round;
+    sq(out, wf);
+    fe25519_sq(want, f);
+    ASSERT_TRUE(same(out, want)) << round;
+    ASSERT_TRUE(carried(out)) << round;
+    mul_small(out, wf, 121665);
+    fe25519_scalar_product(want, f, 121665);
+    ASSERT_TRUE(same(out, want)) << round;
+    ASSERT_TRUE(carried(out)) << round;
+    Fe x = wf, y = wg;
+    cswap(x, y, 1);
+    ASSERT_TRUE(same(x, g) && same(y, f));
+    cswap(x, y, 0);
+    ASSERT_TRUE(same(x, g) && same(y, f));
   }
 }
 
