@@ -34,6 +34,7 @@ const node = {
 };
 const ops = apis.map((api) => {
   const k = api.generateKeyPair();
+  const signature = api.calculateSignature(k.privKey, msg);
   let group = api.senderKeys.create(undefined).record;
   // A session record to encrypt with (Alice's, past X3DH), made with this checkout's own API.
   const id = api.generateKeyPair();
@@ -47,6 +48,7 @@ const ops = apis.map((api) => {
   return {
     'X25519 agreement': () => api.calculateAgreement(bob.pubKey, k.privKey),
     'sign 100 B': () => api.calculateSignature(k.privKey, msg),
+    'verify 100 B (the same key)': () => api.verifySignature(k.pubKey, msg, signature),
     'group encrypt 100 B': () => {
       group = api.senderKeys.encrypt(group, msg).record;
     },

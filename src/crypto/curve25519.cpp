@@ -235,47 +235,68 @@ Error sign(const uint8_t private_key[kPrivateKeyBytes], std::span<const uint8_t>
 
 namespace {
 
-// The odd multiples of -A and the compressed Edwards key that the challenge hashes, for a Montgomery
-// key u and the sign bit a signature carries. The result for the last key verified is kept (all of
-// it public): a group's messages all come from one sender key, and decoding costs a field inversion,
-// a square root and the table of multiples per signature.
+// What verification needs of a key (a Montgomery u with the sign bit a signature carries), all of it
+// public: the compressed Edwards key that the challenge hashes and the odd multiples of -A, and from
+// the key's second verification on the comb of -A (ed25519_base.h), with which a verification takes
+// about half the time. kVerifyingKeys of them are kept, the least recently used replaced: a group's
+// messages come from one sender key each, and a busy group interleaves a few senders. Which key hits
+// is observable in timing, and public.
+constexpr int kVerifyingKeys = 8;
 struct VerifyingKey {
   bool valid = false;
   bool ok = false;
+  bool has_comb = false;
   uint8_t u[kKeyBytes];
   uint8_t sign_bit = 0;
   uint8_t edwards_public[32];
+  uint64_t last_use = 0;
+  uint32_t uses = 0;
+  ge25519_p3 minus_a_point;
   OddMultiples minus_a;
-} g_last_verifier;
+  CombMultiples comb;
+};
+VerifyingKey g_verifiers[kVerifyingKeys];
+uint64_t g_verify_clock = 0;
 
-const VerifyingKey* decode_verifying_key(const uint8_t public_key[kKeyBytes], uint8_t sign_bit) noexcept {
-  VerifyingKey& k = g_last_verifier;
-  if (!k.valid || k.sign_bit != sign_bit || std::memcmp(k.u, public_key, kKeyBytes) != 0) {
-    k.valid = true;
-    k.sign_bit = sign_bit;
-    std::memcpy(k.u, public_key, kKeyBytes);
-    k.ok = false;
+VerifyingKey* decode_verifying_key(const uint8_t public_key[kKeyBytes], uint8_t sign_bit) noexcept {
+  VerifyingKey* k = nullptr;
+  VerifyingKey* oldest = &g_verifiers[0];
+  for (VerifyingKey& e : g_verifiers) {
+    if (e.valid && e.sign_bit == sign_bit && std::memcmp(e.u, public_key, kKeyBytes) == 0) k = &e;
+    if (!e.valid || (oldest->valid && e.last_use < oldest->last_use)) oldest = &e;
+  }
+  if (k == nullptr) {
+    k = oldest;
+    k->valid = true;
+    k->has_comb = false;
+    k->uses = 0;
+    k->sign_bit = sign_bit;
+    std::memcpy(k->u, public_key, kKeyBytes);
+    k->ok = false;
     // Birational map from Montgomery u to Edwards y = (u - 1) / (u + 1). u = -1 has no image.
     // fe25519_frombytes ignores bit 255 of u, as RFC 7748 and libsignal do.
     fe25519 u, one, num, den;
     fe25519_frombytes(u, public_key);
     fe25519_1(one);
     fe25519_add(den, u, one);
-    if (fe25519_iszero(den)) return nullptr;
-    fe25519_sub(num, u, one);
-    fe25519_invert(den, den);
-    fe25519_mul(num, num, den);
-    fe25519_tobytes(k.edwards_public, num);
-    k.edwards_public[31] |= sign_bit;
-    ge25519_p3 minus_a;
-    if (ge25519_frombytes_negate_vartime(&minus_a, k.edwards_public) != 0) return nullptr;
-    // libsignal hashes the compressed form of the decoded point. It differs from the bytes above
-    // only when x = 0 (u = 0, y = -1), where the sign bit cannot survive decoding.
-    if (fe25519_iszero(minus_a.X)) k.edwards_public[31] &= 0x7F;
-    odd_multiples(k.minus_a, minus_a);
-    k.ok = true;
+    if (!fe25519_iszero(den)) {
+      fe25519_sub(num, u, one);
+      fe25519_invert(den, den);
+      fe25519_mul(num, num, den);
+      fe25519_tobytes(k->edwards_public, num);
+      k->edwards_public[31] |= sign_bit;
+      if (ge25519_frombytes_negate_vartime(&k->minus_a_point, k->edwards_public) == 0) {
+        // libsignal hashes the compressed form of the decoded point. It differs from the bytes
+        // above only when x = 0 (u = 0, y = -1), where the sign bit cannot survive decoding.
+        if (fe25519_iszero(k->minus_a_point.X)) k->edwards_public[31] &= 0x7F;
+        odd_multiples(k->minus_a, k->minus_a_point);
+        k->ok = true;
+      }
+    }
   }
-  return k.ok ? &k : nullptr;
+  k->last_use = ++g_verify_clock;
+  k->uses++;
+  return k->ok ? k : nullptr;
 }
 
 }  // namespace
@@ -286,7 +307,7 @@ bool verify(const uint8_t public_key[kKeyBytes], std::span<const uint8_t> messag
   // fully reduced below L, which libsignal-node's signatures would not always satisfy either).
   if ((signature[63] & 0x60) != 0) return false;
 
-  const VerifyingKey* key = decode_verifying_key(public_key, signature[63] & 0x80);
+  VerifyingKey* key = decode_verifying_key(public_key, signature[63] & 0x80);
   if (key == nullptr) return false;
 
   uint8_t s[32];
@@ -298,7 +319,16 @@ bool verify(const uint8_t public_key[kKeyBytes], std::span<const uint8_t> messag
 
   ge25519_p2 check;
   uint8_t r_check[32];
-  double_mult_vartime(&check, h, key->minus_a, s);  // h*(-A) + s*B
+  // h*(-A) + s*B; h < L and s < 2^253, within the comb's 255 bits.
+  if (key->uses >= 2 && !key->has_comb) {
+    comb_multiples(key->comb, key->minus_a_point);
+    key->has_comb = true;
+  }
+  if (key->has_comb) {
+    double_mult_comb(&check, h, key->comb, s);
+  } else {
+    double_mult_vartime(&check, h, key->minus_a, s);
+  }
   ge25519_tobytes(r_check, &check);
   return crypto_verify_32(r_check, signature) == 0;
 }

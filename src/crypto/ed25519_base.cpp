@@ -7,10 +7,7 @@
 namespace wacore::curve {
 namespace {
 
-// A multiple of B in affine form, ready for mixed addition: (y + x, y - x, 2d·x·y).
-struct Affine {
-  fe25519 y_plus_x, y_minus_x, xy_2d;
-};
+using Affine = AffinePoint;
 
 // kTable[i][j] = (j + 1)·256^i·B: the scalar is written in 64 signed radix-16 digits, and digit k
 // (in [-8, 8]) picks entry |digit| - 1 of row k / 2, the odd digits before four doublings and the
@@ -305,6 +302,67 @@ void double_mult_vartime(ge25519_p2* r, const uint8_t a[32], const OddMultiples&
           mixed_add(t, u, neg);
         }
       }
+    }
+    ge25519_p1p1_to_p2(r, &t);
+  }
+}
+
+void comb_multiples(CombMultiples& out, const ge25519_p3& p) noexcept {
+  constexpr int kEntries = (1 << kCombTeeth) - 1;
+  static ge25519_p3 points[kEntries];  // 6 KB, off the stack (public data)
+  static fe25519 prefix[kEntries];
+  // The teeth 2^(51·j)·P, then every other entry as an entry with one bit fewer plus its lowest tooth.
+  ge25519_p3 tooth = p;
+  for (int j = 0; j < kCombTeeth; j++) {
+    if (j > 0)
+      for (int k = 0; k < kCombSpacing; k++) dbl(tooth);
+    points[(1 << j) - 1] = tooth;
+  }
+  for (int i = 1; i <= kEntries; i++) {
+    const int low = i & -i;
+    if (i != low) add(points[i - 1], points[i - low - 1], points[low - 1]);
+  }
+  to_affine(out.p, points, prefix, kEntries);
+}
+
+namespace {
+
+CombMultiples g_comb_b;
+bool g_comb_b_ready = false;
+
+// The comb index of column k: bit k + 51·j of s for each tooth j.
+unsigned comb_index(const uint8_t s[32], int k) {
+  unsigned index = 0;
+  for (int j = 0; j < kCombTeeth; j++) {
+    const int bit = k + kCombSpacing * j;
+    index |= static_cast<unsigned>((s[bit >> 3] >> (bit & 7)) & 1) << j;
+  }
+  return index;
+}
+
+}  // namespace
+
+void double_mult_comb(ge25519_p2* r, const uint8_t a[32], const CombMultiples& p, const uint8_t b[32]) noexcept {
+  if (!g_comb_b_ready) {
+    ge25519_p3 base;
+    ge25519_frombytes(&base, kBasePoint);
+    comb_multiples(g_comb_b, base);
+    g_comb_b_ready = true;
+  }
+  fe25519_0(r->X);
+  fe25519_1(r->Y);
+  fe25519_1(r->Z);
+  ge25519_p1p1 t;
+  ge25519_p3 u;
+  for (int k = kCombSpacing - 1; k >= 0; k--) {
+    dbl(t, r->X, r->Y, r->Z);
+    if (const unsigned ia = comb_index(a, k); ia != 0) {
+      ge25519_p1p1_to_p3(&u, &t);
+      mixed_add(t, u, p.p[ia - 1]);
+    }
+    if (const unsigned ib = comb_index(b, k); ib != 0) {
+      ge25519_p1p1_to_p3(&u, &t);
+      mixed_add(t, u, g_comb_b.p[ib - 1]);
     }
     ge25519_p1p1_to_p2(r, &t);
   }

@@ -163,6 +163,52 @@ TEST(FixedBase, DoubleMultEqualsLibsodium) {
   }
 }
 
+// The comb form of the double-scalar multiplication against the NAF form and libsodium's, on random
+// points (also small-order-free and with the identity's neighbours) and scalars below 2^255, the
+// zero and all-ones scalars included.
+TEST(FixedBase, DoubleMultCombEqualsNafAndLibsodium) {
+  static CombMultiples comb;  // 3.7 KB
+  for (int i = 0; i < 300; i++) {
+    uint8_t k[32], a[32], b[32], enc[32];
+    randombytes_buf(k, sizeof k);
+    k[31] &= 0x7F;
+    ge25519_p3 p, minus_p;
+    base_mult(&p, k);
+    ge25519_p3_tobytes(enc, &p);
+    ASSERT_EQ(ge25519_frombytes_negate_vartime(&minus_p, enc), 0);
+    randombytes_buf(a, sizeof a);
+    randombytes_buf(b, sizeof b);
+    a[31] &= 0x7F;
+    b[31] &= 0x7F;
+    if (i == 1) std::memset(a, 0, sizeof a);
+    if (i == 2) std::memset(b, 0, sizeof b);
+    if (i == 3) {
+      std::memset(a, 0xFF, sizeof a);
+      std::memset(b, 0xFF, sizeof b);
+      a[31] = b[31] = 0x7F;
+    }
+    if (i == 4) {  // one bit per tooth row: every single-tooth entry and the last
+      std::memset(a, 0, sizeof a);
+      std::memset(b, 0, sizeof b);
+      for (int j = 0; j < kCombTeeth; j++) a[(50 + 51 * j) / 8] |= static_cast<uint8_t>(1 << ((50 + 51 * j) % 8));
+      b[0] = 1;
+    }
+    OddMultiples odd;
+    odd_multiples(odd, minus_p);
+    comb_multiples(comb, minus_p);
+    ge25519_p2 by_comb, by_naf, theirs;
+    double_mult_comb(&by_comb, a, comb, b);
+    double_mult_vartime(&by_naf, a, odd, b);
+    ge25519_double_scalarmult_vartime(&theirs, a, &minus_p, b);
+    uint8_t x[32], y[32], z[32];
+    ge25519_tobytes(x, &by_comb);
+    ge25519_tobytes(y, &by_naf);
+    ge25519_tobytes(z, &theirs);
+    ASSERT_EQ(to_hex(x, 32), to_hex(z, 32)) << i;
+    ASSERT_EQ(to_hex(y, 32), to_hex(z, 32)) << i;
+  }
+}
+
 // Our ladder against libsodium's X25519 on random private keys and random (also non-canonical and
 // bit-255-set) public values.
 TEST(X25519, LadderEqualsLibsodiumOnRandomInputs) {
@@ -438,8 +484,8 @@ TEST(XEdDSA, SignaturesDoNotDependOnTheKeyThatSignedBefore) {
 namespace wacore::curve {
 namespace {
 
-// Verification keeps the decoded key of the last verification: alternating keys and sign bits, and a
-// key with no Edwards image, must give the same answers as fresh decoding.
+// Verification keeps the keys it decoded (the last eight): alternating keys and sign bits, and a key
+// with no Edwards image, must give the same answers as fresh decoding.
 TEST(XEdDSA, VerificationDoesNotDependOnTheKeyVerifiedBefore) {
   uint8_t ka[32], kb[32], pa[32], pb[32];
   ASSERT_EQ(generate_key_pair(ka, pa), Error::ok);
@@ -465,6 +511,30 @@ TEST(XEdDSA, VerificationDoesNotDependOnTheKeyVerifiedBefore) {
     EXPECT_TRUE(verify(pb, msg, sb));
     EXPECT_FALSE(verify(pb, msg, sa));
     EXPECT_FALSE(verify(pa, msg, sb));
+  }
+}
+
+// The verifying-key cache (8 keys, least recently used replaced; the comb from a key's second
+// verification): twenty keys verified in an interleaving that evicts, hits and builds combs; at every
+// step the key's signature verifies, and a tampered one and another key's do not.
+TEST(XEdDSA, VerificationThroughTheKeyCacheMatchesEveryOrder) {
+  constexpr int kKeys = 20;
+  uint8_t priv[kKeys][32], pub[kKeys][32], sig[kKeys][64], bad[kKeys][64];
+  const uint8_t msg[5] = {1, 2, 3, 4, 5};
+  for (int i = 0; i < kKeys; i++) {
+    ASSERT_EQ(generate_key_pair(priv[i], pub[i]), Error::ok);
+    ASSERT_EQ(sign(priv[i], msg, sig[i]), Error::ok);
+    std::memcpy(bad[i], sig[i], 64);
+    bad[i][5] ^= 0x10;
+  }
+  uint32_t state = 12345;
+  for (int step = 0; step < 600; step++) {
+    state = state * 1103515245u + 12345u;
+    // Mostly the first five keys (hits, combs), sometimes any of twenty (evictions).
+    const int i = (state >> 16) % (step % 3 == 0 ? kKeys : 5);
+    ASSERT_TRUE(verify(pub[i], msg, sig[i])) << step;
+    ASSERT_FALSE(verify(pub[i], msg, bad[i])) << step;
+    ASSERT_FALSE(verify(pub[(i + 1) % kKeys], msg, sig[i])) << step;
   }
 }
 
