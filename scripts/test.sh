@@ -68,5 +68,6 @@ step "benchmarks, quick mode (keeps bench/ working; no timing assertions)"
 node bench/all.mjs --quick >/dev/null
 node bench/browser.mjs --quick >/dev/null
 node bench/scaling.mjs --sessions 40 --rounds 1 --batch 10 >/dev/null
+node bench/startup.mjs --runs 1 >/dev/null
 
 step "all suites passed"
