@@ -92,8 +92,7 @@ const classes = (name) => {
 };
 console.log(`| form (Node ${process.versions.node}) | ns per multiplication, median of ${rounds} rounds | x86 instructions per multiplication (TurboFan) |`);
 console.log('|---|---|---|');
-// Definition order: run_scalar is function 2 (two multiplications per loop turn), run_simd 3 and
-// run_simd_unsigned 4 (one call of two each); the runners' loop overhead is included in all.
+// Each runner's loop overhead is included in its count (the runners are found by export name).
 const per = (name) => (fn(name) ? Math.round(fn(name) / 2) : '?');
 console.log(`| scalar, one multiplication at a time (ref10's int32 limbs) | ${med(times.scalar).toFixed(1)} | ${per('run_scalar')} |`);
 console.log(`| scalar, the same with int64 limbs in memory | ${med(times.wide).toFixed(1)} | ${per('run_wide')} |`);

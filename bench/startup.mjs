@@ -6,9 +6,11 @@
 //
 //   node bench/startup.mjs [--runs N] [--variant simd|scalar]
 //
-// Spans: importing the bundle; load(): reading the .wasm, compiling it, instantiating it (up to
-// the C++ static constructors), the constructors and embind's registrations, the boundary check
-// and init(), binding the plain exports, the rest of the API's construction; then the first
+// Spans: importing the bundle; load(): its checks of the options and the random source, reading the
+// .wasm, compiling it, instantiating it (up to the C++ static constructors), the constructors and
+// embind's registrations, the end of Emscripten's run() and the promise back to the loader, the
+// boundary check and init(), the core's tables (its error table through embind) and the bound plain
+// exports, the rest of the API's construction; then the first
 // globalThis.crypto.getRandomValues (Node loads Web Crypto then), and the first key pair after it
 // (the fixed-base table is made then).
 import { execFileSync } from 'node:child_process';
@@ -19,28 +21,33 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
 const opt = (name, d) => (args.includes(name) ? args[args.indexOf(name) + 1] : d);
 const runs = Number(opt('--runs', 15));
+if (!Number.isInteger(runs) || runs < 1) throw new Error('--runs takes a whole number of runs, 1 or more');
 const variant = opt('--variant', 'simd');
 
 const mark = (label) => `globalThis.__startup.push([${JSON.stringify(label)}, performance.now()]);`;
 // [anchor in the bundle, replacement]: the anchor is kept, the marks go before or after it.
 const anchors = [
-  ['async function instantiate(variant, options) {', (a) => `${a}\n${mark('start')}`],
+  ['function load(options = {}) {', (a) => `${a}\n${mark('start')}`],
+  ['async function instantiate(variant, options) {', (a) => `${a}\n${mark('checks of the options and the random source')}`],
   [
     'if (fsp) return WebAssembly.compile(await fsp.readFile(new URL(href)));',
     () => `if (fsp) { const bytes = await fsp.readFile(new URL(href)); ${mark('read the .wasm')} const m = await WebAssembly.compile(bytes); ${mark('compile')} return m; }`,
   ],
   ['function initRuntime() {', (a) => `${a}\n${mark('instantiate')}`],
   ['callRuntimeCallbacks(__ATINIT__);', (a) => `${a}\n${mark('C++ constructors, embind registrations')}`],
+  ['checkBoundary(typeof M._wacore_boundaryDigest', (a) => `${mark('the end of run(), the promise back to the loader')}\n${a}`],
   ['const api = makeApi(M, () => builtin("node:crypto"));', (a) => `${mark('boundary check, init()')}\n${a}\n${mark('the rest of the API')}`],
-  ['core.plain = bindPlain(M, core.fail);', (a) => `${a}\n${mark('bind the plain exports')}`],
+  ['core.plain = bindPlain(M, core.fail);', (a) => `${a}\n${mark('the core (its error table, through embind) and the plain exports')}`],
 ];
 let bundle = readFileSync(`${root}npm/bundle.mjs`, 'utf8');
 for (const [anchor, replace] of anchors) {
   if (bundle.split(anchor).length !== 2) throw new Error(`bench/startup.mjs: the anchor ${JSON.stringify(anchor)} is not in npm/bundle.mjs exactly once`);
-  bundle = bundle.replace(anchor, replace(anchor));
+  bundle = bundle.replace(anchor, () => replace(anchor));
 }
 // The copy lives in build/startup/, and its .wasm URLs must still point at npm/dist/.
-bundle = bundle.replaceAll('new URL("./dist/', `new URL("${pathToFileURL(`${root}npm/dist/`).href}`);
+const dist = 'new URL("./dist/';
+if (!bundle.includes(dist)) throw new Error(`bench/startup.mjs: npm/bundle.mjs names no .wasm as ${dist}…`);
+bundle = bundle.replaceAll(dist, () => `new URL("${pathToFileURL(`${root}npm/dist/`).href}`);
 mkdirSync(`${root}build/startup`, { recursive: true });
 const copy = `${root}build/startup/bundle.mjs`;
 writeFileSync(copy, bundle);

@@ -238,7 +238,7 @@ namespace {
 // What verification needs of a key (a Montgomery u with the sign bit a signature carries), all of it
 // public: the compressed Edwards key that the challenge hashes and the odd multiples of -A, and from
 // the key's second verification on the comb of -A (ed25519_base.h), with which a verification takes
-// about half the time. kVerifyingKeys of them are kept, the least recently used replaced: a group's
+// about half the time (the second verification pays for making it). kVerifyingKeys of them are kept, the least recently used replaced: a group's
 // messages come from one sender key each, and a busy group interleaves a few senders. Which key hits
 // is observable in timing, and public.
 constexpr int kVerifyingKeys = 8;

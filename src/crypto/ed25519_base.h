@@ -28,8 +28,8 @@ struct AffinePoint {
 
 // The comb of a point, for double_mult_comb: with the scalar's bits in five rows of 51 (5 · 51 = 255),
 // entry i - 1 is the sum of 2^(51·j)·P over the set bits j of i, for i in 1..31. Making it costs
-// 204 doublings, 26 additions and one batched inversion: about one verification's worth, paid back
-// from the second signature verified with the key.
+// 204 doublings, 26 additions and one batched inversion: about one verification's worth, spent in the
+// key's second verification and paid back from its third on (each then about half of one).
 constexpr int kCombTeeth = 5;
 constexpr int kCombSpacing = 51;
 struct CombMultiples {

@@ -2,8 +2,9 @@
 // signed limbs, limb i weighing 2^ceil(25.5 i)) but with every limb held in an int64_t. The values and
 // their bounds are fe25519's, so the two convert by copying limbs; what changes is the code V8 makes of
 // it. ref10's int32 limbs must be sign-extended before each 64-bit product, and with 34 operands live
-// in a multiplication V8 keeps them in stack slots and reloads them. Held as int64, one multiplication
-// is 482 x86 instructions instead of 559, 13% less time (`node bench/field-lanes.mjs`, docs/simd.md).
+// in a multiplication V8 keeps them in stack slots and reloads them. Held as int64, the same products
+// and carries take 482 x86 instructions instead of 559 and 17-20% less time (`node bench/field-lanes.mjs`
+// times the two forms, written out by hand there; docs/simd.md).
 // Every function is constant time: no branch or index depends on a limb.
 #pragma once
 
@@ -17,8 +18,9 @@ struct Fe {
   int64_t v[10];
 };
 
-// h = f * g. Inputs with limbs up to 1.65 * 2^26 in magnitude (sums and differences of two outputs of
-// mul/sq/mul_small), outputs below 2^25 or 2^26 (the limb's width) plus a little: ref10's bounds.
+// h = f * g. Inputs with limbs up to 1.65 * 2^26 (even limbs) or 1.65 * 2^25 (odd) in magnitude: sums and
+// differences of two outputs of mul/sq/mul_small. Outputs within 2^25 (even) or 2^24 (odd) plus a
+// little: ref10's bounds.
 // Product f_i g_j lands on limb i + j. It carries a factor 2 when i and j are both odd (their weights
 // sum to half a bit more than the limb's), and a factor 19 when i + j > 9 (2^255 = 19 mod p).
 template <bool Square>

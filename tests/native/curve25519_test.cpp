@@ -164,8 +164,26 @@ TEST(FixedBase, DoubleMultEqualsLibsodium) {
 }
 
 // The comb form of the double-scalar multiplication against the NAF form and libsodium's, on random
-// points (also small-order-free and with the identity's neighbours) and scalars below 2^255, the
-// zero and all-ones scalars included.
+// points, the same points plus a point of order 8, 4 or 2, and the small-order points and the
+// identity themselves (a verifying key can decode to any of them); scalars below 2^255, the zero
+// and all-ones scalars included, and columns that between them select every entry of both combs.
+// Encodings of the identity and of points of order 2, 4 and 8 (y = 1, y = -1, y = 0 with either sign
+// of x, and the two y of the order-8 points): RFC 8032's and libsodium's small-order list.
+constexpr int kSmallOrderCount = 7;
+const uint8_t kSmallOrder[kSmallOrderCount][32] = {
+    {0x01},
+    {0xec, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
+    {0x00},
+    {0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80},
+    {0x26, 0xe8, 0x95, 0x8f, 0xc2, 0xb2, 0x27, 0xb0, 0x45, 0xc3, 0xf4, 0x89, 0xf2, 0xef, 0x98, 0xf0,
+     0xd5, 0xdf, 0xac, 0x05, 0xd3, 0xc6, 0x33, 0x39, 0xb1, 0x38, 0x02, 0x88, 0x6d, 0x53, 0xfc, 0x05},
+    {0xc7, 0x17, 0x6a, 0x70, 0x3d, 0x4d, 0xd8, 0x4f, 0xba, 0x3c, 0x0b, 0x76, 0x0d, 0x10, 0x67, 0x0f,
+     0x2a, 0x20, 0x53, 0xfa, 0x2c, 0x39, 0xcc, 0xc6, 0x4e, 0xc7, 0xfd, 0x77, 0x92, 0xac, 0x03, 0x7a},
+    {0x26, 0xe8, 0x95, 0x8f, 0xc2, 0xb2, 0x27, 0xb0, 0x45, 0xc3, 0xf4, 0x89, 0xf2, 0xef, 0x98, 0xf0,
+     0xd5, 0xdf, 0xac, 0x05, 0xd3, 0xc6, 0x33, 0x39, 0xb1, 0x38, 0x02, 0x88, 0x6d, 0x53, 0xfc, 0x85},
+};
+
 TEST(FixedBase, DoubleMultCombEqualsNafAndLibsodium) {
   static CombMultiples comb;  // 3.7 KB
   for (int i = 0; i < 300; i++) {
@@ -176,22 +194,40 @@ TEST(FixedBase, DoubleMultCombEqualsNafAndLibsodium) {
     base_mult(&p, k);
     ge25519_p3_tobytes(enc, &p);
     ASSERT_EQ(ge25519_frombytes_negate_vartime(&minus_p, enc), 0);
+    if (i % 4 == 1 || i < 8) {  // a small-order point: alone (i < 8) or added to the random one
+      ge25519_p3 small_order;
+      ASSERT_EQ(ge25519_frombytes(&small_order, kSmallOrder[i % kSmallOrderCount]), 0);
+      if (i < 8) {
+        minus_p = small_order;
+      } else {
+        ge25519_cached c;
+        ge25519_p1p1 sum;
+        ge25519_p3_to_cached(&c, &small_order);
+        ge25519_add(&sum, &p, &c);
+        ge25519_p1p1_to_p3(&minus_p, &sum);
+      }
+    }
     randombytes_buf(a, sizeof a);
     randombytes_buf(b, sizeof b);
     a[31] &= 0x7F;
     b[31] &= 0x7F;
-    if (i == 1) std::memset(a, 0, sizeof a);
-    if (i == 2) std::memset(b, 0, sizeof b);
-    if (i == 3) {
+    if (i == 9) std::memset(a, 0, sizeof a);
+    if (i == 10) std::memset(b, 0, sizeof b);
+    if (i == 11) {
       std::memset(a, 0xFF, sizeof a);
       std::memset(b, 0xFF, sizeof b);
       a[31] = b[31] = 0x7F;
     }
-    if (i == 4) {  // one bit per tooth row: every single-tooth entry and the last
+    if (i == 12 || i == 13) {  // column k selects entry k + 1 (a) or 31 - k (b): all 31 of each
       std::memset(a, 0, sizeof a);
       std::memset(b, 0, sizeof b);
-      for (int j = 0; j < kCombTeeth; j++) a[(50 + 51 * j) / 8] |= static_cast<uint8_t>(1 << ((50 + 51 * j) % 8));
-      b[0] = 1;
+      for (int col = 0; col < 31; col++) {
+        for (int j = 0; j < kCombTeeth; j++) {
+          const int bit = col + (i == 12 ? 0 : 20) + kCombSpacing * j;
+          if (((col + 1) >> j) & 1) a[bit / 8] |= static_cast<uint8_t>(1 << (bit % 8));
+          if (((31 - col) >> j) & 1) b[bit / 8] |= static_cast<uint8_t>(1 << (bit % 8));
+        }
+      }
     }
     OddMultiples odd;
     odd_multiples(odd, minus_p);
@@ -245,9 +281,13 @@ TEST(Fe64, EqualsLibsodiumFieldArithmetic) {
     fe25519_tobytes(b, theirs);
     return to_hex(a, 32) == to_hex(b, 32);
   };
+  // A carried limb is within half its width's range (2^25 even, 2^24 odd), but for the few units the
+  // last carries of the chain add.
   auto carried = [](const Fe& f) {
-    for (int i = 0; i < 10; i++)
-      if (f.v[i] > (int64_t{1} << (i & 1 ? 25 : 26)) || f.v[i] < -(int64_t{1} << (i & 1 ? 25 : 26))) return false;
+    for (int i = 0; i < 10; i++) {
+      const int64_t bound = (int64_t{1} << (i & 1 ? 24 : 25)) + 64;
+      if (f.v[i] > bound || f.v[i] < -bound) return false;
+    }
     return true;
   };
   for (int round = 0; round < 3000; round++) {
@@ -261,8 +301,9 @@ TEST(Fe64, EqualsLibsodiumFieldArithmetic) {
     } else if (round % 5 == 2) {  // every limb at its extreme, as far as fe25519 reaches after add
       for (int i = 0; i < 10; i++) {
         const int32_t top = (int32_t{1} << (i & 1 ? 25 : 26)) + (int32_t{1} << (i & 1 ? 24 : 25));
-        f[i] = (round & 8) ? -top : top;
-        g[i] = (round & 16) ? -top : top;
+        // The signs per limb from the round number: all alike in some rounds, mixed in others.
+        f[i] = ((round >> (3 + i % 4)) & 1) ? -top : top;
+        g[i] = ((round >> (4 + i % 3)) & 1) ? -top : top;
       }
     }
     Fe wf, wg, out;
@@ -527,8 +568,29 @@ TEST(XEdDSA, VerificationThroughTheKeyCacheMatchesEveryOrder) {
     std::memcpy(bad[i], sig[i], 64);
     bad[i][5] ^= 0x10;
   }
+  // A u whose Edwards y = (u - 1) / (u + 1) is no point's: its decoding fails, and must go on
+  // failing from the cache, between hits of good keys.
+  uint8_t no_point[32];
+  for (;;) {
+    randombytes_buf(no_point, sizeof no_point);
+    no_point[31] &= 0x7F;
+    fe25519 u, one, num, den;
+    fe25519_frombytes(u, no_point);
+    fe25519_1(one);
+    fe25519_add(den, u, one);
+    fe25519_sub(num, u, one);
+    fe25519_invert(den, den);
+    fe25519_mul(num, num, den);
+    uint8_t y[32];
+    fe25519_tobytes(y, num);
+    ge25519_p3 point;
+    if (ge25519_frombytes_negate_vartime(&point, y) != 0) break;
+  }
   uint32_t state = 12345;
   for (int step = 0; step < 600; step++) {
+    if (step % 7 == 0) {
+      ASSERT_FALSE(verify(no_point, msg, sig[step % kKeys])) << step;
+    }
     state = state * 1103515245u + 12345u;
     // Mostly the first five keys (hits, combs), sometimes any of twenty (evictions).
     const int i = (state >> 16) % (step % 3 == 0 ? kKeys : 5);
