@@ -72,6 +72,9 @@ foreach(variant scalar simd)
   endif()
   wacore_add_sodium(sodium_${variant} ${_simd})
   wacore_add_zlib(zlib_${variant} ${_simd})
+  # Inflate runs only on frames the server sent compressed, which are rare: its code is kept small
+  # (docs/build-flags.md has what it saves).
+  target_compile_options(zlib_${variant} PRIVATE -Oz)
   wacore_add_core(wacore_core_${variant} sodium_${variant} zlib_${variant} ${_simd})
 
   add_executable(wacore_${variant} bindings/wacore_bindings.cpp bindings/signal_bindings.cpp
