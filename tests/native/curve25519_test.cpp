@@ -129,28 +129,40 @@ TEST(FixedBase, EqualsLibsodiumOnRandomAndEdgeScalars) {
   }
 }
 
+// A random multiple P of B, and -P decoded from P's encoding.
+void random_point(ge25519_p3& p, ge25519_p3& minus_p) {
+  uint8_t k[32], enc[32];
+  randombytes_buf(k, sizeof k);
+  k[31] &= 0x7F;
+  base_mult(&p, k);
+  ge25519_p3_tobytes(enc, &p);
+  ASSERT_EQ(ge25519_frombytes_negate_vartime(&minus_p, enc), 0);
+}
+
+// Two random scalars below 2^255 for round i of a test; at round first, a is zero; at first + 1, b
+// is; at first + 2, both are 2^255 - 1.
+void scalar_pair(uint8_t a[32], uint8_t b[32], int i, int first) {
+  randombytes_buf(a, 32);
+  randombytes_buf(b, 32);
+  a[31] &= 0x7F;
+  b[31] &= 0x7F;
+  if (i == first) std::memset(a, 0, 32);
+  if (i == first + 1) std::memset(b, 0, 32);
+  if (i == first + 2) {
+    std::memset(a, 0xFF, 32);
+    std::memset(b, 0xFF, 32);
+    a[31] = b[31] = 0x7F;
+  }
+}
+
 // Verification's double-scalar multiplication against libsodium's, on random points and scalars
 // (and the zero and all-ones-below-2^255 scalars).
 TEST(FixedBase, DoubleMultEqualsLibsodium) {
   for (int i = 0; i < 300; i++) {
-    uint8_t k[32], a[32], b[32], enc[32];
-    randombytes_buf(k, sizeof k);
-    k[31] &= 0x7F;
+    uint8_t a[32], b[32];
     ge25519_p3 p, minus_p;
-    base_mult(&p, k);
-    ge25519_p3_tobytes(enc, &p);
-    ASSERT_EQ(ge25519_frombytes_negate_vartime(&minus_p, enc), 0);
-    randombytes_buf(a, sizeof a);
-    randombytes_buf(b, sizeof b);
-    a[31] &= 0x7F;
-    b[31] &= 0x7F;
-    if (i == 1) std::memset(a, 0, sizeof a);
-    if (i == 2) std::memset(b, 0, sizeof b);
-    if (i == 3) {
-      std::memset(a, 0xFF, sizeof a);
-      std::memset(b, 0xFF, sizeof b);
-      a[31] = b[31] = 0x7F;
-    }
+    random_point(p, minus_p);
+    scalar_pair(a, b, i, 1);
     OddMultiples odd;
     odd_multiples(odd, minus_p);
     ge25519_p2 ours, theirs;
@@ -187,13 +199,9 @@ const uint8_t kSmallOrder[kSmallOrderCount][32] = {
 TEST(FixedBase, DoubleMultCombEqualsNafAndLibsodium) {
   static CombMultiples comb;  // 3.7 KB
   for (int i = 0; i < 300; i++) {
-    uint8_t k[32], a[32], b[32], enc[32];
-    randombytes_buf(k, sizeof k);
-    k[31] &= 0x7F;
+    uint8_t a[32], b[32];
     ge25519_p3 p, minus_p;
-    base_mult(&p, k);
-    ge25519_p3_tobytes(enc, &p);
-    ASSERT_EQ(ge25519_frombytes_negate_vartime(&minus_p, enc), 0);
+    random_point(p, minus_p);
     if (i % 4 == 1 || i < 8) {  // a small-order point: alone (i < 8) or added to the random one
       ge25519_p3 small_order;
       ASSERT_EQ(ge25519_frombytes(&small_order, kSmallOrder[i % kSmallOrderCount]), 0);
@@ -207,17 +215,7 @@ TEST(FixedBase, DoubleMultCombEqualsNafAndLibsodium) {
         ge25519_p1p1_to_p3(&minus_p, &sum);
       }
     }
-    randombytes_buf(a, sizeof a);
-    randombytes_buf(b, sizeof b);
-    a[31] &= 0x7F;
-    b[31] &= 0x7F;
-    if (i == 9) std::memset(a, 0, sizeof a);
-    if (i == 10) std::memset(b, 0, sizeof b);
-    if (i == 11) {
-      std::memset(a, 0xFF, sizeof a);
-      std::memset(b, 0xFF, sizeof b);
-      a[31] = b[31] = 0x7F;
-    }
+    scalar_pair(a, b, i, 9);
     if (i == 12 || i == 13) {  // column k selects entry k + 1 (a) or 31 - k (b): all 31 of each
       std::memset(a, 0, sizeof a);
       std::memset(b, 0, sizeof b);
