@@ -5,6 +5,22 @@
 // products with i64x2.extmul_low_i32x4_s. The carries are the same in both.
 #include <wasm_simd128.h>
 #include <cstdint>
+// The carry chain all three scalar forms share (ref10's order), on int64 locals h0..h9.
+#define CARRY_CHAIN() do { \
+  int64_t c; \
+  c=(h0+(1<<25))>>26; h1+=c; h0-=c*(1LL<<26); \
+  c=(h4+(1<<25))>>26; h5+=c; h4-=c*(1LL<<26); \
+  c=(h1+(1<<24))>>25; h2+=c; h1-=c*(1LL<<25); \
+  c=(h5+(1<<24))>>25; h6+=c; h5-=c*(1LL<<25); \
+  c=(h2+(1<<25))>>26; h3+=c; h2-=c*(1LL<<26); \
+  c=(h6+(1<<25))>>26; h7+=c; h6-=c*(1LL<<26); \
+  c=(h3+(1<<24))>>25; h4+=c; h3-=c*(1LL<<25); \
+  c=(h7+(1<<24))>>25; h8+=c; h7-=c*(1LL<<25); \
+  c=(h4+(1<<25))>>26; h5+=c; h4-=c*(1LL<<26); \
+  c=(h8+(1<<25))>>26; h9+=c; h8-=c*(1LL<<26); \
+  c=(h9+(1<<24))>>25; h0+=c*19; h9-=c*(1LL<<25); \
+  c=(h0+(1<<25))>>26; h1+=c; h0-=c*(1LL<<26); \
+} while (0)
 typedef int32_t fe[10];
 __attribute__((always_inline)) static inline void fe_mul_scalar(fe h, const fe f, const fe g) {
   int32_t f0=f[0],f1=f[1],f2=f[2],f3=f[3],f4=f[4],f5=f[5],f6=f[6],f7=f[7],f8=f[8],f9=f[9];
@@ -21,19 +37,7 @@ __attribute__((always_inline)) static inline void fe_mul_scalar(fe h, const fe f
   int64_t h7=(int64_t)f0*g7+(int64_t)f1*g6+(int64_t)f2*g5+(int64_t)f3*g4+(int64_t)f4*g3+(int64_t)f5*g2+(int64_t)f6*g1+(int64_t)f7*g0+(int64_t)f8*g9_19+(int64_t)f9*g8_19;
   int64_t h8=(int64_t)f0*g8+(int64_t)f1_2*g7+(int64_t)f2*g6+(int64_t)f3_2*g5+(int64_t)f4*g4+(int64_t)f5_2*g3+(int64_t)f6*g2+(int64_t)f7_2*g1+(int64_t)f8*g0+(int64_t)f9_2*g9_19;
   int64_t h9=(int64_t)f0*g9+(int64_t)f1*g8+(int64_t)f2*g7+(int64_t)f3*g6+(int64_t)f4*g5+(int64_t)f5*g4+(int64_t)f6*g3+(int64_t)f7*g2+(int64_t)f8*g1+(int64_t)f9*g0;
-  int64_t c;
-  c=(h0+(1<<25))>>26; h1+=c; h0-=c*(1LL<<26);
-  c=(h4+(1<<25))>>26; h5+=c; h4-=c*(1LL<<26);
-  c=(h1+(1<<24))>>25; h2+=c; h1-=c*(1LL<<25);
-  c=(h5+(1<<24))>>25; h6+=c; h5-=c*(1LL<<25);
-  c=(h2+(1<<25))>>26; h3+=c; h2-=c*(1LL<<26);
-  c=(h6+(1<<25))>>26; h7+=c; h6-=c*(1LL<<26);
-  c=(h3+(1<<24))>>25; h4+=c; h3-=c*(1LL<<25);
-  c=(h7+(1<<24))>>25; h8+=c; h7-=c*(1LL<<25);
-  c=(h4+(1<<25))>>26; h5+=c; h4-=c*(1LL<<26);
-  c=(h8+(1<<25))>>26; h9+=c; h8-=c*(1LL<<26);
-  c=(h9+(1<<24))>>25; h0+=c*19; h9-=c*(1LL<<25);
-  c=(h0+(1<<25))>>26; h1+=c; h0-=c*(1LL<<26);
+  CARRY_CHAIN();
   h[0]=(int32_t)h0;h[1]=(int32_t)h1;h[2]=(int32_t)h2;h[3]=(int32_t)h3;h[4]=(int32_t)h4;h[5]=(int32_t)h5;h[6]=(int32_t)h6;h[7]=(int32_t)h7;h[8]=(int32_t)h8;h[9]=(int32_t)h9;
 }
 // Candidate for the scalar build: the same products and carries with the limbs held as int64 in
@@ -54,19 +58,7 @@ __attribute__((always_inline)) static inline void fe_mul_wide(fe64 h, const fe64
   int64_t h7=f0*g7+f1*g6+f2*g5+f3*g4+f4*g3+f5*g2+f6*g1+f7*g0+f8*g9_19+f9*g8_19;
   int64_t h8=f0*g8+f1_2*g7+f2*g6+f3_2*g5+f4*g4+f5_2*g3+f6*g2+f7_2*g1+f8*g0+f9_2*g9_19;
   int64_t h9=f0*g9+f1*g8+f2*g7+f3*g6+f4*g5+f5*g4+f6*g3+f7*g2+f8*g1+f9*g0;
-  int64_t c;
-  c=(h0+(1<<25))>>26; h1+=c; h0-=c*(1LL<<26);
-  c=(h4+(1<<25))>>26; h5+=c; h4-=c*(1LL<<26);
-  c=(h1+(1<<24))>>25; h2+=c; h1-=c*(1LL<<25);
-  c=(h5+(1<<24))>>25; h6+=c; h5-=c*(1LL<<25);
-  c=(h2+(1<<25))>>26; h3+=c; h2-=c*(1LL<<26);
-  c=(h6+(1<<25))>>26; h7+=c; h6-=c*(1LL<<26);
-  c=(h3+(1<<24))>>25; h4+=c; h3-=c*(1LL<<25);
-  c=(h7+(1<<24))>>25; h8+=c; h7-=c*(1LL<<25);
-  c=(h4+(1<<25))>>26; h5+=c; h4-=c*(1LL<<26);
-  c=(h8+(1<<25))>>26; h9+=c; h8-=c*(1LL<<26);
-  c=(h9+(1<<24))>>25; h0+=c*19; h9-=c*(1LL<<25);
-  c=(h0+(1<<25))>>26; h1+=c; h0-=c*(1LL<<26);
+  CARRY_CHAIN();
   h[0]=h0;h[1]=h1;h[2]=h2;h[3]=h3;h[4]=h4;h[5]=h5;h[6]=h6;h[7]=h7;h[8]=h8;h[9]=h9;
 }
 // Candidate: int64 limbs, and every product reads its two operands from memory (volatile, so that
@@ -92,19 +84,7 @@ __attribute__((always_inline)) static inline void fe_mul_reload(fe64 h, const fe
     r[k]=acc;
   }
   int64_t h0=r[0],h1=r[1],h2=r[2],h3=r[3],h4=r[4],h5=r[5],h6=r[6],h7=r[7],h8=r[8],h9=r[9];
-  int64_t c;
-  c=(h0+(1<<25))>>26; h1+=c; h0-=c*(1LL<<26);
-  c=(h4+(1<<25))>>26; h5+=c; h4-=c*(1LL<<26);
-  c=(h1+(1<<24))>>25; h2+=c; h1-=c*(1LL<<25);
-  c=(h5+(1<<24))>>25; h6+=c; h5-=c*(1LL<<25);
-  c=(h2+(1<<25))>>26; h3+=c; h2-=c*(1LL<<26);
-  c=(h6+(1<<25))>>26; h7+=c; h6-=c*(1LL<<26);
-  c=(h3+(1<<24))>>25; h4+=c; h3-=c*(1LL<<25);
-  c=(h7+(1<<24))>>25; h8+=c; h7-=c*(1LL<<25);
-  c=(h4+(1<<25))>>26; h5+=c; h4-=c*(1LL<<26);
-  c=(h8+(1<<25))>>26; h9+=c; h8-=c*(1LL<<26);
-  c=(h9+(1<<24))>>25; h0+=c*19; h9-=c*(1LL<<25);
-  c=(h0+(1<<25))>>26; h1+=c; h0-=c*(1LL<<26);
+  CARRY_CHAIN();
   h[0]=h0;h[1]=h1;h[2]=h2;h[3]=h3;h[4]=h4;h[5]=h5;h[6]=h6;h[7]=h7;h[8]=h8;h[9]=h9;
 }
 // Two multiplications at once: lane 0 and lane 1 of each v128 hold limb i of the two operands as

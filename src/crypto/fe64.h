@@ -18,9 +18,33 @@ struct Fe {
   int64_t v[10];
 };
 
-// h = f * g. Inputs with limbs up to 1.65 * 2^26 (even limbs) or 1.65 * 2^25 (odd) in magnitude: sums and
-// differences of two outputs of mul/sq/mul_small. Outputs within 2^25 (even) or 2^24 (odd) plus a
-// little: ref10's bounds.
+// Carries r into the limb widths: two interleaved chains (limbs 0..4 and 4..9), then the wrap of
+// limb 9 into limb 0 (times 19) and one more step from limb 0; ref10's order. For the column sums
+// multiply makes of its inputs, and for mul_small's products, it leaves each limb within 2^25 (even)
+// or 2^24 (odd) plus a few units (ref10's bounds; the native Fe64 test checks them).
+__attribute__((always_inline)) inline void carry(int64_t r[10]) noexcept {
+  auto step = [&](int from, int bits) __attribute__((always_inline)) {
+    const int64_t c = (r[from] + (int64_t{1} << (bits - 1))) >> bits;
+    r[from] -= c * (int64_t{1} << bits);
+    if (from == 9) r[0] += c * 19;
+    else r[from + 1] += c;
+  };
+  step(0, 26);
+  step(4, 26);
+  step(1, 25);
+  step(5, 25);
+  step(2, 26);
+  step(6, 26);
+  step(3, 25);
+  step(7, 25);
+  step(4, 26);
+  step(8, 26);
+  step(9, 25);
+  step(0, 26);
+}
+
+// h = f * g. Inputs with limbs up to 1.65 * 2^26 (even limbs) or 1.65 * 2^25 (odd) in magnitude:
+// sums and differences of two outputs of mul/sq/mul_small. Outputs as carry() leaves them.
 // Product f_i g_j lands on limb i + j. It carries a factor 2 when i and j are both odd (their weights
 // sum to half a bit more than the limb's), and a factor 19 when i + j > 9 (2^255 = 19 mod p).
 template <bool Square>
@@ -52,26 +76,7 @@ WACORE_UNROLL_ALL
     }
     r[k] = acc;
   }
-  // Two interleaved carry chains (limbs 0..4 and 4..9), then the wrap of limb 9 into limb 0.
-  int64_t c;
-  auto carry = [&](int from, int bits) __attribute__((always_inline)) {
-    c = (r[from] + (int64_t{1} << (bits - 1))) >> bits;
-    r[from] -= c * (int64_t{1} << bits);
-    if (from == 9) r[0] += c * 19;
-    else r[from + 1] += c;
-  };
-  carry(0, 26);
-  carry(4, 26);
-  carry(1, 25);
-  carry(5, 25);
-  carry(2, 26);
-  carry(6, 26);
-  carry(3, 25);
-  carry(7, 25);
-  carry(4, 26);
-  carry(8, 26);
-  carry(9, 25);
-  carry(0, 26);
+  carry(r);
 WACORE_UNROLL_ALL
   for (int i = 0; i < 10; i++) h.v[i] = r[i];
 }
@@ -81,19 +86,8 @@ inline void sq(Fe& h, const Fe& f) noexcept { multiply<true>(h, f, f); }
 
 // h = f * n for a small n (121665, the ladder's a24), carried as mul's output is.
 inline void mul_small(Fe& h, const Fe& f, int32_t n) noexcept {
-  Fe t;
-  for (int i = 0; i < 10; i++) t.v[i] = f.v[i] * n;
-  // A multiplication by one with the limbs already multiplied: the same carry chain.
-  int64_t c;
-  auto carry = [&](int from, int bits) {
-    c = (t.v[from] + (int64_t{1} << (bits - 1))) >> bits;
-    t.v[from] -= c * (int64_t{1} << bits);
-    if (from == 9) t.v[0] += c * 19;
-    else t.v[from + 1] += c;
-  };
-  for (int i = 0; i < 10; i++) carry(i, i & 1 ? 25 : 26);
-  carry(0, 26);
-  h = t;
+  for (int i = 0; i < 10; i++) h.v[i] = f.v[i] * n;
+  carry(h.v);
 }
 
 inline void add(Fe& h, const Fe& f, const Fe& g) noexcept {
