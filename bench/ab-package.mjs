@@ -7,6 +7,7 @@
 //   (a checkout of an older commit: git worktree add DIR COMMIT, then scripts/build-wasm.sh there)
 //
 // Each round times 2,000 calls of each operation; the first 3 rounds are warm-up. Prints medians.
+import { deflateSync } from 'node:zlib';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -32,7 +33,15 @@ const node = {
   attrs: { id: '3EB0ABCDEF', to: '123@s.whatsapp.net', type: 'text', t: '1700000000' },
   content: [{ tag: 'enc', attrs: { v: '2', type: 'msg' }, content: new Uint8Array(300) }],
 };
+// A frame the server sent compressed: 200 small nodes, deflated (zlib's inflate decodes it).
+const bigNode = {
+  tag: 'iq',
+  attrs: { id: '1', type: 'result' },
+  content: Array.from({ length: 200 }, (_, i) => ({ tag: 'item', attrs: { jid: `${i}@s.whatsapp.net`, n: String(i) }, content: new Uint8Array(64).fill(i) })),
+};
 const ops = apis.map((api) => {
+  const plainFrame = api.encodeBinaryNode(bigNode);
+  const compressed = Buffer.concat([Buffer.from([2]), deflateSync(plainFrame.subarray(1))]);
   const k = api.generateKeyPair();
   const signature = api.calculateSignature(k.privKey, msg);
   let group = api.senderKeys.create(undefined).record;
@@ -53,6 +62,7 @@ const ops = apis.map((api) => {
       group = api.senderKeys.encrypt(group, msg).record;
     },
     'encode message': () => api.encodeBinaryNode(node),
+    'decode a compressed 200-node frame (1.8 KB)': () => api.decodeBinaryNode(compressed),
     generateIndexMac: () => api.generateIndexMac(msg, k.privKey),
     'session encrypt 100 B': () => {
       session = api.signalSessions.encrypt(session, id.pubKey, 5, msg).record;
