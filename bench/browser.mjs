@@ -1,7 +1,7 @@
 // Browser mode: serves the repository root (cross-origin isolated, so that performance.now() is
 // fine-grained), opens web/bench.html in headless Chromium through playwright-core, waits for its
 // results, prints them as Markdown and writes them to bench/results/browser-latest.json.
-//   node bench/browser.mjs [--quick] [--rounds N] [--areas curve,crypto,binary,signal,groups]
+//   node bench/browser.mjs [--quick] [--rounds N] [--areas curve,crypto,media,binary,signal,groups]
 // Env: CHROMIUM=/path/to/chromium (default /usr/bin/chromium). Exit status 1 if the page failed.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';

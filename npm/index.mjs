@@ -324,6 +324,9 @@ function makeApi(M, nodeCrypto) {
     // from now fails as if memory had run out (0 cancels); returns how many were still to go of
     // the plan it replaces, 0 if that one fired.
     [Symbol.for('wacore-wasm.failAllocation')]: (n) => core.plain.failAllocation(n >>> 0),
+    // Tests: the media calls as a page sees them, with no node:crypto (the asynchronous ones on
+    // Web Crypto), over this same instance.
+    [Symbol.for('wacore-wasm.mediaWithoutNodeCrypto')]: () => makeMedia({ ...core, nodeCrypto: () => null }, crypto),
     // Tests: the blocks the core's operator new has handed out and not taken back.
     [Symbol.for('wacore-wasm.liveAllocations')]: () => core.plain.liveAllocations(),
     // Tests: a generated export called on raw input bytes (a layout), returning its error's code

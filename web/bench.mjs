@@ -10,7 +10,7 @@ import { fmt, run, settings } from '/bench/runner.mjs';
 const params = new URLSearchParams(location.search);
 const quick = params.has('quick') && params.get('quick') !== '0';
 const config = settings({ quick, rounds: Number(params.get('rounds')) || undefined });
-const wanted = (params.get('areas') || 'curve,crypto,binary,signal,groups').split(',');
+const wanted = (params.get('areas') || 'curve,crypto,media,binary,signal,groups').split(',');
 const now = () => performance.now() * 1e6;
 const status = (text) => (document.getElementById('status').textContent = text);
 const WEBCRYPTO = 'WebCrypto (native, async, CryptoKeys)';
@@ -105,6 +105,28 @@ const AREAS = {
       ...(sodium && { [ops.NAMES.sodium]: ops.sodiumSymmetric(sodium, i) }),
       ...(bridge && { [ops.NAMES.bridge]: ops.bridgeSymmetric(bridge, i) }),
     };
+  }],
+  media: ['Whole-file media (WhatsApp upload format)', async () => {
+    // wasm (the synchronous calls, as everywhere without node:crypto) against the asynchronous
+    // calls on Web Crypto at every size ({ native: true }); by default the asynchronous calls take
+    // Web Crypto from the sizes in WEB_FROM (npm/lib/internal/native.mjs), which these rows place.
+    const sizes = quick ? [['64 KiB', 64 << 10]] : [['4 KiB', 4 << 10], ['8 KiB', 8 << 10], ['16 KiB', 16 << 10], ['64 KiB', 64 << 10], ['1 MiB', 1 << 20]];
+    const mediaKey = crypto.getRandomValues(new Uint8Array(32));
+    const impls = {};
+    for (const [label, size] of sizes) {
+      const data = new Uint8Array(size);
+      for (let at = 0; at < size; at += 65536) crypto.getRandomValues(data.subarray(at, at + 65536));
+      const up = wacore.simd.encryptMedia(data, 'image', { mediaKey }).encrypted;
+      for (const [variant, api] of Object.entries(wacore)) {
+        const wasm = (impls[`${ops.NAMES.wacore(variant)} (wasm)`] ??= {});
+        wasm[`decrypt + verify ${label}`] = () => api.decryptMedia(up, mediaKey, 'image');
+        wasm[`encrypt + hashes ${label}`] = () => api.encryptMedia(data, 'image', { mediaKey });
+      }
+      const web = (impls['wacore async on Web Crypto ({ native: true })'] ??= {});
+      web[`decrypt + verify ${label}`] = () => wacore.simd.decryptMediaAsync(up, mediaKey, 'image', { native: true });
+      web[`encrypt + hashes ${label}`] = () => wacore.simd.encryptMediaAsync(data, 'image', { mediaKey, native: true });
+    }
+    return impls;
   }],
   binary: ['Binary node codec', async () => ({
     ...each((api) => ops.wacoreCodec(api)),

@@ -213,12 +213,13 @@ export async function runChecks(api) {
   const binary = binaryChecks(api);
   const appState = appStateChecks(api);
   const media = mediaChecks(api);
+  const mediaAsync = await mediaAsyncChecks(api);
   const signal = await signalChecks(api);
   const noise = noiseChecks(api);
   const groups = await groupChecks(api);
   const patch = patchChecks(api);
 
-  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric, binary, appState, media, signal, noise, groups, patch };
+  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric, binary, appState, media, mediaAsync, signal, noise, groups, patch };
 }
 
 // Signal 1:1 sessions through the libsignal-node classes, with an in-memory Promise-returning store.
@@ -469,6 +470,52 @@ function mediaChecks(api) {
       streamed: toHex(api.sha256(new Uint8Array([...parts[0], ...parts[1], ...fin.tail]))),
       streamedEncSha: toHex(fin.fileEncSha256),
     };
+  });
+}
+
+/** The calls of mediaAsyncChecks, [bytes, options]: on node:crypto in Node; on Web Crypto in a page
+ * or worker where the size reaches WEB_FROM's or native is true, else in wasm (tests/browser/run.mjs
+ * counts the Web Crypto calls each environment made). */
+export const ASYNC_MEDIA_CALLS = Object.freeze([
+  [0, {}], [100, {}], [4079, {}], [4096, {}], [8160, {}], [8176, {}], [70_000, {}], [300_001, {}],
+  [100, { native: true }], [70_000, { native: false }],
+]);
+
+// encryptMediaAsync / decryptMediaAsync (Web Crypto in browsers) against the synchronous calls in
+// wasm: the same upload bytes, hashes and plaintext, and the same errors.
+async function mediaAsyncChecks(api) {
+  return attemptAsync(async () => {
+    const mediaKey = pattern(32, 9);
+    const same = {};
+    let uploads = '';
+    for (const [n, options] of ASYNC_MEDIA_CALLS) {
+      const data = pattern(n, n % 251);
+      const want = api.encryptMedia(data, 'document', { mediaKey, native: false });
+      const got = await api.encryptMediaAsync(data, 'document', { mediaKey, ...options });
+      const out = await api.decryptMediaAsync(want.encrypted, mediaKey, 'document', { ...options, fileSha256: want.fileSha256, fileEncSha256: want.fileEncSha256 });
+      same[`${n} ${JSON.stringify(options)}`] = equalBytes(got.encrypted, want.encrypted) && equalBytes(got.fileSha256, want.fileSha256) &&
+        equalBytes(got.fileEncSha256, want.fileEncSha256) && got.fileLength === n && equalBytes(out, data) && out.buffer.byteLength === n;
+      uploads += toHex(want.fileEncSha256);
+    }
+    const codeOf = (promise) => promise.then(() => 'NO_ERROR', (e) => (e instanceof api.WacoreError ? e.code : `NOT_A_WACORE_ERROR: ${e?.name}`));
+    const file = api.encryptMedia(pattern(5000, 1), 'image', { mediaKey }).encrypted;
+    const forged = file.slice();
+    forged[100] ^= 1;
+    // A valid MAC over one block whose last byte, 0, is no padding.
+    const keys = api.getMediaKeys(mediaKey, 'image');
+    const block = api.aesCbcEncrypt(keys.cipherKey, keys.iv, pattern(16, 250)).subarray(0, 16);
+    const unpadded = new Uint8Array(26);
+    unpadded.set(block);
+    unpadded.set(api.hmacSha256(keys.macKey, new Uint8Array([...keys.iv, ...block])).subarray(0, 10), 16);
+    const errors = {};
+    for (const native of [undefined, true]) {
+      errors[`forged ${native}`] = await codeOf(api.decryptMediaAsync(forged, mediaKey, 'image', { native }));
+      errors[`truncated ${native}`] = await codeOf(api.decryptMediaAsync(file.subarray(1), mediaKey, 'image', { native }));
+      errors[`badPadding ${native}`] = await codeOf(api.decryptMediaAsync(unpadded, mediaKey, 'image', { native }));
+      errors[`wrongHash ${native}`] = await codeOf(api.decryptMediaAsync(file, mediaKey, 'image', { native, fileEncSha256: new Uint8Array(32) }));
+    }
+    errors.badType = await codeOf(api.encryptMediaAsync(pattern(10, 0), 'no-such-type'));
+    return { same, uploads: toHex(api.sha256(new TextEncoder().encode(uploads))), errors };
   });
 }
 

@@ -30,3 +30,19 @@ export function instrumentWasm() {
   }
   return stats;
 }
+
+// Counts the AES-CBC encryptions and decryptions asked of Web Crypto in this realm, so the browser
+// test can tell which calls ran on it (the asynchronous media calls) and which in wasm.
+export function instrumentWebCrypto() {
+  const stats = { cbcEncrypt: 0, cbcDecrypt: 0 };
+  const proto = globalThis.SubtleCrypto?.prototype;
+  if (!proto) return stats;
+  for (const [name, key] of [['encrypt', 'cbcEncrypt'], ['decrypt', 'cbcDecrypt']]) {
+    const original = proto[name];
+    proto[name] = function (algorithm, ...rest) {
+      if ((algorithm?.name ?? algorithm) === 'AES-CBC') stats[key]++;
+      return original.call(this, algorithm, ...rest);
+    };
+  }
+  return stats;
+}

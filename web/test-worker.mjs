@@ -1,8 +1,8 @@
 // Module worker spawned by web/test.html: loads wacore-wasm inside the worker, runs the shared
-// checks and posts { requested, variant, simdSupported, results, instantiation } (or
+// checks and posts { requested, variant, simdSupported, results, instantiation, webCrypto } (or
 // { requested, error }) back to the page. The variant to request comes from this script's own URL
 // (?variant=scalar|simd; absent = auto).
-import { instrumentWasm } from '/web/instrument.mjs';
+import { instrumentWasm, instrumentWebCrypto } from '/web/instrument.mjs';
 import { runChecks } from '/web/checks.mjs';
 
 function describe(e) {
@@ -16,10 +16,11 @@ async function main() {
   try {
     // Wrap the WebAssembly functions before the loader is imported and used.
     const instantiation = instrumentWasm();
+    const webCrypto = instrumentWebCrypto();
     const { load, simdSupported } = await import('/npm/index.mjs');
     const api = await load({ variant: requested });
     const results = await runChecks(api);
-    self.postMessage({ requested, variant: api.variant, simdSupported: simdSupported(), results, instantiation });
+    self.postMessage({ requested, variant: api.variant, simdSupported: simdSupported(), results, instantiation, webCrypto });
   } catch (e) {
     self.postMessage({ requested, error: describe(e) });
   }

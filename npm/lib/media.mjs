@@ -4,7 +4,7 @@
 import { asBytes, describe, optionsOf, textOf, WacoreError } from './core.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
 import { fromBase64 } from './internal/base64.mjs';
-import { makeNative, nativeCbc, nativeOf } from './internal/native.mjs';
+import { makeNative, nativeCbc, nativeOf, WEB_FROM } from './internal/native.mjs';
 import {
   AES_BLOCK_BYTES,
   bindExports,
@@ -56,6 +56,8 @@ export const MEDIA_HKDF_KEY_MAPPING = Object.freeze({
 });
 
 const utf8 = new TextEncoder();
+// A copy of its own: slice() of a Buffer (Buffer.prototype.slice) would be a view of the caller's bytes.
+const copy = (bytes) => new Uint8Array(bytes);
 
 export function makeMedia(core, crypto) {
   const { M, plain, fail, scratch } = core;
@@ -112,7 +114,7 @@ export function makeMedia(core, crypto) {
     const ct = encrypted.subarray(0, n);
     encrypted.set(nc.createHmac('sha256', mac).update(iv).update(ct).digest().subarray(0, MAC), n);
     return {
-      mediaKey: mediaKey.slice(),
+      mediaKey: copy(mediaKey),
       encrypted,
       fileSha256: new Uint8Array(nc.createHash('sha256').update(d).digest()),
       fileEncSha256: new Uint8Array(nc.createHash('sha256').update(encrypted).digest()),
@@ -121,7 +123,6 @@ export function makeMedia(core, crypto) {
   };
   const nativeDecrypt = (nc, keys, e, encSha, sha) => {
     const [iv, cipher, mac] = parts(keys);
-    if (e.length < BLOCK + MAC || (e.length - MAC) % BLOCK !== 0) throw new WacoreError('ERR_DATA_LENGTH', 'input length is not valid for this operation');
     const ct = e.subarray(0, e.length - MAC);
     const bad = () => new WacoreError('ERR_AUTH_TAG', 'authentication failed');
     if (encSha && !nc.timingSafeEqual(nc.createHash('sha256').update(e).digest(), encSha)) throw bad();
@@ -136,78 +137,195 @@ export function makeMedia(core, crypto) {
     return out;
   };
 
+  // Web Crypto (browsers and workers: no node:crypto there), for the asynchronous calls. The same
+  // protocol steps again: keys derived here and imported as non-extractable CryptoKeys (the raw
+  // bytes wiped as soon as Web Crypto has copied them, before the first await), the input copied
+  // once when the call is made (so bytes changed meanwhile change nothing), the MAC and hashes
+  // compared in wasm in constant time, and nothing decrypted before the MAC matches.
+  // A Web Crypto promise whose failure (none is expected but bad padding) rejects as ERR_INTERNAL,
+  // and is never reported as unhandled when an earlier step's failure left it unawaited.
+  const webCall = (promise) => {
+    const p = promise.then(
+      (r) => r,
+      (e) => {
+        throw new WacoreError('ERR_INTERNAL', `Web Crypto failed: ${e?.name ?? 'Error'}`, { cause: e });
+      },
+    );
+    p.catch(() => {});
+    return p;
+  };
+  const bytesOf = async (promise) => new Uint8Array(await webCall(promise));
+  const webKeys = (subtle, keys) => {
+    const [iv, cipher, mac] = parts(keys);
+    const aes = webCall(subtle.importKey('raw', cipher, 'AES-CBC', false, ['encrypt', 'decrypt']));
+    const hmac = webCall(subtle.importKey('raw', mac, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']));
+    const ivCopy = iv.slice();
+    keys.fill(0);
+    return { iv: ivCopy, aes, hmac };
+  };
+  // HMAC-SHA256(macKey, iv || ct) truncated, where `input` holds iv || ct.
+  const webMac = async (subtle, k, input) => (await bytesOf(subtle.sign('HMAC', await k.hmac, input))).subarray(0, MAC);
+  const webEncrypt = async (subtle, keys, d, mediaKey) => {
+    const data = copy(d);
+    try {
+      const k = webKeys(subtle, keys);
+      const fileSha256 = bytesOf(subtle.digest('SHA-256', data));
+      const ct = await bytesOf(subtle.encrypt({ name: 'AES-CBC', iv: k.iv }, await k.aes, data));
+      const input = new Uint8Array(BLOCK + ct.length);
+      input.set(k.iv);
+      input.set(ct, BLOCK);
+      const encrypted = new Uint8Array(ct.length + MAC);
+      encrypted.set(ct);
+      encrypted.set(await webMac(subtle, k, input), ct.length);
+      return {
+        mediaKey: copy(mediaKey),
+        encrypted,
+        fileSha256: await fileSha256,
+        fileEncSha256: await bytesOf(subtle.digest('SHA-256', encrypted)),
+        fileLength: data.length,
+      };
+    } finally {
+      data.fill(0);
+    }
+  };
+  const webDecrypt = async (subtle, keys, e, encSha, sha) => {
+    // One copy of the file, taken now, behind the iv: iv || ciphertext || MAC. Every step reads it.
+    const own = new Uint8Array(BLOCK + e.length);
+    own.set(e, BLOCK);
+    const k = webKeys(subtle, keys);
+    own.set(k.iv);
+    const end = own.length - MAC;
+    const bad = () => new WacoreError('ERR_AUTH_TAG', 'authentication failed');
+    const equal = (a, b) => crypto.constantTimeEqual(a, b);
+    if (encSha && !equal(await bytesOf(subtle.digest('SHA-256', own.subarray(BLOCK))), encSha)) throw bad();
+    if (!equal(await webMac(subtle, k, own.subarray(0, end)), own.subarray(end))) throw bad();
+    const aes = await k.aes;
+    let out;
+    try {
+      out = new Uint8Array(await subtle.decrypt({ name: 'AES-CBC', iv: k.iv }, aes, own.subarray(BLOCK, end)));
+    } catch {
+      // The only failure of an AES-CBC decryption of whole blocks under a valid key.
+      throw new WacoreError('ERR_BAD_PADDING', 'decryption failed');
+    }
+    if (sha && !equal(await bytesOf(subtle.digest('SHA-256', out)), sha)) {
+      out.fill(0);
+      throw bad();
+    }
+    return out;
+  };
+
+  // The arguments of encryptMedia, read once and in this order: { native, d, mediaKey, keys } (the
+  // derived keys, which the caller wipes).
+  const encryptArgs = (data, mediaType, options) => {
+    options = optionsOf(options);
+    const native = nativeOf(options); // before the data is taken
+    const d = asBytes(data, 'data');
+    const mediaKey = options.mediaKey === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(MEDIA_KEY)) : mediaKeyOf(options.mediaKey);
+    return { native, d, mediaKey, keys: derive(mediaKey, mediaType) };
+  };
+  const encryptNow = ({ native, d, mediaKey, keys }) => {
+    const nc = nodeFor(native, d.length);
+    if (nc) return nativeEncrypt(nc, keys, d, mediaKey);
+    const outLen = plain.mediaEncryptedSize(d.length);
+    const total = KEYS + d.length + outLen + 2 * HASH;
+    return scratch(total, (p) => {
+      const heap = M.HEAPU8;
+      heap.set(keys, p);
+      heap.set(d, p + KEYS);
+      const out = p + KEYS + d.length;
+      const n = plain.mediaEncrypt(p, p + KEYS, d.length, out, out + outLen, out + outLen + HASH);
+      const h = M.HEAPU8;
+      return {
+        mediaKey: copy(mediaKey),
+        encrypted: h.slice(out, out + n),
+        fileSha256: h.slice(out + outLen, out + outLen + HASH),
+        fileEncSha256: h.slice(out + outLen + HASH, out + outLen + 2 * HASH),
+        fileLength: d.length,
+      };
+    });
+  };
+
   /** Encrypts a whole file: { mediaKey, encrypted (upload bytes), fileSha256, fileEncSha256, fileLength }.
    * A fresh random media key is made unless options.mediaKey is given. options.native: see above. */
   function encryptMedia(data, mediaType, options) {
-    options = optionsOf(options);
-    const native = nativeOf(options); // read once, before the data is taken
-    const d = asBytes(data, 'data');
-    const mediaKey = options.mediaKey === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(MEDIA_KEY)) : mediaKeyOf(options.mediaKey);
-    const keys = derive(mediaKey, mediaType);
-    const nc = nodeFor(native, d.length);
-    if (nc) {
-      try {
-        return nativeEncrypt(nc, keys, d, mediaKey);
-      } finally {
-        keys.fill(0);
-      }
-    }
-    const outLen = plain.mediaEncryptedSize(d.length);
-    const total = KEYS + d.length + outLen + 2 * HASH;
+    const a = encryptArgs(data, mediaType, options);
     try {
-      return scratch(total, (p) => {
-        const heap = M.HEAPU8;
-        heap.set(keys, p);
-        heap.set(d, p + KEYS);
-        const out = p + KEYS + d.length;
-        const n = plain.mediaEncrypt(p, p + KEYS, d.length, out, out + outLen, out + outLen + HASH);
-        const h = M.HEAPU8;
-        return {
-          mediaKey: mediaKey.slice(),
-          encrypted: h.slice(out, out + n),
-          fileSha256: h.slice(out + outLen, out + outLen + HASH),
-          fileEncSha256: h.slice(out + outLen + HASH, out + outLen + 2 * HASH),
-          fileLength: d.length,
-        };
-      });
+      return encryptNow(a);
     } finally {
-      keys.fill(0);
+      a.keys.fill(0);
     }
   }
+
+  /** encryptMedia, resolving to the same result; where there is no node:crypto, files of
+   * WEB_FROM.encrypt bytes or more (any size with { native: true }) run on Web Crypto. The data is
+   * read when the call is made. */
+  async function encryptMediaAsync(data, mediaType, options) {
+    const a = encryptArgs(data, mediaType, options);
+    try {
+      const subtle = nodeFor.web(a.native, a.d.length, WEB_FROM.encrypt);
+      return subtle ? await webEncrypt(subtle, a.keys, a.d, a.mediaKey) : encryptNow(a);
+    } finally {
+      a.keys.fill(0);
+    }
+  }
+
+  // The arguments of decryptMedia, read once and in this order: { native, e, encSha, sha, keys }.
+  const decryptArgs = (encrypted, mediaKey, mediaType, options) => {
+    options = optionsOf(options);
+    const native = nativeOf(options); // before the data is taken
+    const e = asBytes(encrypted, 'encrypted');
+    const hash = (name) => (options[name] === undefined ? undefined : copy(asBytes(options[name], name)));
+    const encSha = hash('fileEncSha256');
+    const sha = hash('fileSha256');
+    for (const h of [encSha, sha]) if (h && h.length !== HASH) throw new WacoreError('ERR_DATA_LENGTH', 'file hashes are 32 bytes');
+    return { native, e, encSha, sha, keys: derive(mediaKey, mediaType) };
+  };
+  const checkLength = (n) => {
+    if (n < BLOCK + MAC || (n - MAC) % BLOCK !== 0) throw new WacoreError('ERR_DATA_LENGTH', 'input length is not valid for this operation');
+  };
+  const decryptNow = ({ native, e, encSha, sha, keys }) => {
+    const nc = nodeFor(native, e.length);
+    if (nc) {
+      checkLength(e.length);
+      return nativeDecrypt(nc, keys, e, encSha, sha);
+    }
+    const total = KEYS + 2 * HASH + e.length;
+    return scratch(total, (p) => {
+      const heap = M.HEAPU8;
+      heap.set(keys, p);
+      if (encSha) heap.set(encSha, p + KEYS);
+      if (sha) heap.set(sha, p + KEYS + HASH);
+      const at = p + KEYS + 2 * HASH;
+      heap.set(e, at);
+      const n = plain.mediaDecrypt(p, at, e.length, encSha ? p + KEYS : 0, sha ? p + KEYS + HASH : 0, at);
+      return M.HEAPU8.slice(at, at + n);
+    });
+  };
 
   /** Decrypts a whole file. The MAC, and options.fileEncSha256 when given, are checked before
    * anything is decrypted; options.fileSha256 when given, after. ERR_AUTH_TAG on any mismatch,
    * ERR_DATA_LENGTH for a truncated file, ERR_BAD_PADDING. */
   function decryptMedia(encrypted, mediaKey, mediaType, options) {
-    options = optionsOf(options);
-    const native = nativeOf(options); // read once, before the data is taken
-    const e = asBytes(encrypted, 'encrypted');
-    const encSha = options.fileEncSha256 === undefined ? undefined : asBytes(options.fileEncSha256, 'fileEncSha256');
-    const sha = options.fileSha256 === undefined ? undefined : asBytes(options.fileSha256, 'fileSha256');
-    for (const h of [encSha, sha]) if (h && h.length !== HASH) throw new WacoreError('ERR_DATA_LENGTH', 'file hashes are 32 bytes');
-    const keys = derive(mediaKey, mediaType);
-    const nc = nodeFor(native, e.length);
-    if (nc) {
-      try {
-        return nativeDecrypt(nc, keys, e, encSha, sha);
-      } finally {
-        keys.fill(0);
-      }
-    }
-    const total = KEYS + 2 * HASH + e.length;
+    const a = decryptArgs(encrypted, mediaKey, mediaType, options);
     try {
-      return scratch(total, (p) => {
-        const heap = M.HEAPU8;
-        heap.set(keys, p);
-        if (encSha) heap.set(encSha, p + KEYS);
-        if (sha) heap.set(sha, p + KEYS + HASH);
-        const at = p + KEYS + 2 * HASH;
-        heap.set(e, at);
-        const n = plain.mediaDecrypt(p, at, e.length, encSha ? p + KEYS : 0, sha ? p + KEYS + HASH : 0, at);
-        return M.HEAPU8.slice(at, at + n);
-      });
+      return decryptNow(a);
     } finally {
-      keys.fill(0);
+      a.keys.fill(0);
+    }
+  }
+
+  /** decryptMedia, resolving to the same plaintext or rejecting with the same error; Web Crypto
+   * where there is no node:crypto for uploads of WEB_FROM.decrypt bytes or more (or { native: true }).
+   * The file is read when the call is made. */
+  async function decryptMediaAsync(encrypted, mediaKey, mediaType, options) {
+    const a = decryptArgs(encrypted, mediaKey, mediaType, options);
+    try {
+      const subtle = nodeFor.web(a.native, a.e.length, WEB_FROM.decrypt);
+      if (!subtle) return decryptNow(a);
+      checkLength(a.e.length);
+      return await webDecrypt(subtle, a.keys, a.e, a.encSha, a.sha);
+    } finally {
+      a.keys.fill(0);
     }
   }
 
@@ -294,7 +412,7 @@ export function makeMedia(core, crypto) {
     options = optionsOf(options);
     const mediaKey = options.mediaKey === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(MEDIA_KEY)) : mediaKeyOf(options.mediaKey);
     const s = new MediaEncryptor(mediaKey, mediaType);
-    s.mediaKey = mediaKey.slice();
+    s.mediaKey = copy(mediaKey);
     return s;
   }
   function createMediaDecryptor(mediaKey, mediaType, options) {
@@ -407,6 +525,8 @@ export function makeMedia(core, crypto) {
     getMediaKeys,
     encryptMedia,
     decryptMedia,
+    encryptMediaAsync,
+    decryptMediaAsync,
     decryptMediaRange,
     mediaSidecar,
     createMediaEncryptor,

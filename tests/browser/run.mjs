@@ -24,6 +24,8 @@ const PAGE_TIMEOUT_MS = 25_000;
 // Set from web/checks.mjs when the run starts.
 let runChecks;
 let VECTORS;
+let ASYNC_MEDIA_CALLS;
+let WEB_FROM;
 
 const EXPECTED = {
   publicFromPrivate: '051bb75966f2e93a3691dfff942bb2a466a1c08b8d78ca3f4d6df8b8bfa2e4ee28',
@@ -193,6 +195,28 @@ function resultChecks(label, got, expectedVariant, nodeResults) {
   checkEqual(`${label}: binary error codes`, bin.errors, { unknownTag: 'ERR_BINARY_TAG', leftover: 'ERR_BINARY_LEFTOVER', truncated: 'ERR_BINARY_TRUNCATED', badAttribute: 'ERR_TYPE' });
   checkEqual(`${label}: app-state value MAC vector and LTHash round trip`, [r.appState?.valueMac, r.appState?.opened, r.appState?.ltHashBack], [VECTORS.valueMac, '0a0474657374', true]);
   checkEqual(`${label}: media vector, round trip, forged file rejected`, [r.media?.iv, r.media?.upload, r.media?.fileEncSha256, r.media?.roundTrip, r.media?.forged], [VECTORS.mediaIv, VECTORS.mediaUpload, VECTORS.mediaEncSha, true, 'ERR_AUTH_TAG']);
+  const ma = r.mediaAsync ?? {};
+  const sameAsync = Object.entries(ma.same ?? {});
+  check(`${label}: encryptMediaAsync / decryptMediaAsync give the sync calls' bytes (${sameAsync.length} calls)`,
+    sameAsync.length === ASYNC_MEDIA_CALLS.length && sameAsync.every(([, v]) => v === true), short(ma));
+  const asyncErrors = { badType: 'ERR_TYPE' };
+  for (const native of [undefined, true]) {
+    Object.assign(asyncErrors, { [`forged ${native}`]: 'ERR_AUTH_TAG', [`truncated ${native}`]: 'ERR_DATA_LENGTH', [`badPadding ${native}`]: 'ERR_BAD_PADDING', [`wrongHash ${native}`]: 'ERR_AUTH_TAG' });
+  }
+  checkEqual(`${label}: asynchronous media errors`, ma.errors, asyncErrors);
+  if (got.webCrypto !== undefined) {
+    // Which calls ran on Web Crypto: those of WEB_FROM bytes or more, and { native: true }; plus the
+    // one bad-padding decryption with { native: true }.
+    const onWeb = (bytes, from, options) => options.native === true || (options.native !== false && bytes >= from);
+    const upload = (n) => (Math.floor(n / 16) + 1) * 16 + 10;
+    const want = { cbcEncrypt: 0, cbcDecrypt: 1 };
+    for (const [n, options] of ASYNC_MEDIA_CALLS) {
+      want.cbcEncrypt += onWeb(n, WEB_FROM.encrypt, options) ? 1 : 0;
+      want.cbcDecrypt += onWeb(upload(n), WEB_FROM.decrypt, options) ? 1 : 0;
+    }
+    const from = `${WEB_FROM.encrypt} / ${WEB_FROM.decrypt}`;
+    checkEqual(`${label}: the asynchronous media calls of ${from} bytes or more (and { native: true }) ran on Web Crypto`, got.webCrypto, want);
+  }
   checkEqual(`${label}: Signal sessions: conversation, errors, record JSON round trip`, r.signal, {
     conversation: true,
     errors: { badMac: 'ERR_BAD_MAC', unchanged: true, duplicate: 'ERR_DUPLICATE_MESSAGE', badSignature: 'ERR_BAD_SIGNATURE' },
@@ -300,7 +324,8 @@ async function main() {
 
   // Node's answers, one per forced variant.
   const { load, simdSupported } = await import(pathToFileURL(path.join(ROOT, 'npm', 'index.mjs')).href);
-  ({ runChecks, VECTORS } = await import(pathToFileURL(path.join(ROOT, 'web', 'checks.mjs')).href));
+  ({ runChecks, VECTORS, ASYNC_MEDIA_CALLS } = await import(pathToFileURL(path.join(ROOT, 'web', 'checks.mjs')).href));
+  ({ WEB_FROM } = await import(pathToFileURL(path.join(ROOT, 'npm', 'lib', 'internal', 'native.mjs')).href));
   const nodeResults = {};
   for (const variant of ['simd', 'scalar']) {
     const api = await load({ variant });

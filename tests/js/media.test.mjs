@@ -27,6 +27,11 @@ function reference(data, mediaKey, info) {
   };
 }
 const code = errorCode;
+const flip = (bytes, i) => {
+  const c = Uint8Array.from(bytes);
+  c[i] ^= 1;
+  return c;
+};
 const concat = (parts) => Buffer.concat(parts.map((p) => Buffer.from(p)));
 const collect = async (iterable) => {
   const out = [];
@@ -232,6 +237,164 @@ describe(`media (${VARIANT})`, () => {
       cipher.mockRestore();
       decipher.mockRestore();
     }
+  });
+
+  it('gives the same results through encryptMediaAsync / decryptMediaAsync, on node:crypto or wasm as the sync calls', async () => {
+    for (const n of [0, 1000, 1024, 70_000]) {
+      const data = nodeCrypto.randomBytes(n);
+      const mediaKey = nodeCrypto.randomBytes(32);
+      const want = reference(data, mediaKey, 'Video');
+      for (const native of [undefined, false, true]) {
+        const r = await api.encryptMediaAsync(data, 'video', { mediaKey, native });
+        expect([hex(r.encrypted), hex(r.fileSha256), hex(r.fileEncSha256), r.fileLength], `${n} ${native}`).toEqual([hex(want.upload), hex(want.fileSha256), hex(want.fileEncSha256), n]);
+        expect(hex(await api.decryptMediaAsync(want.upload, mediaKey, 'video', { native, fileSha256: want.fileSha256 }))).toBe(hex(data));
+      }
+    }
+    // Argument errors reject (they are not thrown synchronously), with the sync calls' codes.
+    const pending = api.encryptMediaAsync('text', 'image');
+    expect(pending).toBeInstanceOf(Promise);
+    await expect(pending).rejects.toMatchObject({ code: 'ERR_TYPE' });
+    await expect(api.decryptMediaAsync(new Uint8Array(26), nodeCrypto.randomBytes(31), 'image')).rejects.toMatchObject({ code: 'ERR_KEY_LENGTH' });
+    await expect(api.decryptMediaAsync(new Uint8Array(26), nodeCrypto.randomBytes(32), 'image', { native: 1 })).rejects.toMatchObject({ code: 'ERR_TYPE' });
+  });
+
+  it('never returns a media key that shares memory with the Buffer it was given', async () => {
+    const mediaKey = Buffer.from(nodeCrypto.randomBytes(32));
+    const copy = Buffer.from(mediaKey);
+    const results = [api.encryptMedia(Buffer.alloc(10), 'image', { mediaKey }), await api.encryptMediaAsync(Buffer.alloc(10), 'image', { mediaKey }), api.createMediaEncryptor('image', { mediaKey })];
+    mediaKey.fill(0);
+    for (const r of results) expect(hex(r.mediaKey)).toBe(hex(copy));
+    results[2].destroy();
+  });
+
+  // The media calls as a page sees them (no node:crypto), over this instance: the asynchronous
+  // ones run on Web Crypto (Node's crypto.subtle here; Chromium's in tests/browser/run.mjs).
+  describe('on Web Crypto, where there is no node:crypto', () => {
+    let web;
+    const subtle = globalThis.crypto.subtle;
+    // Counts the Web Crypto calls of fn: { encrypt, decrypt, sign, digest, importKey }.
+    const counted = async (fn) => {
+      const calls = {};
+      const spies = ['encrypt', 'decrypt', 'sign', 'digest', 'importKey'].map((name) => {
+        const original = subtle[name];
+        return vi.spyOn(subtle, name).mockImplementation(function (...args) {
+          calls[name] = (calls[name] ?? 0) + 1;
+          return original.apply(this, args);
+        });
+      });
+      try {
+        return { result: await fn(), calls };
+      } finally {
+        for (const s of spies) s.mockRestore();
+      }
+    };
+    beforeAll(() => {
+      web = api[Symbol.for('wacore-wasm.mediaWithoutNodeCrypto')]();
+    });
+
+    it('gives the bytes of the protocol at sizes 0..300,000, with the same errors as wasm', async () => {
+      for (const n of [0, 1, 15, 16, 17, 1000, 4095, 4096, 8160, 8176, 65_536, 300_001]) {
+        const data = nodeCrypto.randomBytes(n);
+        const mediaKey = nodeCrypto.randomBytes(32);
+        const want = reference(data, mediaKey, 'Document');
+        for (const native of [undefined, true]) {
+          const r = await web.encryptMediaAsync(data, 'document', { mediaKey, native });
+          expect([hex(r.encrypted), hex(r.fileSha256), hex(r.fileEncSha256), r.fileLength, hex(r.mediaKey)], `${n} ${native}`).toEqual([hex(want.upload), hex(want.fileSha256), hex(want.fileEncSha256), n, hex(mediaKey)]);
+          const hashes = { fileSha256: want.fileSha256, fileEncSha256: want.fileEncSha256 };
+          const out = await web.decryptMediaAsync(want.upload, mediaKey, 'document', { native, ...hashes });
+          expect(hex(out)).toBe(hex(data));
+          expect(out.buffer.byteLength).toBe(n);
+          // Every tampering, and a wrong hash either side, rejects as in wasm (decryptMedia).
+          const cases = [
+            [flip(want.upload, 0), {}],
+            [flip(want.upload, want.upload.length - 1), {}],
+            [want.upload, { fileEncSha256: flip(want.fileEncSha256, 3) }],
+            [want.upload, { fileSha256: flip(want.fileSha256, 31) }],
+            [want.upload.subarray(1), {}],
+            [want.upload.subarray(0, 25), {}],
+            [new Uint8Array(0), {}],
+          ];
+          for (const [file, options] of cases) {
+            const expected = code(() => api.decryptMedia(file, mediaKey, 'document', { native: false, ...options }));
+            expect(expected).not.toBe(null);
+            const got = await web.decryptMediaAsync(file, mediaKey, 'document', { native, ...options }).then(() => null, (e) => e.code);
+            expect(got, `${n} ${JSON.stringify(Object.keys(options))}`).toBe(expected);
+          }
+        }
+      }
+    });
+
+    it('refuses a bad padding under a valid MAC with ERR_BAD_PADDING', async () => {
+      const mediaKey = nodeCrypto.randomBytes(32);
+      const keys = api.getMediaKeys(mediaKey, 'image');
+      const c = nodeCrypto.createCipheriv('aes-256-cbc', keys.cipherKey, keys.iv).setAutoPadding(false);
+      const ct = Buffer.concat([c.update(Buffer.concat([nodeCrypto.randomBytes(8191), Buffer.from([0])])), c.final()]);
+      const mac = nodeCrypto.createHmac('sha256', keys.macKey).update(keys.iv).update(ct).digest().subarray(0, 10);
+      const file = Buffer.concat([ct, mac]);
+      expect(code(() => api.decryptMedia(file, mediaKey, 'image', { native: false }))).toBe('ERR_BAD_PADDING');
+      await expect(web.decryptMediaAsync(file, mediaKey, 'image')).rejects.toMatchObject({ code: 'ERR_BAD_PADDING' });
+    });
+
+    it('encrypts from 4 KiB and decrypts uploads from 8 KiB (any size with { native: true }) on Web Crypto, smaller ones and { native: false } in wasm', async () => {
+      const mediaKey = nodeCrypto.randomBytes(32);
+      for (const [n, options, encOnWeb, decOnWeb] of [
+        [4095, {}, false, false],
+        [4096, {}, true, false], // its upload is 4,122 bytes
+        [8160, {}, true, false], // 8,186 bytes
+        [8176, {}, true, true], // 8,202 bytes
+        [1 << 20, {}, true, true],
+        [1 << 20, { native: false }, false, false],
+        [10, { native: true }, true, true],
+      ]) {
+        const data = nodeCrypto.randomBytes(n);
+        const { result: up, calls: enc } = await counted(() => web.encryptMediaAsync(data, 'image', { mediaKey, ...options }));
+        const { result: out, calls: dec } = await counted(() => web.decryptMediaAsync(up.encrypted, mediaKey, 'image', options));
+        expect(hex(out)).toBe(hex(data));
+        const label = `${n} ${JSON.stringify(options)}`;
+        expect(enc, `encrypt ${label}`).toEqual(encOnWeb ? { importKey: 2, encrypt: 1, sign: 1, digest: 2 } : {});
+        expect(dec, `decrypt ${label}`).toEqual(decOnWeb ? { importKey: 2, sign: 1, decrypt: 1 } : {});
+      }
+      // The sync calls never take Web Crypto.
+      const { calls } = await counted(() => web.decryptMedia(web.encryptMedia(new Uint8Array(1 << 16), 'image', { mediaKey }).encrypted, mediaKey, 'image'));
+      expect(calls).toEqual({});
+    });
+
+    it('reads its input when called: later changes to it change nothing, and the caller\'s bytes are left as they were', async () => {
+      const mediaKey = nodeCrypto.randomBytes(32);
+      const data = Buffer.from(nodeCrypto.randomBytes(20_000));
+      const original = Buffer.from(data);
+      const pending = web.encryptMediaAsync(data, 'image', { mediaKey });
+      data.fill(7);
+      const r = await pending;
+      expect(hex(r.encrypted)).toBe(hex(reference(original, mediaKey, 'Image').upload));
+      expect(hex(r.fileSha256)).toBe(hex(nodeCrypto.createHash('sha256').update(original).digest()));
+      const upload = Buffer.from(r.encrypted);
+      const decrypting = web.decryptMediaAsync(upload, mediaKey, 'image', { fileSha256: r.fileSha256 });
+      upload[100] ^= 1; // after the call: the copy taken then is what is authenticated and decrypted
+      expect(hex(await decrypting)).toBe(hex(original));
+      expect(upload[100]).toBe(r.encrypted[100] ^ 1);
+      // And the data given is not wiped (its copy is).
+      const kept = Buffer.from(nodeCrypto.randomBytes(5000));
+      const keptCopy = Buffer.from(kept);
+      await web.encryptMediaAsync(kept, 'image', { mediaKey });
+      expect(hex(kept)).toBe(hex(keptCopy));
+    });
+
+    it('rejects { native: true } with ERR_TYPE where there is no Web Crypto either, and runs wasm by default there', async () => {
+      const descriptor = Object.getOwnPropertyDescriptor(globalThis, 'crypto');
+      const getRandomValues = globalThis.crypto.getRandomValues.bind(globalThis.crypto);
+      Object.defineProperty(globalThis, 'crypto', { value: { getRandomValues }, configurable: true, writable: true });
+      try {
+        await expect(web.encryptMediaAsync(new Uint8Array(10), 'image', { native: true })).rejects.toMatchObject({ code: 'ERR_TYPE' });
+        const mediaKey = nodeCrypto.randomBytes(32);
+        const data = nodeCrypto.randomBytes(70_000);
+        const r = await web.encryptMediaAsync(data, 'image', { mediaKey });
+        expect(hex(r.encrypted)).toBe(hex(reference(data, mediaKey, 'Image').upload));
+        expect(hex(await web.decryptMediaAsync(r.encrypted, mediaKey, 'image'))).toBe(hex(data));
+      } finally {
+        Object.defineProperty(globalThis, 'crypto', descriptor);
+      }
+    });
   });
 
   it('encrypts and decrypts media-retry payloads bound to their message id', () => {

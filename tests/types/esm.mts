@@ -47,6 +47,7 @@ import type {
   AppStateKeys,
   Bytes,
   DecodedBinaryNode,
+  EncryptedMedia,
   FullJid,
   KeyPair,
   LTHashState,
@@ -409,6 +410,13 @@ const mediaBytes: OutputBytes[] = [media.mediaKey, media.encrypted, media.fileSh
 const mediaPlain: OutputBytes = api.decryptMedia(media.encrypted, media.mediaKey, 'image', { fileSha256: media.fileSha256 });
 const mediaKeys = api.getMediaKeys('base64mediakey', 'ptt');
 const range: OutputBytes = api.decryptMediaRange(media.encrypted.subarray(16, 32), media.mediaKey, 'image', mediaKeys.iv);
+const mediaLater: Promise<EncryptedMedia> = api.encryptMediaAsync(input, 'video', { native: false });
+const plainLater: Promise<OutputBytes> = api.decryptMediaAsync(media.encrypted, media.mediaKey, 'image', { fileEncSha256: media.fileEncSha256, native: true });
+// @ts-expect-error  the asynchronous calls resolve to the sync calls' results: no bare bytes
+const notBytes: OutputBytes = api.decryptMediaAsync(media.encrypted, media.mediaKey, 'image');
+void mediaLater;
+void plainLater;
+void notBytes;
 const sidecar: OutputBytes = api.mediaSidecar(media.encrypted, media.mediaKey, 'video');
 const word: 'Image' = api.MEDIA_HKDF_KEY_MAPPING.image;
 const mediaEnc = api.createMediaEncryptor('document', { mediaKey: media.mediaKey });

@@ -1,6 +1,7 @@
 // Where bulk crypto runs: in node:crypto where it is there (Node, Bun, Deno) for inputs of
 // NATIVE_FROM bytes or more, in wasm otherwise. Shared by the one-shot SHA-2, HMAC and AES calls
-// (crypto.mjs) and whole-file media (media.mjs); docs/crypto.md has the measurements.
+// (crypto.mjs) and whole-file media (media.mjs); docs/crypto.md has the measurements. The
+// asynchronous media calls also have Web Crypto (browsers, workers), from WEB_FROM bytes.
 import { WacoreError } from '../core.mjs';
 
 /** From this many bytes of data node:crypto is faster for each of the calls, below about the same. */
@@ -48,11 +49,23 @@ export function nativeCbc(nc, encrypt, key, iv, data) {
   return own(first, last);
 }
 
-/** (native, dataBytes, totalBytes) => node:crypto for the call, or undefined for wasm. */
+/** From these many bytes (the plaintext to encrypt, the upload to decrypt) a whole media file is
+ * faster on Web Crypto than in wasm where there is no node:crypto. In Chromium, encryption is 1.2×
+ * faster at 4 KiB; decryption is 1.4× faster at 8 KiB but 1.65× slower at 4 KiB
+ * (bench/browser.mjs --areas media, docs/media.md). */
+export const WEB_FROM = Object.freeze({ encrypt: 4096, decrypt: 8192 });
+
+/** (native, dataBytes, totalBytes) => node:crypto for the call, or undefined for wasm.
+ * Its web(native, dataBytes, from) => Web Crypto's SubtleCrypto for an asynchronous media call of
+ * `from` bytes or more (WEB_FROM's), or undefined (node:crypto or wasm then: the synchronous route
+ * decides). */
 export function makeNative(core) {
-  let nodeCrypto;
-  const node = () => (nodeCrypto ??= core.nodeCrypto() ?? null) ?? undefined;
-  return (native, dataBytes, totalBytes = dataBytes) => {
+  let nodeCrypto; // undefined until asked, then the module or null (none: asked once)
+  const node = () => {
+    if (nodeCrypto === undefined) nodeCrypto = core.nodeCrypto() ?? null;
+    return nodeCrypto ?? undefined;
+  };
+  const route = (native, dataBytes, totalBytes = dataBytes) => {
     if (native === false || !(totalBytes <= NATIVE_MAX)) return undefined;
     if (native === true) {
       const nc = node();
@@ -61,4 +74,13 @@ export function makeNative(core) {
     }
     return dataBytes >= NATIVE_FROM ? node() : undefined;
   };
+  // Node never reaches globalThis.crypto here: its getter loads the Web Crypto module (docs/build.md).
+  route.web = (native, dataBytes, from) => {
+    if (native === false || !(dataBytes <= NATIVE_MAX) || node()) return undefined;
+    const subtle = globalThis.crypto?.subtle;
+    const usable = typeof subtle?.importKey === 'function' ? subtle : undefined;
+    if (native === true && !usable) throw new WacoreError('ERR_TYPE', '{ native: true } needs node:crypto or Web Crypto (crypto.subtle, which browsers give secure contexts only)');
+    return native === true || dataBytes >= from ? usable : undefined;
+  };
+  return route;
 }
