@@ -10,14 +10,10 @@
 import { deflateSync } from 'node:zlib';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { takeOption } from './dist.mjs';
 
 const args = process.argv.slice(2);
-const option = (flag, dflt) => {
-  const at = args.indexOf(flag);
-  if (at < 0) return dflt;
-  const [, value] = args.splice(at, 2);
-  return value;
-};
+const option = (flag, dflt) => takeOption(args, flag, dflt);
 const variant = option('--variant', 'simd');
 const rounds = Number(option('--rounds', '15'));
 if (args.length !== 2 || !(rounds > 3)) {

@@ -8,16 +8,10 @@
 // Each round is one call on 1 MiB; the first 5 rounds are warm-up. Prints median and min per DIR.
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { loaderFor } from './dist.mjs';
+import { loaderFor, takeOption } from './dist.mjs';
 
 const args = process.argv.slice(2);
-const option = (flag, dflt) => {
-  const at = args.indexOf(flag);
-  if (at < 0) return dflt;
-  const value = args[at + 1];
-  args.splice(at, 2);
-  return value;
-};
+const option = (flag, dflt) => takeOption(args, flag, dflt);
 const variant = option('--variant', 'simd');
 const rounds = Number(option('--rounds', '25'));
 const op = option('--op', 'cbc-encrypt');

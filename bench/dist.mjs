@@ -39,3 +39,12 @@ export function loaderFor(dist, parent = tmpdir()) {
   symlinkSync(resolve(dist), join(dir, 'dist'));
   return join(dir, 'index.mjs');
 }
+
+/** Removes `flag value` from args (the script's argument list) and returns value, or dflt when the
+ * flag is not there: what is left are the positional arguments (the dist directories). */
+export function takeOption(args, flag, dflt) {
+  const at = args.indexOf(flag);
+  if (at < 0) return dflt;
+  const [, value] = args.splice(at, 2);
+  return value;
+}

@@ -13,6 +13,7 @@
 // The header comes through ed25519_base.h, found through the SYSTEM include path: no warnings.
 #include "crypto/ed25519_base.h"
 #include "crypto/fe64.h"
+#include "crypto/fe_invert.h"
 
 namespace wacore::curve {
 namespace {
@@ -76,7 +77,7 @@ Error public_from_private(const uint8_t private_key[kPrivateKeyBytes],
   fe25519 num, den;
   fe25519_add(num, point.Z, point.Y);
   fe25519_sub(den, point.Z, point.Y);
-  fe25519_invert(den, den);
+  invert(den, den);
   fe25519_mul(num, num, den);
   fe25519_tobytes(public_key, num);
   sodium_memzero(a, sizeof a);
@@ -135,7 +136,7 @@ Error agreement(const uint8_t public_key[kKeyBytes], const uint8_t private_key[k
   fe25519 xo, zo;
   narrow(xo, x2);
   narrow(zo, z2);
-  fe25519_invert(zo, zo);
+  invert(zo, zo);
   fe25519_mul(xo, xo, zo);
   fe25519_tobytes(shared, xo);
   for (Fe* f : {&x2, &z2, &x3, &z3, &a, &aa, &b, &bb, &e, &c, &d, &da, &cb}) sodium_memzero(f, sizeof *f);
@@ -185,7 +186,7 @@ void edwards_public_of(const uint8_t a[32], uint8_t out[32]) noexcept {
   }
   ge25519_p3 point;
   base_mult(&point, a);
-  ge25519_p3_tobytes(out, &point);
+  p3_tobytes(out, point);
   sodium_memzero(&point, sizeof point);
   std::memcpy(g_last_signer.fingerprint, fingerprint, 32);
   std::memcpy(g_last_signer.edwards_public, out, 32);
@@ -211,7 +212,7 @@ void sign_with_random(const uint8_t private_key[kPrivateKeyBytes], std::span<con
                   std::span<const uint8_t>(random, kSignatureRandomBytes)},
                  r);
   base_mult(&point, r);
-  ge25519_p3_tobytes(signature, &point);  // R
+  p3_tobytes(signature, point);  // R
 
   uint8_t h[32];
   hash_to_scalar({std::span<const uint8_t>(signature, 32), edwards_public, message}, h);
@@ -281,7 +282,7 @@ VerifyingKey* decode_verifying_key(const uint8_t public_key[kKeyBytes], uint8_t 
     fe25519_add(den, u, one);
     if (!fe25519_iszero(den)) {
       fe25519_sub(num, u, one);
-      fe25519_invert(den, den);
+      invert(den, den);
       fe25519_mul(num, num, den);
       fe25519_tobytes(k->edwards_public, num);
       k->edwards_public[31] |= sign_bit;
@@ -329,7 +330,7 @@ bool verify(const uint8_t public_key[kKeyBytes], std::span<const uint8_t> messag
   } else {
     double_mult_vartime(&check, h, key->minus_a, s);
   }
-  ge25519_tobytes(r_check, &check);
+  p2_tobytes(r_check, check);
   return crypto_verify_32(r_check, signature) == 0;
 }
 

@@ -1,5 +1,7 @@
 #include "crypto/ed25519_base.h"
 
+#include "crypto/fe_invert.h"
+
 #include <sodium.h>
 
 #include <cstring>
@@ -69,10 +71,10 @@ void to_affine(Affine* out, const ge25519_p3* points, fe25519* prefix, int n) {
   fe25519_copy(prefix[0], points[0].Z);
   for (int i = 1; i < n; i++) fe25519_mul(prefix[i], prefix[i - 1], points[i].Z);
   fe25519 inv, inv_z, x, y, d2, t;
-  fe25519_invert(inv, prefix[n - 1]);
+  invert(inv, prefix[n - 1]);
   // d = -121665/121666, and 2d.
   small(t, 121666);
-  fe25519_invert(t, t);
+  invert(t, t);
   small(d2, 121665);
   fe25519_mul(d2, d2, t);
   fe25519_neg(d2, d2);

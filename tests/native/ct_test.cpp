@@ -1,8 +1,8 @@
 // Constant-time check, run under valgrind memcheck (see src/common/ct.h): keys and plaintexts are
 // marked undefined, then AES (the 64-bit form and the portable form of the SIMD code), GHASH, CBC
 // with its padding check, GCM with its tag comparison, CTR, and the Curve25519 operations built on
-// our fixed-base multiplication and ladder (X25519 public keys and agreement, XEdDSA signing) and the
-// records' base64 run on them. memcheck reports any
+// our fixed-base multiplication and ladder (X25519 public keys and agreement, XEdDSA signing), the
+// divstep field inversion, and the records' base64 run on them. memcheck reports any
 // branch or memory index that depends on the marked bytes; the test passes when it reports nothing.
 //
 //   ct_test            the real check (must pass)
@@ -20,6 +20,7 @@
 #include "crypto/aes_byteslice.h"
 #include "crypto/aes_modes.h"
 #include "crypto/curve25519.h"
+#include "crypto/fe_invert.h"
 #include "crypto/ghash.h"
 #include "crypto/hash.h"
 
@@ -125,6 +126,18 @@ int run_checks() {
   Bytes peer = filled(32, 10), shared(32);
   wacore::curve::agreement(peer.data(), priv.data(), shared.data());  // the Montgomery ladder
   consume(shared);
+  // The field inversion those three end with, on its own: a secret element, and secret zero.
+  for (uint32_t seed : {11u, 0u}) {
+    Bytes element = seed ? filled(32, seed) : Bytes(32, 0);
+    element[31] &= 0x7f;
+    secret(element);
+    fe25519 fe;
+    fe25519_frombytes(fe, element.data());
+    wacore::curve::invert(fe, fe);
+    Bytes inverse(32);
+    fe25519_tobytes(inverse.data(), fe);
+    consume(inverse);
+  }
 
   // Base64 of a secret record field (the JSON record forms), both directions. Only the answer of
   // decode (valid or not) is declassified.
@@ -138,7 +151,7 @@ int run_checks() {
   consume(Bytes(back.begin(), back.end()));
 
   const bool ok = wacore::ct::declassify(cbc_e == wacore::Error::ok) && wacore::ct::declassify(gcm_e == wacore::Error::ok) && same && decoded;
-  std::puts(ok ? "constant-time checks ran: AES (u64, pair), GHASH, CTR, CBC padding, GCM tag, equal, X25519 public key and agreement, XEdDSA sign, base64 both ways"
+  std::puts(ok ? "constant-time checks ran: AES (u64, pair), GHASH, CTR, CBC padding, GCM tag, equal, X25519 public key and agreement, XEdDSA sign, field inversion, base64 both ways"
                : "functional failure in the constant-time run");
   return ok ? 0 : 1;
 }

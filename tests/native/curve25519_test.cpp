@@ -14,6 +14,7 @@
 #include "common/random.h"
 #include "crypto/ed25519_base.h"
 #include "crypto/fe64.h"
+#include "crypto/fe_invert.h"
 #include "test_util.h"
 
 namespace wacore::curve {
@@ -324,6 +325,106 @@ TEST(Fe64, EqualsLibsodiumFieldArithmetic) {
     ASSERT_TRUE(same(x, g) && same(y, f));
     cswap(x, y, 0);
     ASSERT_TRUE(same(x, g) && same(y, f));
+  }
+}
+
+// The divstep inversion against libsodium's z^(p-2): random elements, elements of every byte
+// pattern that reaches the bounds (0, 1, p - 1, p, p + 1 and 2^255 - 1 as bytes, small values,
+// single bits), non-canonical limbs, and z · (1 / z) = 1.
+TEST(FeInvert, EqualsLibsodiumAndInverts) {
+  auto check = [](const fe25519 z, const std::string& what) {
+    fe25519 ours, theirs, product, one;
+    invert(ours, z);
+    fe25519_invert(theirs, z);
+    uint8_t a[32], b[32], c[32];
+    fe25519_tobytes(a, ours);
+    fe25519_tobytes(b, theirs);
+    ASSERT_EQ(to_hex(a, 32), to_hex(b, 32)) << what;
+    fe25519_mul(product, ours, z);
+    fe25519_tobytes(c, product);
+    uint8_t zb[32];
+    fe25519_tobytes(zb, z);
+    const bool zero = std::all_of(zb, zb + 32, [](uint8_t x) { return x == 0; });
+    fe25519_1(one);
+    uint8_t o[32];
+    fe25519_tobytes(o, one);
+    ASSERT_EQ(to_hex(c, 32), zero ? std::string(64, '0') : to_hex(o, 32)) << what;
+    fe25519 in_place;
+    fe25519_copy(in_place, z);
+    invert(in_place, in_place);
+    fe25519_tobytes(c, in_place);
+    ASSERT_EQ(to_hex(c, 32), to_hex(a, 32)) << what << " (in place)";
+  };
+  auto from = [](const Bytes& bytes) {
+    fe25519 z;
+    fe25519_frombytes(z, bytes.data());
+    return std::vector<int32_t>(z, z + 10);
+  };
+  std::vector<std::vector<int32_t>> cases;
+  Bytes p = from_hex("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f");
+  for (int delta : {-1, 0, 1, 2, 18, 19}) {  // p - 1, p, p + 1, p + 2, 2^255 - 1, 2^255 (bit 255 dropped)
+    Bytes b = p;
+    int carry = delta;
+    for (auto& x : b) {
+      const int v = x + carry;
+      x = static_cast<uint8_t>(v & 0xff);
+      carry = v >> 8;
+    }
+    cases.push_back(from(b));
+  }
+  for (uint32_t small : {0u, 1u, 2u, 3u, 19u, 121665u, 121666u, 0xffffffffu}) {
+    Bytes b(32, 0);
+    for (int i = 0; i < 4; i++) b[i] = static_cast<uint8_t>(small >> (8 * i));
+    cases.push_back(from(b));
+  }
+  for (int bit = 0; bit < 255; bit++) {
+    Bytes b(32, 0);
+    b[bit / 8] = static_cast<uint8_t>(1 << (bit % 8));
+    cases.push_back(from(b));
+    for (auto& x : b) x = static_cast<uint8_t>(~x);
+    b[31] &= 0x7f;
+    cases.push_back(from(b));
+  }
+  for (int round = 0; round < 20000; round++) {
+    Bytes b(32);
+    randombytes_buf(b.data(), b.size());
+    // Some rounds with long runs of equal bits, where divsteps take their longest paths.
+    if (round % 4 == 1) for (int i = 0; i < 32; i++) b[i] = (i < (round % 29)) ? 0 : b[i];
+    if (round % 4 == 2) for (int i = 0; i < 32; i++) b[i] = (i < (round % 31)) ? 0xff : b[i];
+    cases.push_back(from(b));
+  }
+  for (size_t i = 0; i < cases.size(); i++) {
+    fe25519 z;
+    std::copy(cases[i].begin(), cases[i].end(), z);
+    check(z, "case " + std::to_string(i));
+    if (i % 3 == 0) {  // the same element with non-canonical limbs, as a sum leaves them
+      fe25519 t, w;
+      fe25519_add(t, z, z);
+      fe25519_sub(w, t, z);
+      check(w, "case " + std::to_string(i) + " as t - z");
+    }
+  }
+}
+
+// The compressed points through the divstep inversion equal libsodium's encodings.
+TEST(FeInvert, PointEncodingsEqualLibsodium) {
+  for (int round = 0; round < 500; round++) {
+    uint8_t a[32];
+    randombytes_buf(a, sizeof a);
+    a[31] &= 0x7f;
+    ge25519_p3 point;
+    base_mult(&point, a);
+    uint8_t ours[32], theirs[32];
+    p3_tobytes(ours, point);
+    ge25519_p3_tobytes(theirs, &point);
+    ASSERT_EQ(to_hex(ours, 32), to_hex(theirs, 32)) << round;
+    ge25519_p2 p2;
+    fe25519_copy(p2.X, point.X);
+    fe25519_copy(p2.Y, point.Y);
+    fe25519_copy(p2.Z, point.Z);
+    p2_tobytes(ours, p2);
+    ge25519_tobytes(theirs, &p2);
+    ASSERT_EQ(to_hex(ours, 32), to_hex(theirs, 32)) << round;
   }
 }
 
