@@ -37,6 +37,7 @@ const bigNode = {
 };
 const ops = apis.map((api) => {
   const plainFrame = api.encodeBinaryNode(bigNode);
+  const messageFrame = api.encodeBinaryNode(node);
   const compressed = Buffer.concat([Buffer.from([2]), deflateSync(plainFrame.subarray(1))]);
   const k = api.generateKeyPair();
   const signature = api.calculateSignature(k.privKey, msg);
@@ -58,6 +59,7 @@ const ops = apis.map((api) => {
       group = api.senderKeys.encrypt(group, msg).record;
     },
     'encode message': () => api.encodeBinaryNode(node),
+    'decode message': () => api.decodeBinaryNode(messageFrame),
     'decode a compressed 200-node frame (1.8 KB)': () => api.decodeBinaryNode(compressed),
     generateIndexMac: () => api.generateIndexMac(msg, k.privKey),
     'session encrypt 100 B': () => {

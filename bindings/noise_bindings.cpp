@@ -192,10 +192,11 @@ Error noise_encrypt_frame(uintptr_t conn_handle, uintptr_t data, size_t len) {
   });
 }
 
-// Binary-encodes a node tape (as binaryEncode takes it), then encrypts and frames it.
+// Binary-encodes a node tape (as binaryEncode takes it, and zeroed the same way), then encrypts and
+// frames it.
 Error noise_encode_frame(uintptr_t conn_handle, uintptr_t words, size_t word_count, uintptr_t strings,
                          size_t string_count, uintptr_t area, size_t area_len, int32_t dict) {
-  return run([&] {
+  const Error result = run([&] {
     g_out.clear();
     g_encoded.clear();
     Error e = wacore::binary::encode_tape({at<const int32_t>(words), word_count},
@@ -205,6 +206,8 @@ Error noise_encode_frame(uintptr_t conn_handle, uintptr_t words, size_t word_cou
     if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
     return publish(e);
   });
+  wipe_tape(words, word_count, strings, string_count, area, area_len);  // however the call went
+  return result;
 }
 
 // Feeds a chunk; the output holds each decrypted frame as a 4-byte little-endian length and the

@@ -433,6 +433,16 @@ Error encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t strin
 
 uintptr_t binary_result() { return reinterpret_cast<uintptr_t>(g_binary); }
 
+// What the last codec call left, zeroed: the decoded tape with its strings, bytes and inflated
+// frame, or the encoded frame; and the len bytes at data (the frame a decode read). The JS side calls
+// it once it has read them.
+void binary_wipe(uintptr_t data, size_t len) {
+  g_tape.wipe();
+  if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
+  g_encoded.clear();
+  if (len != 0) sodium_memzero(at(data), len);
+}
+
 // The token strings of a dictionary (2 or 3) by id, LF-separated, written to out when it is not 0;
 // returns their length. Nothing is allocated: the JS side asks for the length, then has the text
 // written into its I/O buffer (once per dictionary).
@@ -467,6 +477,7 @@ Error binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_
   const Error e = guard(
       Error::out_of_memory, [&] { return encode(words, word_count, strings, string_count, area, area_len, dict); },
       failed);
+  wipe_tape(words, word_count, strings, string_count, area, area_len);
   if (failed) {
     if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
     g_encoded.clear();

@@ -25,7 +25,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x217a23d2;
+inline constexpr uint32_t kBoundaryDigest = 0xae2c8216;
 
 // Constants: those of the core are checked against it, so that the JS side cannot drift from it.
 inline constexpr size_t kPublicKeyBytes = 33;  // a Curve25519 public key with libsignal's type byte 0x05
@@ -821,7 +821,8 @@ void stream_free(uintptr_t stream);  // frees (and wipes) a stream
 uintptr_t binary_result();  // the BinaryResultWord words the codec calls leave
 size_t binary_tokens(int32_t dict, uintptr_t out);  // a dictionary's token strings, LF-separated, written to out unless it is 0: their length
 Error binary_decode(uintptr_t data, size_t len, int32_t dict);  // decodes a binary node into the tape the result words describe
-Error binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t string_count, uintptr_t area, size_t area_len, int32_t dict);  // encodes a node tape: the output the result words describe
+void binary_wipe(uintptr_t data, size_t len);  // zeroes what the last codec call left (tape, strings, bytes, inflated frame, encoded frame) and the len bytes at data
+Error binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t string_count, uintptr_t area, size_t area_len, int32_t dict);  // encodes a node tape (zeroed once read): the output the result words describe
 Error media_keys(uintptr_t key, size_t key_len, uintptr_t info, size_t info_len, uintptr_t out);  // expands a media key (MEDIA_KEYS_BYTES)
 wire::Value media_encrypt(uintptr_t keys, uintptr_t data, size_t len, uintptr_t out, uintptr_t sha, uintptr_t enc_sha);  // encrypts a whole file and hashes both forms: the upload length
 wire::Value media_decrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t enc_sha, uintptr_t sha, uintptr_t out);  // checks and decrypts an upload (expected hashes at 0 are not checked): the plaintext length

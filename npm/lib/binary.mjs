@@ -90,12 +90,22 @@ export function makeBinary({ M, plain, io }) {
     const bytes = asBytes(data, 'data');
     const p = io(bytes.length);
     M.HEAPU8.set(bytes, p);
-    return decodeAt(p, bytes.length, d);
+    return decodeAt(p, bytes.length, d, true);
   }
 
   /** Decodes len bytes already in wasm memory at p, dictionary d (checked by the caller). Also used
-   * by lib/noise.mjs, which decodes frames where it decrypted them, without copying them out and in. */
-  function decodeAt(p, len, d) {
+   * by lib/noise.mjs, which decodes frames where it decrypted them, without copying them out and in
+   * (and wipes them after). What the core decoded into (the tape, strings, bytes, inflated frame)
+   * is wiped once read, and the frame too when `wipeFrame`. */
+  function decodeAt(p, len, d, wipeFrame = false) {
+    try {
+      return readTape(p, len, d);
+    } finally {
+      plain.binaryWipe(p, wipeFrame ? len : 0);
+      strings = [];
+    }
+  }
+  function readTape(p, len, d) {
     plain.binaryDecode(p, len, d);
 
     h32 = M.HEAP32;
@@ -121,9 +131,7 @@ export function makeBinary({ M, plain, io }) {
         }
       }
     }
-    const node = readNode();
-    strings = [];
-    return node;
+    return readNode();
   }
 
   // --- encode ----------------------------------------------------------------------------------------
@@ -263,6 +271,7 @@ export function makeBinary({ M, plain, io }) {
     h32.set(words.subarray(0, nw), p >> 2);
     h32.set(table.subarray(0, ns * 2), (p + wordsBytes) >> 2);
     M.HEAPU8.set(area.subarray(0, na), p + wordsBytes + tableBytes);
+    area.fill(0, 0, na); // the stanza's strings and bytes: in the I/O buffer now, which the core zeroes
     tape[0] = p;
     tape[1] = nw;
     tape[2] = p + wordsBytes;
@@ -272,13 +281,17 @@ export function makeBinary({ M, plain, io }) {
     tape[6] = d;
     return tape;
   }
-
-  /** Encodes a node as a frame: flag byte 0, then the node. */
+  /** Encodes a node as a frame: flag byte 0, then the node. The core zeroes the tape as it encodes
+   * it, and its copy of the frame once the frame is copied out. */
   function encodeBinaryNode(node, opts) {
     const t = writeTape(node, dictionaryOf(opts));
-    plain.binaryEncode(t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
-    const out = M.HEAP32[result + R_OUT];
-    return M.HEAPU8.slice(out, out + M.HEAP32[result + R_OUT_LENGTH]);
+    try {
+      plain.binaryEncode(t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
+      const out = M.HEAP32[result + R_OUT];
+      return M.HEAPU8.slice(out, out + M.HEAP32[result + R_OUT_LENGTH]);
+    } finally {
+      plain.binaryWipe(0, 0);
+    }
   }
 
   return { encodeBinaryNode, decodeBinaryNode, decodeAt, dictionaryOf, writeTape };

@@ -135,7 +135,7 @@ export function makeNoise(core, binary) {
       if (ArrayBuffer.isView(nodeOrBytes) || nodeOrBytes instanceof ArrayBuffer) return this.encryptFrame(nodeOrBytes);
       const h = this._handle();
       const t = binary.writeTape(nodeOrBytes, this.dictionary);
-      const rc = plain.noiseEncodeFrame(h, t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
+      const rc = plain.noiseEncodeFrame(h, t[0], t[1], t[2], t[3], t[4], t[5], t[6]); // zeroes the tape
       if (rc !== 0) fail(rc);
       return output();
     }

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -44,6 +45,21 @@ struct DecodedTape {
     strings.clear();
     pool.clear();
     blob.clear();
+    ascii = true;
+  }
+
+  // Zeroes what the last decode left in every buffer (a stanza's strings and bytes, its inflated
+  // frame), then clears them; the capacity stays, for the next decode.
+  void wipe() noexcept {
+    auto zero = [](auto& v) {
+      if (!v.empty()) explicit_bzero(v.data(), v.size() * sizeof v[0]);
+      v.clear();
+    };
+    zero(words);
+    zero(strings);
+    zero(pool);
+    zero(blob);
+    zero(inflated);
     ascii = true;
   }
 };

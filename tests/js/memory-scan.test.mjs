@@ -5,6 +5,7 @@
 // runs in a process of its own, so this instance is this file's alone. What is scanned for is raw
 // byte sequences: derived forms (AES round keys, field elements) are outside what this can see.
 import { Buffer } from 'node:buffer';
+import { deflateSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { VARIANT } from './variant.mjs';
 import { bundlePair, Party } from './signal-parties.mjs';
@@ -91,6 +92,49 @@ describe(`no secret left in wasm memory (${VARIANT})`, () => {
     api.decryptSyncdValue(keys, 0, keyId, blob);
     for (const name of ['indexKey', 'valueEncryptionKey', 'valueMacKey', 'snapshotMacKey', 'patchMacKey']) {
       if (keys[name]) expectGone(`mutation key ${name}`, keys[name]);
+    }
+  });
+
+  it("binary codec: a stanza's strings and bytes after encoding and decoding it, plain, compressed and truncated, and through Noise", () => {
+    // Stanzas carry who talks to whom and the ciphertexts: nothing of one stays after the call.
+    const id = `3EB0${Buffer.from(random(12)).toString('hex').toUpperCase()}`;
+    const jid = `${1e11 + (random(4)[0] << 16)}@s.whatsapp.net`;
+    const text = `push-name-${Buffer.from(random(8)).toString('hex')}`;
+    const ciphertext = random(40);
+    const node = { tag: 'message', attrs: { id, to: jid, type: 'text' }, content: [{ tag: 'enc', attrs: { v: '2', type: 'msg' }, content: ciphertext }, { tag: 'note', attrs: {}, content: text }] };
+    const gone = (what) => {
+      for (const [name, value] of [['id', id], ['jid', jid], ['text', text], ['ciphertext', ciphertext]]) expectGone(`${what}: ${name}`, Buffer.from(value));
+    };
+    const frame = api.encodeBinaryNode(node);
+    gone('after encodeBinaryNode');
+    expect(api.decodeBinaryNode(frame).attrs.id).toBe(id);
+    gone('after decodeBinaryNode');
+    const compressed = Buffer.concat([Buffer.from([2]), deflateSync(frame.subarray(1))]);
+    expect(api.decodeBinaryNode(compressed).attrs.to).toBe(jid);
+    gone('after decodeBinaryNode of a compressed frame');
+    expect(() => api.decodeBinaryNode(frame.subarray(0, frame.length - 4))).toThrow(expect.objectContaining({ code: 'ERR_BINARY_TRUNCATED' }));
+    gone('after a decode that failed midway');
+    // Through a Noise connection: encodeFrame encodes and encrypts in one call, decodeFrames
+    // decodes where it decrypted.
+    const now = 1_700_000_000;
+    const [root, inter, leaf, noiseKey] = [0, 1, 2, 3].map(() => api.generateKeyPair());
+    const certChain = api.makeNoiseCertChain({
+      rootPrivateKey: root.privKey, intermediatePrivateKey: inter.privKey, leafKey: leaf.pubKey,
+      intermediateSerial: 1, leafSerial: 2, notBefore: now - 60, notAfter: now + 60,
+    });
+    const client = api.createNoiseClient();
+    const responder = api.createNoiseResponder({ staticKey: leaf.privKey, certChain });
+    const finish = client.processServerHello(responder.processClientHello(client.start()), { noiseKey: noiseKey.privKey, payload: new Uint8Array(1), rootKey: root.pubKey.subarray(1), now });
+    responder.processClientFinish(finish);
+    const [sender, receiver] = [client.finish(), responder.finish()];
+    try {
+      const wire = sender.encodeFrame(node);
+      gone('after encodeFrame');
+      expect(receiver.decodeFrames(wire)[0].attrs.id).toBe(id);
+      gone('after decodeFrames');
+    } finally {
+      sender.free();
+      receiver.free();
     }
   });
 

@@ -6,7 +6,7 @@
 import { WacoreError } from '../core.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x217a23d2;
+export const BOUNDARY_DIGEST = 0xae2c8216;
 
 /** a Curve25519 public key with libsignal's type byte 0x05 (wacore::curve::kPublicKeyBytes) */
 export const PUBLIC_KEY_BYTES = 33;
@@ -608,7 +608,11 @@ export function bindPlain(M, raise) {
       const rc = M._wacore_binaryDecode(data, len, dict);
       if (rc !== 0) raise(-rc);
     },
-    /** encodes a node tape: the output the result words describe */
+    /** zeroes what the last codec call left (tape, strings, bytes, inflated frame, encoded frame) and the len bytes at data */
+    binaryWipe(data, len) {
+      M._wacore_binaryWipe(data, len);
+    },
+    /** encodes a node tape (zeroed once read): the output the result words describe */
     binaryEncode(words, wordCount, strings, stringCount, area, areaLen, dict) {
       const rc = M._wacore_binaryEncode(words, wordCount, strings, stringCount, area, areaLen, dict);
       if (rc !== 0) raise(-rc);
