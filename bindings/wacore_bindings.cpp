@@ -465,7 +465,7 @@ size_t binary_tokens(int32_t dict, uintptr_t out) {
 Error binary_decode(uintptr_t data, size_t len, int32_t dict) {
   bool failed = false;
   const Error e = guard(Error::out_of_memory, [&] { return decode(data, len, dict); }, failed);
-  if (failed) g_tape.clear();  // what it had decoded of the frame
+  if (failed) g_tape.wipe();  // what it had decoded of the frame, zeroed (clear() would keep it in capacity)
   return e;
 }
 

@@ -169,6 +169,7 @@ export function makeBinary({ M, plain, io }) {
       if (na + n > MAX_AREA_BYTES) throw tooLarge();
       const a = new Uint8Array(Math.max(area.length * 2, na + n));
       a.set(area.subarray(0, na));
+      area.fill(0, 0, na);
       area = a;
     }
   };
@@ -259,7 +260,9 @@ export function makeBinary({ M, plain, io }) {
     try {
       encodeNode(node, 1);
     } catch (e) {
-      // A refused node keeps none of the scratch memory it made grow.
+      // A refused node leaves none of its strings or bytes, and keeps none of the scratch memory it
+      // made grow.
+      area.fill(0, 0, na);
       if (words.length > 1 << 16) words = new Int32Array(256);
       if (area.length > 1 << 20) area = new Uint8Array(4096);
       throw e;

@@ -167,11 +167,13 @@ export function makeMedia(core, crypto) {
   const webMac = async (subtle, k, input) => (await bytesOf(subtle.sign('HMAC', await k.hmac, input))).subarray(0, MAC);
   const webEncrypt = async (subtle, keys, d, mediaKey) => {
     const data = copy(d);
+    let k;
+    let input;
     try {
-      const k = webKeys(subtle, keys);
-      const fileSha256 = bytesOf(subtle.digest('SHA-256', data));
+      k = webKeys(subtle, keys);
+      const fileSha256 = webCall(subtle.digest('SHA-256', data));
       const ct = await bytesOf(subtle.encrypt({ name: 'AES-CBC', iv: k.iv }, await k.aes, data));
-      const input = new Uint8Array(BLOCK + ct.length);
+      input = new Uint8Array(BLOCK + ct.length);
       input.set(k.iv);
       input.set(ct, BLOCK);
       const encrypted = new Uint8Array(ct.length + MAC);
@@ -180,12 +182,15 @@ export function makeMedia(core, crypto) {
       return {
         mediaKey: copy(mediaKey),
         encrypted,
-        fileSha256: await fileSha256,
+        fileSha256: new Uint8Array(await fileSha256),
         fileEncSha256: await bytesOf(subtle.digest('SHA-256', encrypted)),
         fileLength: data.length,
       };
     } finally {
+      // The plaintext's copy, and the derived iv wherever it was put.
       data.fill(0);
+      k?.iv.fill(0);
+      input?.fill(0, 0, BLOCK);
     }
   };
   const webDecrypt = async (subtle, keys, e, encSha, sha) => {
@@ -194,6 +199,14 @@ export function makeMedia(core, crypto) {
     own.set(e, BLOCK);
     const k = webKeys(subtle, keys);
     own.set(k.iv);
+    try {
+      return await webOpen(subtle, k, own, encSha, sha);
+    } finally {
+      k.iv.fill(0);
+      own.fill(0, 0, BLOCK);
+    }
+  };
+  const webOpen = async (subtle, k, own, encSha, sha) => {
     const end = own.length - MAC;
     const bad = () => new WacoreError('ERR_AUTH_TAG', 'authentication failed');
     const equal = (a, b) => crypto.constantTimeEqual(a, b);
@@ -220,7 +233,8 @@ export function makeMedia(core, crypto) {
     options = optionsOf(options);
     const native = nativeOf(options); // before the data is taken
     const d = asBytes(data, 'data');
-    const mediaKey = options.mediaKey === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(MEDIA_KEY)) : mediaKeyOf(options.mediaKey);
+    // A copy of its own now: the asynchronous call returns it after its awaits.
+    const mediaKey = options.mediaKey === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(MEDIA_KEY)) : copy(mediaKeyOf(options.mediaKey));
     return { native, d, mediaKey, keys: derive(mediaKey, mediaType) };
   };
   const encryptNow = ({ native, d, mediaKey, keys }) => {

@@ -851,13 +851,20 @@ Error decode(std::span<const uint8_t> frame, Dict dict, Node& out) {
   return Decoder<TreeSink>(body, dict, sink).run();
 }
 
+// Drops what a failed encode appended to out, zeroed first: resize alone would leave a stanza's
+// strings and bytes in the vector's capacity.
+void drop_from(std::vector<uint8_t>& out, size_t start) noexcept {
+  if (out.size() > start) explicit_bzero(out.data() + start, out.size() - start);
+  out.resize(start);
+}
+
 Error encode(const Node& node, Dict dict, std::vector<uint8_t>& out) {
   if (!valid_dict(dict)) return Error::dictionary;
   const size_t start = out.size();
   out.push_back(0);  // flag byte: not compressed
   Encoder enc(dict, out);
   const Error e = encode_node(enc, node, 1);  // depth counts nodes, the root being 1
-  if (e != Error::ok) out.resize(start);
+  if (e != Error::ok) drop_from(out, start);
   return e;
 }
 
@@ -877,7 +884,7 @@ Error encode_tape(std::span<const int32_t> words, std::span<const int32_t> strin
   out.push_back(0);
   Encoder enc(dict, out);
   const Error e = TapeReader(words, strings, area, enc).run();
-  if (e != Error::ok) out.resize(start);
+  if (e != Error::ok) drop_from(out, start);
   return e;
 }
 

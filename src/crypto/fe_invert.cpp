@@ -28,8 +28,8 @@ constexpr uint32_t kPInverse = inverse_mod_2_30(static_cast<uint32_t>(kP.v[0]));
 static_assert(((uint64_t{kPInverse} * static_cast<uint64_t>(kP.v[0])) & kMask) == 1);
 
 // 30 divsteps need 30 low bits of f and g. With delta starting at 1/2 instead of 1 (the "half-delta"
-// divstep), 590 divsteps bring g to 0 and f to ±1 for any 0 <= g <= f below 2^256: the bound Pieter
-// Wuille computed and proved in Coq (github.com/sipa/safegcd-bounds), against 724 for delta = 1 (and
+// divstep), 590 divsteps bring g to 0 and f to ±1 for any 0 <= g <= f below 2^256: the bound
+// computed and proved in Coq in github.com/sipa/safegcd-bounds, against 724 for delta = 1 (and
 // Bernstein and Yang's 741). 20 batches make 600.
 constexpr int kBatches = 20;
 constexpr int kSteps = 30;

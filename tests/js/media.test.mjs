@@ -373,6 +373,14 @@ describe(`media (${VARIANT})`, () => {
       upload[100] ^= 1; // after the call: the copy taken then is what is authenticated and decrypted
       expect(hex(await decrypting)).toBe(hex(original));
       expect(upload[100]).toBe(r.encrypted[100] ^ 1);
+      // The media key given is read when the call is made too: the key returned is the one used.
+      const key = Buffer.from(nodeCrypto.randomBytes(32));
+      const keyCopy = Buffer.from(key);
+      const sealing = web.encryptMediaAsync(original, 'image', { mediaKey: key });
+      key.fill(0);
+      const sealed = await sealing;
+      expect(hex(sealed.mediaKey)).toBe(hex(keyCopy));
+      expect(hex(await web.decryptMediaAsync(sealed.encrypted, sealed.mediaKey, 'image'))).toBe(hex(original));
       // And the data given is not wiped (its copy is).
       const kept = Buffer.from(nodeCrypto.randomBytes(5000));
       const keptCopy = Buffer.from(kept);

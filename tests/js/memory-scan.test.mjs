@@ -114,6 +114,29 @@ describe(`no secret left in wasm memory (${VARIANT})`, () => {
     gone('after decodeBinaryNode of a compressed frame');
     expect(() => api.decodeBinaryNode(frame.subarray(0, frame.length - 4))).toThrow(expect.objectContaining({ code: 'ERR_BINARY_TRUNCATED' }));
     gone('after a decode that failed midway');
+    // An encode refused midway (an empty tag after the stanza's strings and bytes were written).
+    const refused = { ...node, content: [...node.content, { tag: '', attrs: {} }] };
+    expect(() => api.encodeBinaryNode(refused)).toThrow(expect.objectContaining({ code: 'ERR_BINARY_NODE' }));
+    gone('after an encode refused midway');
+    // Out of memory at every allocation of a decode of a stanza large enough to grow the buffers.
+    const big = { tag: 'iq', attrs: {}, content: Array.from({ length: 400 }, (_, i) => ({ ...node, attrs: { ...node.attrs, n: String(i) } })) };
+    const bigFrame = api.encodeBinaryNode(big);
+    gone('after encoding a large stanza');
+    const failAllocation = api[Symbol.for('wacore-wasm.failAllocation')];
+    let failures = 0;
+    for (let n = 1; n <= 40; n++) {
+      failAllocation(n);
+      try {
+        api.decodeBinaryNode(bigFrame);
+      } catch (e) {
+        expect(e.code).toBe('ERR_OUT_OF_MEMORY');
+        failures++;
+      } finally {
+        failAllocation(0);
+      }
+      gone(`after a decode whose allocation ${n} failed`);
+    }
+    expect(failures).toBeGreaterThan(0);
     // Through a Noise connection: encodeFrame encodes and encrypts in one call, decodeFrames
     // decodes where it decrypted.
     const now = 1_700_000_000;
