@@ -1,7 +1,8 @@
 // The instruction-count gate, in the test command: the headline operations' instructions per call
 // under callgrind, on both builds (bench/instructions.mjs --phases: deterministic to within 0.1%),
 // against the committed baseline in bench/instructions-baseline.json. Fails when any operation needs more than 3% more instructions
-// than its baseline; a drop of more than 3% is reported, for the baseline to be brought down.
+// than its baseline in two runs of the list (the second only when the first is over); a drop of
+// more than 3% is reported, for the baseline to be brought down.
 //
 //   node bench/instruction-gate.mjs            check (about a minute and a half on 2 cores)
 //   node bench/instruction-gate.mjs --update   measure and write the baseline; commit it with the
@@ -67,7 +68,18 @@ if (baseline.node !== process.version || baseline.cpu !== cpu()) {
   console.log(`instruction gate: the baseline is for Node ${baseline.node} on a CPU with [${baseline.cpu}]; this is ${process.version} with [${cpu()}]: not compared`);
   process.exit(0);
 }
-const counts = measure();
+// A run's count of one operation can move by a percent or two with the JIT's state (two runs of
+// keygen on one build: 399,885 and 404,558, docs/build-flags.md). When any operation is over the
+// limit, the whole list is measured once more and each operation keeps the lower of its two counts:
+// a real rise shows in both runs, a spike in one.
+let counts = measure();
+const over = (c) => OPERATIONS.some((op) => ['scalar', 'simd'].some((b) => baseline.ops[op]?.[b] !== undefined && c[op][b] / baseline.ops[op][b] - 1 > LIMIT));
+let remeasured = false;
+if (over(counts)) {
+  const again = measure();
+  counts = Object.fromEntries(OPERATIONS.map((op) => [op, { scalar: Math.min(counts[op].scalar, again[op].scalar), simd: Math.min(counts[op].simd, again[op].simd) }]));
+  remeasured = true;
+}
 let failed = 0;
 console.log('| operation | build | baseline | now | change |');
 console.log('|---|---|---|---|---|');
@@ -86,5 +98,6 @@ for (const op of OPERATIONS) {
     console.log(`| ${op} | ${build} | ${was} | ${Math.round(now)} | ${(change * 100).toFixed(2)}%${mark} |`);
   }
 }
+if (remeasured) console.log('\n(an operation was over the limit in the first run: the list was measured twice, the lower count of each kept)');
 console.log(failed ? `instruction gate: ${failed} over the baseline by more than ${LIMIT * 100}%` : `instruction gate: every operation within ${LIMIT * 100}% of the baseline`);
 process.exit(failed ? 1 : 0);
