@@ -200,25 +200,22 @@ void invert(fe25519 out, const fe25519 z) noexcept {
   wipe(n);
 }
 
-void p3_tobytes(uint8_t out[32], const ge25519_p3& p) noexcept {
+namespace {
+// y = Y/Z with the sign of x = X/Z in bit 255: the compressed form of a point in either coordinates.
+void compress(uint8_t out[32], const fe25519 X, const fe25519 Y, const fe25519 Z) noexcept {
   fe25519 recip, x, y;
-  invert(recip, p.Z);
-  fe25519_mul(x, p.X, recip);
-  fe25519_mul(y, p.Y, recip);
+  invert(recip, Z);
+  fe25519_mul(x, X, recip);
+  fe25519_mul(y, Y, recip);
   fe25519_tobytes(out, y);
   out[31] = static_cast<uint8_t>(out[31] ^ (fe25519_isnegative(x) << 7));
   wipe(recip);
   wipe(x);
   wipe(y);
 }
+}  // namespace
 
-void p2_tobytes(uint8_t out[32], const ge25519_p2& p) noexcept {
-  ge25519_p3 q;  // X, Y, Z are all p3_tobytes reads
-  fe25519_copy(q.X, p.X);
-  fe25519_copy(q.Y, p.Y);
-  fe25519_copy(q.Z, p.Z);
-  p3_tobytes(out, q);
-  wipe(q);
-}
+void p3_tobytes(uint8_t out[32], const ge25519_p3& p) noexcept { compress(out, p.X, p.Y, p.Z); }
+void p2_tobytes(uint8_t out[32], const ge25519_p2& p) noexcept { compress(out, p.X, p.Y, p.Z); }
 
 }  // namespace wacore::curve
