@@ -32,6 +32,7 @@ const OPERATIONS = [
   'hmac-sha256-64k',
   'encode-message',
   'decode-ack',
+  'decode-message',
   'signal-encrypt',
   'group-encrypt',
   'group-decrypt',

@@ -115,6 +115,7 @@ const OPS = {
   'decode-ack': () => api.decodeBinaryNode(ackWire),
   'lthash-812': () => api.LT_HASH_ANTI_TAMPERING.add(fill(128, 0), macs),
   'encode-message': () => api.encodeBinaryNode(message),
+  'decode-message': () => api.decodeBinaryNode(messageWire),
   'noise-encode-frame': () => noise.client.encodeFrame(message),
   'noise-encrypt-frame': () => noise.client.encryptFrame(messageWire),
   'noise-decode-frame': () => noise.server.decodeFrames(nextFrame()),

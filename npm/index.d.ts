@@ -298,7 +298,10 @@ export interface BinaryNodeInput {
 
 /** A node as decodeBinaryNode and NoiseTransport#decodeFrames return it (a BinaryNode). Decoded
  * text content that travelled as raw bytes (not a token, packed digits or a JID) comes back as
- * bytes, as Baileys decodes it. `content` is present, undefined when the node has none. */
+ * bytes, as Baileys decodes it. `content` is present, undefined when the node has none. Byte
+ * contents of 65 B to 4 KiB are views into shared 8 KiB ArrayBuffers (as Node's pooled Buffers
+ * are): each its own bytes, but `.buffer` holds other contents too; use byteOffset and byteLength,
+ * or `.slice()` to keep one alone. */
 export interface DecodedBinaryNode extends BinaryNode {
   content?: string | OutputBytes | DecodedBinaryNode[];
 }

@@ -52,6 +52,11 @@ export function makeNoise(core, binary) {
     const p = M.HEAP32[R + OUT];
     return M.HEAPU8.slice(p, p + M.HEAP32[R + OUT_LENGTH]);
   };
+  // A transport frame (ciphertext, no key material): a pooled copy, as the codec's outputs are.
+  const frameOutput = () => {
+    const p = M.HEAP32[R + OUT];
+    return binary.copyOut(M.HEAPU8, p, p + M.HEAP32[R + OUT_LENGTH]);
+  };
   const done = () => M.HEAP32[R + DONE] === 1;
   const hi = (n) => Math.floor(n / 2 ** 32) >>> 0;
   const lo = (n) => n >>> 0;
@@ -126,7 +131,7 @@ export function makeNoise(core, binary) {
         return plain.noiseEncryptFrame(h, p, d.length);
       });
       if (rc !== 0) fail(rc);
-      return output();
+      return frameOutput();
     }
     /** Binary-encodes a node ({ tag, attrs, content }) with the connection's dictionary, encrypts
      * and frames it, in one call into wasm. Bytes are framed as they are (they must already hold the
@@ -137,7 +142,7 @@ export function makeNoise(core, binary) {
       const t = binary.writeTape(nodeOrBytes, this.dictionary);
       const rc = plain.noiseEncodeFrame(h, t[0], t[1], t[2], t[3], t[4], t[5], t[6]); // zeroes the tape
       if (rc !== 0) fail(rc);
-      return output();
+      return frameOutput();
     }
     /** Feeds a chunk into the core; the plaintexts are left in wasm memory (NoiseResult). */
     #feed(chunk) {

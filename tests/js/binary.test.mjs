@@ -319,6 +319,38 @@ describe(`binary codec (${VARIANT})`, () => {
     expect(hex(api.encodeBinaryNode(CORPUS.ack))).toBe(hex(baileys7.encodeBinaryNode(CORPUS.ack)));
   });
 
+  it('gives each byte content and each frame its own bytes, small ones cut from shared pools, none over wasm memory', () => {
+    // 40 nodes of 300 B (the pools are 8 KiB), then one of 5,000 B (over 4 KiB: its own buffer),
+    // and small ones (up to 64 B: their own buffer on V8's heap).
+    const sizes = [...Array.from({ length: 40 }, () => 300), 5000, 0, 1, 64, 65];
+    const node = { tag: 'list', attrs: {}, content: sizes.map((n, i) => ({ tag: 'enc', attrs: {}, content: bytes(n, i) })) };
+    const wire = api.encodeBinaryNode(node);
+    const encodedAgain = api.encodeBinaryNode(node);
+    const decoded = api.decodeBinaryNode(wire);
+    const contents = decoded.content.map((c) => c.content);
+    contents.forEach((c, i) => {
+      expect(c).toBeInstanceOf(Uint8Array);
+      expect(c.buffer).toBeInstanceOf(ArrayBuffer);
+      expect(c.byteOffset % 8, 'aligned').toBe(0);
+      expect(c.buffer.byteLength, 'a pool of 8 KiB or its own buffer, never wasm memory').toBeLessThanOrEqual(8192);
+      expect(hex(c), `content ${i}`).toBe(hex(bytes(sizes[i], i)));
+    });
+    for (const k of [40, 41, 42, 43]) {
+      expect(contents[k].byteOffset).toBe(0);
+      expect(contents[k].buffer.byteLength).toBe(sizes[k]);
+    }
+    expect(contents[44].buffer, 'the pool of the last 300-byte copies').toBe(contents[39].buffer);
+    expect(new Set(contents.slice(0, 40).map((c) => c.buffer)).size, 'pools of 8 KiB hold 24 copies of 300 B each').toBe(2);
+    // Writing into one content changes no other, nor the wire, nor a decode made later.
+    for (const c of contents) c.fill(0xee);
+    expect(hex(encodedAgain)).toBe(hex(wire));
+    const again = api.decodeBinaryNode(wire);
+    again.content.forEach((c, i) => expect(hex(c.content)).toBe(hex(bytes(sizes[i], i))));
+    // Frames are pooled copies too, and stay as they were when later calls run.
+    const frames = Array.from({ length: 30 }, (_, i) => api.encodeBinaryNode({ tag: 'iq', attrs: { id: String(i) } }));
+    frames.forEach((f, i) => expect(api.decodeBinaryNode(f).attrs.id).toBe(String(i)));
+  });
+
   it('has typed errors for bad input', () => {
     const code = errorCode;
     expect(code(() => api.decodeBinaryNode(unhex('00f802f000')))).toBe('ERR_BINARY_TAG');
