@@ -21,8 +21,9 @@ struct OddMultiples {
 };
 void odd_multiples(OddMultiples& out, const ge25519_p3& p) noexcept;
 
-// A point in affine form, ready for mixed addition: (y + x, y - x, 2d·x·y).
-struct AffinePoint {
+// A point in affine form, ready for mixed addition: (y + x, y - x, 2d·x·y). Aligned to 8 so that
+// the fixed-base select can read it as 64-bit words.
+struct alignas(8) AffinePoint {
   fe25519 y_plus_x, y_minus_x, xy_2d;
 };
 
