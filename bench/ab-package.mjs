@@ -35,6 +35,9 @@ const bigNode = {
   attrs: { id: '1', type: 'result' },
   content: Array.from({ length: 200 }, (_, i) => ({ tag: 'item', attrs: { jid: `${i}@s.whatsapp.net`, n: String(i) }, content: new Uint8Array(64).fill(i) })),
 };
+const aesKey = new Uint8Array(32).fill(7);
+const aesIv = new Uint8Array(16).fill(9);
+const kib = new Uint8Array(1024).fill(1);
 const ops = apis.map((api) => {
   const plainFrame = api.encodeBinaryNode(bigNode);
   const messageFrame = api.encodeBinaryNode(node);
@@ -62,6 +65,8 @@ const ops = apis.map((api) => {
     'decode message': () => api.decodeBinaryNode(messageFrame),
     'decode a compressed 200-node frame (1.8 KB)': () => api.decodeBinaryNode(compressed),
     generateIndexMac: () => api.generateIndexMac(msg, k.privKey),
+    'AES-256-GCM seal 1 KiB': () => api.aesGcmSeal(aesKey, aesIv.subarray(0, 12), kib),
+    'AES-256-CBC encrypt 1 KiB': () => api.aesCbcEncrypt(aesKey, aesIv, kib),
     'session encrypt 100 B': () => {
       session = api.signalSessions.encrypt(session, id.pubKey, 5, msg).record;
     },

@@ -55,7 +55,7 @@ export function makeNoise(core, binary) {
   // A transport frame (ciphertext, no key material): a pooled copy, as the codec's outputs are.
   const frameOutput = () => {
     const p = M.HEAP32[R + OUT];
-    return binary.copyOut(M.HEAPU8, p, p + M.HEAP32[R + OUT_LENGTH]);
+    return core.copyOut(M.HEAPU8, p, p + M.HEAP32[R + OUT_LENGTH]);
   };
   const done = () => M.HEAP32[R + DONE] === 1;
   const hi = (n) => Math.floor(n / 2 ** 32) >>> 0;

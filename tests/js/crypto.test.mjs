@@ -368,6 +368,31 @@ describe(`streams (${VARIANT})`, () => {
   });
 });
 
+describe(`output buffers (${VARIANT})`, () => {
+  it('gives every AES output its own ArrayBuffer, never wasm memory or a pool shared with other outputs', () => {
+    const key = new Uint8Array(32).fill(9);
+    const iv = new Uint8Array(16).fill(3);
+    const pt = Uint8Array.from({ length: 1000 }, (_, i) => i & 255);
+    for (const native of [false, true]) {
+      const sealed = api.aesGcmSeal(key, iv.subarray(0, 12), pt, undefined, { native });
+      const cbc = api.aesCbcEncrypt(key, iv, pt, { native });
+      const outputs = [
+        sealed,
+        cbc,
+        api.aesGcmOpen(key, iv.subarray(0, 12), sealed, undefined, { native }),
+        api.aesCbcDecrypt(key, iv, cbc, { native }),
+        api.aesCtr(key, iv, pt, { native }),
+      ];
+      for (const out of outputs) {
+        expect(out.byteOffset, `native: ${native}`).toBe(0);
+        expect(out.buffer.byteLength, `native: ${native}`).toBe(out.length);
+      }
+      expect(hex(outputs[2])).toBe(hex(pt));
+      expect(hex(outputs[3])).toBe(hex(pt));
+    }
+  });
+});
+
 describe(`errors (${VARIANT})`, () => {
   it('has a stable code for every bad input', () => {
     const key = rand(32);
