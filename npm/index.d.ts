@@ -301,7 +301,7 @@ export interface BinaryNodeInput {
  * bytes, as Baileys decodes it. `content` is present, undefined when the node has none. Byte
  * contents of 65 B to 4 KiB are views into shared 8 KiB ArrayBuffers (as Node's pooled Buffers
  * are): each its own bytes, but `.buffer` holds other contents too; use byteOffset and byteLength,
- * or `.slice()` to keep one alone. */
+ * or `.slice()` to keep one alone or to transfer it (transferring `.buffer` empties the others). */
 export interface DecodedBinaryNode extends BinaryNode {
   content?: string | OutputBytes | DecodedBinaryNode[];
 }
@@ -643,7 +643,9 @@ export interface Wacore extends JidHelpers {
   createHash(algorithm: 'sha256' | 'sha512'): HashStream;
   createHmac(algorithm: 'sha256' | 'sha512', key: Bytes): HashStream;
   /** Encodes a node as a frame (flag byte 0, then the node), byte-identical with Baileys' encoder
-   * for the same dictionary. Attributes with undefined or null values are skipped. */
+   * for the same dictionary. Attributes with undefined or null values are skipped. A frame of 65 B to
+   * 4 KiB is a view into a shared 8 KiB ArrayBuffer, as DecodedBinaryNode's byte contents are:
+   * `.slice()` it before transferring its `.buffer` (postMessage), which would empty the others. */
   encodeBinaryNode(node: BinaryNodeInput, options?: BinaryNodeOptions): OutputBytes;
   /** Decodes a frame (flag byte, then a node; zlib-inflated when the flag's 0x02 bit is set, up to
    * 16 MiB). Strict: trailing bytes, unknown tags, bad packed digits and bad JIDs are errors. */
@@ -1254,9 +1256,11 @@ export interface NoiseUndecodableFrame {
 
 /** After the handshake: AES-256-GCM frames with 3-byte lengths, one counter per direction. */
 export interface NoiseTransport extends NoiseOwner {
-  /** Binary-encodes the node (or takes already encoded bytes), encrypts and frames it: one wasm call. */
+  /** Binary-encodes the node (or takes already encoded bytes), encrypts and frames it: one wasm call.
+   * A frame of 65 B to 4 KiB is a view into an 8 KiB ArrayBuffer shared with other frames (never
+   * with plaintext): send the view, not its `.buffer`; `.slice()` it before transferring. */
   encodeFrame(nodeOrBytes: BinaryNodeInput | Bytes): OutputBytes;
-  /** Encrypts and frames bytes as they are. */
+  /** Encrypts and frames bytes as they are. Its output is pooled as encodeFrame's is. */
   encryptFrame(data: Bytes): OutputBytes;
   /** Feeds received bytes (any split) and returns each complete frame decoded as a node. A frame that
    * fails to authenticate throws ERR_AUTH_TAG without advancing the counter; the error's `frames`

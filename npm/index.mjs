@@ -298,7 +298,7 @@ async function compileFrom({ source, url }) {
 }
 
 function makeApi(M, nodeCrypto) {
-  // copyOut: the pool of small outputs that are not key material (lib/internal/output.mjs).
+  // copyOut: the pool of the codec's small outputs, stanza bytes (lib/internal/output.mjs).
   const core = { ...makeCore(M), nodeCrypto, copyOut: makeBytePool() };
   // The plain exports (bindings/boundary.json), each raising its errors as the core's WacoreError.
   core.plain = bindPlain(M, core.fail);

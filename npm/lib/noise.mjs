@@ -15,6 +15,7 @@
 // guarantee.
 import { asBytes, asOptionalBytes, optionsOf, WacoreError } from './core.mjs';
 import { NOISE_KEY_BYTES, NOISE_MAX_FRAME_BYTES, NoiseResultWord, NoiseRole } from './generated/boundary.mjs';
+import { makeBytePool } from './internal/output.mjs';
 
 const KEY = NOISE_KEY_BYTES;
 const CLIENT = NoiseRole.client;
@@ -52,10 +53,12 @@ export function makeNoise(core, binary) {
     const p = M.HEAP32[R + OUT];
     return M.HEAPU8.slice(p, p + M.HEAP32[R + OUT_LENGTH]);
   };
-  // A transport frame (ciphertext, no key material): a pooled copy, as the codec's outputs are.
+  // A transport frame (ciphertext, no key material): a pooled copy, as the codec's outputs are, from
+  // a pool of frames only, so that a frame's .buffer never holds a stanza's plaintext.
+  const copyFrame = makeBytePool();
   const frameOutput = () => {
     const p = M.HEAP32[R + OUT];
-    return core.copyOut(M.HEAPU8, p, p + M.HEAP32[R + OUT_LENGTH]);
+    return copyFrame(M.HEAPU8, p, p + M.HEAP32[R + OUT_LENGTH]);
   };
   const done = () => M.HEAP32[R + DONE] === 1;
   const hi = (n) => Math.floor(n / 2 ** 32) >>> 0;

@@ -5,6 +5,7 @@ import { deflateSync } from 'node:zlib';
 import * as bridge from 'whatsapp-rust-bridge';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as ours from '../../npm/index.mjs';
+import { makeBytePool } from '../../npm/lib/internal/output.mjs';
 import { baileys6Binary, baileys7Binary } from '../peers/baileys.mjs';
 import { errorCode, hex, loadVariant, unhex, VARIANT } from './variant.mjs';
 
@@ -340,15 +341,49 @@ describe(`binary codec (${VARIANT})`, () => {
       expect(contents[k].buffer.byteLength).toBe(sizes[k]);
     }
     expect(contents[44].buffer, 'the pool of the last 300-byte copies').toBe(contents[39].buffer);
-    expect(new Set(contents.slice(0, 40).map((c) => c.buffer)).size, 'pools of 8 KiB hold 24 copies of 300 B each').toBe(2);
+    // A 300-byte copy takes 304 B (8-aligned): 26 to a pool, after what earlier calls left in the first.
+    const pools = new Set(contents.slice(0, 40).map((c) => c.buffer)).size;
+    expect(pools === 2 || pools === 3, `40 copies of 300 B in ${pools} pools`).toBe(true);
     // Writing into one content changes no other, nor the wire, nor a decode made later.
+    contents[0].fill(0xee);
+    expect(hex(contents[1]), 'its neighbour in the pool').toBe(hex(bytes(300, 1)));
     for (const c of contents) c.fill(0xee);
     expect(hex(encodedAgain)).toBe(hex(wire));
     const again = api.decodeBinaryNode(wire);
     again.content.forEach((c, i) => expect(hex(c.content)).toBe(hex(bytes(sizes[i], i))));
-    // Frames are pooled copies too, and stay as they were when later calls run.
-    const frames = Array.from({ length: 30 }, (_, i) => api.encodeBinaryNode({ tag: 'iq', attrs: { id: String(i) } }));
-    frames.forEach((f, i) => expect(api.decodeBinaryNode(f).attrs.id).toBe(String(i)));
+    // Frames are pooled copies too (over 64 B, and more than a pool's worth), and no later call
+    // changes an earlier output.
+    const id = (i) => `${i}`.padStart(90, 'x');
+    const frames = Array.from({ length: 120 }, (_, i) => api.encodeBinaryNode({ tag: 'iq', attrs: { id: id(i) } }));
+    expect(frames[0].length).toBeGreaterThan(64);
+    expect(new Set(frames.map((f) => f.buffer)).size).toBeGreaterThan(1);
+    frames.forEach((f, i) => expect(api.decodeBinaryNode(f).attrs.id).toBe(id(i)));
+    contents.forEach((c) => expect(c.every((b) => b === 0xee)).toBe(true));
+  });
+
+  it('cuts pooled copies as documented: 65 B to 4 KiB, 8-aligned, none overlapping, a new pool when one is transferred', () => {
+    const copy = makeBytePool();
+    const src = Uint8Array.from({ length: 9000 }, (_, i) => (i * 7) & 255);
+    for (const [n, pooled] of [[0, false], [64, false], [65, true], [4096, true], [4097, false]]) {
+      const out = copy(src, 1, 1 + n);
+      expect(hex(out), `${n} B`).toBe(hex(src.subarray(1, 1 + n)));
+      expect(out.buffer.byteLength === 8192, `${n} B pooled`).toBe(pooled);
+      if (!pooled) expect(out.byteOffset).toBe(0);
+    }
+    const a = Array.from({ length: 60 }, (_, i) => copy(src, i, i + 300));
+    expect(new Set(a.map((o) => o.buffer)).size, '13 copies of 300 B after the 4 KiB one, then 26 to a pool').toBe(3);
+    a.forEach((o, i) => {
+      expect(o.byteOffset % 8).toBe(0);
+      expect(hex(o)).toBe(hex(src.subarray(i, i + 300)));
+    });
+    structuredClone(a[59].buffer, { transfer: [a[59].buffer] });
+    const b = copy(src, 5, 405);
+    expect(hex(b), 'after the pool was transferred').toBe(hex(src.subarray(5, 405)));
+    expect(b.byteOffset).toBe(0);
+    // 13 copies went into what was left of the first pool, 26 into the second: those keep their bytes,
+    // and the third pool's, transferred, are empty.
+    a.slice(0, 39).forEach((o, i) => expect(hex(o)).toBe(hex(src.subarray(i, i + 300))));
+    expect(a[39].length).toBe(0);
   });
 
   it('has typed errors for bad input', () => {

@@ -393,6 +393,40 @@ describe(`output buffers (${VARIANT})`, () => {
   });
 });
 
+describe(`key material in its own memory (${VARIANT})`, () => {
+  it('gives keys, agreements, signatures, HKDF output and Signal outputs each an ArrayBuffer of its own', () => {
+    const own = (label, out) => {
+      expect(out.byteOffset, label).toBe(0);
+      expect(out.buffer.byteLength, label).toBe(out.length);
+    };
+    const id = api.generateKeyPair();
+    const bob = api.generateKeyPair();
+    const spk = api.generateKeyPair();
+    own('privKey', id.privKey);
+    own('pubKey', id.pubKey);
+    own('agreement', api.calculateAgreement(bob.pubKey, id.privKey));
+    own('signature', api.calculateSignature(id.privKey, new Uint8Array(100)));
+    // 80 and 112 B: inside the pooled range of the codec's outputs.
+    for (const n of [32, 80, 112]) own(`hkdf ${n}`, api.hkdf(new Uint8Array(32).fill(1), n, { info: 'x' }));
+    const s = api.signalSessions;
+    const record = s.initOutgoing(undefined, id, {
+      identityKey: bob.pubKey,
+      registrationId: 7,
+      signedPreKey: { keyId: 1, publicKey: spk.pubKey, signature: api.calculateSignature(bob.privKey, spk.pubKey) },
+    });
+    own('session record', record);
+    const sent = s.encrypt(record, id.pubKey, 5, new Uint8Array(100).fill(3));
+    own('encrypted record', sent.record);
+    own('message body', sent.body);
+    const group = api.senderKeys.create(undefined);
+    own('sender-key record', group.record);
+    own('distribution message', group.distributionMessage);
+    const g = api.senderKeys.encrypt(group.record, new Uint8Array(100));
+    own('group ciphertext', g.ciphertext);
+    own('group record', g.record);
+  });
+});
+
 describe(`errors (${VARIANT})`, () => {
   it('has a stable code for every bad input', () => {
     const key = rand(32);

@@ -72,6 +72,26 @@ describe(`noise (${VARIANT})`, () => {
     expect(hex(server.decryptFrames(client.encodeFrame(plain))[0])).toBe(hex(plain));
   });
 
+  it('keeps frames in a pool of their own, and keeps working when a caller transfers one frame\'s buffer', () => {
+    const { client, server } = connect();
+    const stanza = api.encodeBinaryNode({ tag: 'message', attrs: {}, content: new Uint8Array(200).fill(7) });
+    const f1 = client.encryptFrame(new Uint8Array(100).fill(1));
+    expect(f1.buffer.byteLength, 'pooled').toBe(8192);
+    expect(f1.buffer, 'frames never share a buffer with plaintext stanzas').not.toBe(stanza.buffer);
+    expect(Array.from(server.decryptFrames(f1)[0])).toEqual(Array(100).fill(1));
+    // Transferring the pool (as postMessage with a transfer list would) detaches it: later frames
+    // come from a new pool, and the connection stays in step.
+    structuredClone(f1.buffer, { transfer: [f1.buffer] });
+    expect(f1.length).toBe(0);
+    const f2 = client.encryptFrame(new Uint8Array(100).fill(2));
+    const f3 = client.encodeFrame(ping);
+    expect(f2.length).toBe(3 + 100 + 16);
+    expect(Array.from(server.decryptFrames(f2)[0])).toEqual(Array(100).fill(2));
+    expect(server.decodeFrames(f3)).toEqual([ping]);
+    client.free();
+    server.free();
+  });
+
   it('decodes the byte stream split at every boundary, and many frames in one chunk', () => {
     const { client, server } = connect();
     const nodes = [ping, { tag: 'message', attrs: { to: '123@s.whatsapp.net' }, content: new Uint8Array(40) }, ping];
