@@ -9,8 +9,9 @@
 //                                              reason in the message (the one way to move it)
 //
 // The counts belong to one Node binary and one kind of CPU: V8's code, and which x86 extensions it
-// uses (AVX, AVX2, FMA, BMI, ...), change them. A baseline written under another Node version or on
-// a CPU with other extensions is not compared: the gate says so and passes. (Turning the extensions
+// uses (AVX, AVX2, FMA, BMI, AVX-512, ...), change them. The file keeps one baseline per Node version
+// and set of extensions (--update replaces this machine's); where none matches, the gate says so
+// and passes. (Turning the extensions
 // off in V8 would make the counts portable, but V8's SIMD code then stops under valgrind with an
 // illegal instruction.)
 import { execFileSync } from 'node:child_process';
@@ -55,18 +56,28 @@ const measure = () =>
     }),
   );
 
+// The file holds one baseline per Node version and CPU extensions: { baselines: [{ node, cpu, ops }] }.
+const readBaselines = () => {
+  const file = JSON.parse(readFileSync(BASELINE, 'utf8'));
+  return Array.isArray(file.baselines) ? file.baselines : [file];
+};
+const mine = (b) => b.node === process.version && b.cpu === cpu();
+
 if (process.argv.includes('--update')) {
   const counts = measure();
   const round = (x) => Math.round(x);
   const ops = Object.fromEntries(Object.entries(counts).map(([op, v]) => [op, { scalar: round(v.scalar), simd: round(v.simd) }]));
-  writeFileSync(BASELINE, `${JSON.stringify({ node: process.version, cpu: cpu(), ops }, null, 2)}\n`);
-  console.log(`instruction baseline written (${BASELINE}) for Node ${process.version}: commit it with the reason`);
+  // This machine's entry is replaced; those of other Node versions or CPUs are kept.
+  const baselines = [...readBaselines().filter((b) => !mine(b)), { node: process.version, cpu: cpu(), ops }];
+  writeFileSync(BASELINE, `${JSON.stringify({ baselines }, null, 2)}\n`);
+  console.log(`instruction baseline written (${BASELINE}) for Node ${process.version} on [${cpu()}]: commit it with the reason`);
   process.exit(0);
 }
 
-const baseline = JSON.parse(readFileSync(BASELINE, 'utf8'));
-if (baseline.node !== process.version || baseline.cpu !== cpu()) {
-  console.log(`instruction gate: the baseline is for Node ${baseline.node} on a CPU with [${baseline.cpu}]; this is ${process.version} with [${cpu()}]: not compared`);
+const baseline = readBaselines().find(mine);
+if (baseline === undefined) {
+  const have = readBaselines().map((b) => `Node ${b.node} on [${b.cpu}]`).join('; ');
+  console.log(`instruction gate: no baseline for ${process.version} on [${cpu()}] (there are: ${have}): not compared`);
   process.exit(0);
 }
 // A run's count of one operation can move by a percent or two with the JIT's state (two runs of
