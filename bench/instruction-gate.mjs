@@ -11,9 +11,8 @@
 // The counts belong to one Node binary and one kind of CPU: V8's code, and which x86 extensions it
 // uses (AVX, AVX2, FMA, BMI, AVX-512, ...), change them. The file keeps one baseline per Node version
 // and set of extensions (--update replaces this machine's); where none matches, the gate says so
-// and passes. (Turning the extensions
-// off in V8 would make the counts portable, but V8's SIMD code then stops under valgrind with an
-// illegal instruction.)
+// and passes. (Turning the extensions off in V8 would make the counts portable, but V8's SIMD code
+// then stops under valgrind with an illegal instruction.)
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -22,7 +22,6 @@ import { makeMedia } from './lib/media.mjs';
 import { makeGroups } from './lib/groups.mjs';
 import { makeSignal } from './lib/signal.mjs';
 import { makeNoise } from './lib/noise.mjs';
-import { makeBytePool } from './lib/internal/output.mjs';
 
 export { WacoreError };
 export {
@@ -298,8 +297,7 @@ async function compileFrom({ source, url }) {
 }
 
 function makeApi(M, nodeCrypto) {
-  // copyOut: the pool of the codec's small outputs, stanza bytes (lib/internal/output.mjs).
-  const core = { ...makeCore(M), nodeCrypto, copyOut: makeBytePool() };
+  const core = { ...makeCore(M), nodeCrypto };
   // The plain exports (bindings/boundary.json), each raising its errors as the core's WacoreError.
   core.plain = bindPlain(M, core.fail);
   /** Wasm memory in use: the linear memory's size (it never shrinks) and bytes held by malloc. */

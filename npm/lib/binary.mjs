@@ -8,6 +8,7 @@
 // A decoded node is plain JS: nothing to free.
 import { asBytes, WacoreError } from './core.mjs';
 import { NodeBuffer } from './internal/node-buffer.mjs';
+import { makeBytePool } from './internal/output.mjs';
 import { BinaryResultWord, TAPE_CONTENT_BYTES, TAPE_CONTENT_CHILDREN, TAPE_CONTENT_NONE, TAPE_CONTENT_TEXT } from './generated/boundary.mjs';
 
 const CONTENT_NONE = TAPE_CONTENT_NONE;
@@ -42,7 +43,7 @@ const asciiOf =
   latin1Slice !== undefined ? (u8, start, end) => latin1Slice.call(u8, start, end) : (u8, start, end) => utf8.decode(u8.subarray(start, end));
 const utf8Encoder = new TextEncoder();
 
-export function makeBinary({ M, plain, io, copyOut }) {
+export function makeBinary({ M, plain, io }) {
   const result = plain.binaryResult() >> 2;
   // Token strings per dictionary (id -> string) and their reverse map (string -> id; "" excluded),
   // made on a dictionary's first use rather than at load.
@@ -74,8 +75,10 @@ export function makeBinary({ M, plain, io, copyOut }) {
   let names; // the dictionary's token strings
 
   const str = (ref) => (ref >= 0 ? names[ref] : strings[-1 - ref]);
-  // Byte contents and encoded frames are stanza bytes, never key material: small ones come from the
-  // pool of copyOut (internal/output.mjs), as the Buffers of Baileys' decoder share their frame's.
+  // Byte contents and encoded frames: stanza bytes, never key material, so small ones share pooled
+  // ArrayBuffers (internal/output.mjs), as the Buffers of Baileys' decoder share their frame's. The
+  // pool is the codec's own: Noise's frames (ciphertext) have another.
+  const copyOut = makeBytePool();
 
   const readNode = () => {
     const tag = str(h32[wi]);
