@@ -29,8 +29,31 @@ void hmac_sha512(Bytes key, Bytes message, uint8_t out[kSha512Bytes]) noexcept {
   crypto_auth_hmacsha512_final(&st, out);
 }
 
+void hmac_sha256_pair(Bytes key, Bytes first, uint8_t first_out[kSha256Bytes], Bytes second,
+                      uint8_t second_out[kSha256Bytes]) noexcept {
+  crypto_auth_hmacsha256_state keyed, st;
+  crypto_auth_hmacsha256_init(&keyed, nonnull(key), key.size());
+  st = keyed;
+  crypto_auth_hmacsha256_update(&st, nonnull(first), first.size());
+  crypto_auth_hmacsha256_final(&st, first_out);  // each final wipes the state it finishes
+  crypto_auth_hmacsha256_update(&keyed, nonnull(second), second.size());
+  crypto_auth_hmacsha256_final(&keyed, second_out);
+}
+
 void hkdf_extract(Bytes salt, Bytes ikm, uint8_t prk[kSha256Bytes]) noexcept {
-  hmac_sha256(salt, ikm, prk);
+  if (!salt.empty()) {
+    hmac_sha256(salt, ikm, prk);
+    return;
+  }
+  // The empty salt's keyed state depends on nothing secret: made at the first call, then copied.
+  static const crypto_auth_hmacsha256_state zero_salt = [] {
+    crypto_auth_hmacsha256_state st;
+    crypto_auth_hmacsha256_init(&st, nonnull(Bytes{}), 0);
+    return st;
+  }();
+  crypto_auth_hmacsha256_state st = zero_salt;
+  crypto_auth_hmacsha256_update(&st, nonnull(ikm), ikm.size());
+  crypto_auth_hmacsha256_final(&st, prk);
 }
 
 Error hkdf_expand(const uint8_t prk[kSha256Bytes], Bytes info, std::span<uint8_t> out) noexcept {

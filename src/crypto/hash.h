@@ -27,9 +27,14 @@ void md5(Bytes in, uint8_t out[kMd5Bytes]) noexcept;
 // Keys of any length (longer than the block are hashed first, as RFC 2104 says).
 void hmac_sha256(Bytes key, Bytes message, uint8_t out[kSha256Bytes]) noexcept;
 void hmac_sha512(Bytes key, Bytes message, uint8_t out[kSha512Bytes]) noexcept;
+// HMAC-SHA256 of two messages under one key, whose padded blocks are hashed once for both (two
+// compressions fewer than two hmac_sha256 calls).
+void hmac_sha256_pair(Bytes key, Bytes first, uint8_t first_out[kSha256Bytes], Bytes second,
+                      uint8_t second_out[kSha256Bytes]) noexcept;
 
 // HKDF-Extract: PRK = HMAC-SHA256(salt, ikm). An empty salt means 32 zero bytes, which HMAC treats
-// identically (the key is zero-padded to the block size either way).
+// identically (the key is zero-padded to the block size either way); its padded blocks are hashed
+// once per instance and kept, since the salt is public: pass {} rather than zero bytes for it.
 void hkdf_extract(Bytes salt, Bytes ikm, uint8_t prk[kSha256Bytes]) noexcept;
 // HKDF-Expand into out (1..kHkdfMaxOutput bytes; 0 is allowed and writes nothing).
 Error hkdf_expand(const uint8_t prk[kSha256Bytes], Bytes info, std::span<uint8_t> out) noexcept;

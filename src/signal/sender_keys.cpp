@@ -13,7 +13,6 @@
 namespace wacore::signal {
 namespace {
 
-constexpr uint8_t kZeroSalt[32] = {};
 constexpr std::string_view kInfoGroup = "WhisperGroup";
 
 void wipe_state(SenderKeyState& s) noexcept {
@@ -78,7 +77,7 @@ bool aes_cbc_decrypt(const Key32& key, const std::array<uint8_t, 16>& iv, std::s
 
 void sender_message_keys(const Key32& seed, std::array<uint8_t, 16>& iv, Key32& cipher_key) {
   uint8_t okm[48];
-  (void)hash::hkdf(seed, kZeroSalt, {reinterpret_cast<const uint8_t*>(kInfoGroup.data()), kInfoGroup.size()}, okm);
+  (void)hash::hkdf(seed, {}, {reinterpret_cast<const uint8_t*>(kInfoGroup.data()), kInfoGroup.size()}, okm);
   std::memcpy(iv.data(), okm, 16);
   std::memcpy(cipher_key.data(), okm + 16, 32);
   sodium_memzero(okm, sizeof okm);

@@ -14,7 +14,6 @@
 namespace wacore::signal {
 namespace {
 
-constexpr uint8_t kZeroSalt[32] = {};
 constexpr std::string_view kInfoText = "WhisperText";
 constexpr std::string_view kInfoRatchet = "WhisperRatchet";
 constexpr std::string_view kInfoMessageKeys = "WhisperMessageKeys";
@@ -318,7 +317,7 @@ Error x3dh_responder_secret(const Key32& our_identity, const Key32& our_signed_p
 
 void derive_initial_keys(std::span<const uint8_t> secret, Key32& root_key, Key32& chain_key) {
   uint8_t okm[64];
-  (void)hash::hkdf(secret, kZeroSalt, info(kInfoText), okm);
+  (void)hash::hkdf(secret, {}, info(kInfoText), okm);
   std::memcpy(root_key.data(), okm, 32);
   std::memcpy(chain_key.data(), okm + 32, 32);
   sodium_memzero(okm, sizeof okm);
@@ -327,13 +326,12 @@ void derive_initial_keys(std::span<const uint8_t> secret, Key32& root_key, Key32
 void chain_step(const Key32& chain_key, Key32& seed, Key32& next_chain_key) {
   static constexpr uint8_t kSeed[1] = {0x01};
   static constexpr uint8_t kNext[1] = {0x02};
-  hash::hmac_sha256(chain_key, kSeed, seed.data());
-  hash::hmac_sha256(chain_key, kNext, next_chain_key.data());
+  hash::hmac_sha256_pair(chain_key, kSeed, seed.data(), kNext, next_chain_key.data());
 }
 
 void message_keys(const Key32& seed, Key32& cipher_key, Key32& mac_key, std::array<uint8_t, 16>& iv) {
   uint8_t okm[80];
-  (void)hash::hkdf(seed, kZeroSalt, info(kInfoMessageKeys), okm);
+  (void)hash::hkdf(seed, {}, info(kInfoMessageKeys), okm);
   std::memcpy(cipher_key.data(), okm, 32);
   std::memcpy(mac_key.data(), okm + 32, 32);
   std::memcpy(iv.data(), okm + 64, 16);

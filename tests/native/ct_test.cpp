@@ -1,6 +1,7 @@
 // Constant-time check, run under valgrind memcheck (see src/common/ct.h): keys and plaintexts are
 // marked undefined, then AES (the 64-bit form and the portable form of the SIMD code), GHASH, CBC
-// with its padding check, GCM with its tag comparison, CTR, and the Curve25519 operations built on
+// with its padding check, GCM with its tag comparison, CTR, HMAC-SHA256 pairs and HKDF (libsodium's
+// SHA-256 under the core's keyed states), and the Curve25519 operations built on
 // our fixed-base multiplication and ladder (X25519 public keys and agreement, XEdDSA signing), the
 // divstep field inversion, and the records' base64 run on them. memcheck reports any
 // branch or memory index that depends on the marked bytes; the test passes when it reports nothing.
@@ -106,6 +107,20 @@ int run_checks() {
   sealed[5] ^= 1;
   secret(sealed);
   aes::gcm_open(key.data(), nonce, {}, sealed.data(), sealed.size(), opened.data());
+
+  // HMAC-SHA256 of two messages under one secret key (the Signal chain step), and HKDF of a secret
+  // input with the empty salt's kept state and with a secret salt (the ratchet's root key).
+  Bytes chain_key = filled(32, 10), msg_seed(32), next_key(32), okm(80);
+  secret(chain_key);
+  wacore::hash::hmac_sha256_pair(chain_key, Bytes{1}, msg_seed.data(), Bytes{2}, next_key.data());
+  consume(msg_seed);
+  consume(next_key);
+  wacore::hash::hkdf(chain_key, {}, {}, okm);
+  consume(okm);
+  Bytes salt = filled(32, 11);
+  secret(salt);
+  wacore::hash::hkdf(chain_key, salt, {}, okm);
+  consume(okm);
 
   Bytes a = filled(32, 6), b = a;
   secret(a);

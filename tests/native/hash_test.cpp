@@ -94,6 +94,50 @@ void run_hmac_vectors(const char* file, bool is512) {
 TEST(Hmac, WycheproofSha256) { run_hmac_vectors("hmac_sha256_test.json", false); }
 TEST(Hmac, WycheproofSha512) { run_hmac_vectors("hmac_sha512_test.json", true); }
 
+// The pair shares one keyed state between its two MACs: each must equal its own hmac_sha256, for
+// keys shorter than, as long as, and longer than the block, and messages of either order of size.
+TEST(Hmac, PairEqualsTwoSingleMacs) {
+  for (size_t key_len : {0, 1, 32, 64, 65, 200}) {
+    Bytes key(key_len);
+    for (size_t i = 0; i < key_len; i++) key[i] = static_cast<uint8_t>(i * 13 + key_len);
+    for (auto [n1, n2] : {std::pair<size_t, size_t>{1, 1}, {0, 64}, {55, 56}, {64, 0}, {200, 3}}) {
+      Bytes m1(n1, 0x01), m2(n2, 0x02);
+      uint8_t want1[kSha256Bytes], want2[kSha256Bytes], got1[kSha256Bytes], got2[kSha256Bytes];
+      hmac_sha256(key, m1, want1);
+      hmac_sha256(key, m2, want2);
+      hmac_sha256_pair(key, m1, got1, m2, got2);
+      EXPECT_EQ(to_hex(got1, kSha256Bytes), to_hex(want1, kSha256Bytes)) << key_len << " " << n1;
+      EXPECT_EQ(to_hex(got2, kSha256Bytes), to_hex(want2, kSha256Bytes)) << key_len << " " << n2;
+    }
+  }
+}
+
+// The empty salt's keyed state is made once and copied per call: calls in any order, with
+// different keys in between, give what 32 zero bytes of salt (hashed afresh) give.
+TEST(Hkdf, EmptySaltStateIsReusedUnchanged) {
+  const uint8_t fills[] = {0x00, 0x0b, 0xff};
+  std::vector<Bytes> first_round;
+  for (int round = 0; round < 3; round++) {
+    for (size_t k = 0; k < std::size(fills); k++) {
+      const uint8_t fill = fills[k];
+      const Bytes ikm(32, fill);
+      Bytes empty(80), zeros(80);
+      ASSERT_EQ(hkdf(ikm, {}, {}, empty), Error::ok);
+      ASSERT_EQ(hkdf(ikm, Bytes(32, 0), {}, zeros), Error::ok);
+      ASSERT_EQ(to_hex(empty), to_hex(zeros)) << int(fill);
+      uint8_t prk[kSha256Bytes], want[kSha256Bytes];
+      hkdf_extract({}, ikm, prk);
+      hmac_sha256(Bytes(32, 0), ikm, want);
+      ASSERT_EQ(to_hex(prk, kSha256Bytes), to_hex(want, kSha256Bytes));
+      if (round == 0) {
+        first_round.push_back(empty);
+      } else {
+        EXPECT_EQ(to_hex(empty), to_hex(first_round[k])) << round << " " << int(fill);
+      }
+    }
+  }
+}
+
 TEST(Hkdf, WycheproofSha256) {
   WACORE_WYCHEPROOF_OR_SKIP(doc, "hkdf_sha256_test.json");
   int valid = 0, invalid = 0;
