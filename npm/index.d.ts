@@ -1272,7 +1272,9 @@ export interface NoiseTransport extends NoiseOwner {
   /** As decodeFrames, returning each frame's plaintext (flag byte and node bytes). Out of wasm
    * memory (ERR_OUT_OF_MEMORY, also from decodeFrames): with `frames` empty the chunk was not
    * taken (give it again); otherwise it was, those frames are delivered and the rest is buffered
-   * (call again with no chunk). The connection is unchanged either way. */
+   * (call again with no chunk). The connection is unchanged either way. The plaintexts one call
+   * returns are views into one ArrayBuffer that holds them (and their lengths) and nothing else:
+   * `.slice()` a frame before transferring it or keeping it apart from the others. */
   decryptFrames(chunk?: Bytes | null): OutputBytes[];
 }
 

@@ -92,6 +92,19 @@ describe(`noise (${VARIANT})`, () => {
     server.free();
   });
 
+  it('returns one call\'s plaintexts as views into one buffer that holds only them and their lengths', () => {
+    const { client, server } = connect();
+    const chunk = [client.encryptFrame(new Uint8Array(100).fill(1)), client.encryptFrame(new Uint8Array(30).fill(2))];
+    const frames = server.decryptFrames(new Uint8Array([...chunk[0], ...chunk[1]]));
+    expect(frames.map((f) => f.length)).toEqual([100, 30]);
+    expect(frames[1].buffer).toBe(frames[0].buffer);
+    expect(frames[0].buffer.byteLength).toBe(4 + 100 + 4 + 30);
+    const next = server.decryptFrames(client.encryptFrame(new Uint8Array(5)));
+    expect(next[0].buffer, 'a later call has a buffer of its own').not.toBe(frames[0].buffer);
+    client.free();
+    server.free();
+  });
+
   it('decodes the byte stream split at every boundary, and many frames in one chunk', () => {
     const { client, server } = connect();
     const nodes = [ping, { tag: 'message', attrs: { to: '123@s.whatsapp.net' }, content: new Uint8Array(40) }, ping];
