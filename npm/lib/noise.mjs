@@ -170,7 +170,8 @@ export function makeNoise(core, binary) {
      * frames decrypted before it are on the error's `frames` property, bytes after it stay buffered
      * (call again, with an empty chunk if need be). Out of wasm memory throws ERR_OUT_OF_MEMORY:
      * with `frames` empty, the chunk was not taken (give it again); otherwise it was, those frames
-     * are delivered, and the rest is buffered (call again with an empty chunk). */
+     * are delivered, and the rest is buffered (call again with an empty chunk). One call's plaintexts
+     * are views into one ArrayBuffer holding only them and their lengths. */
     decryptFrames(chunk) {
       const rc = this.#feed(chunk);
       const frames = [];

@@ -28,7 +28,7 @@ void md5(Bytes in, uint8_t out[kMd5Bytes]) noexcept;
 void hmac_sha256(Bytes key, Bytes message, uint8_t out[kSha256Bytes]) noexcept;
 void hmac_sha512(Bytes key, Bytes message, uint8_t out[kSha512Bytes]) noexcept;
 // HMAC-SHA256 of two messages under one key, whose padded blocks are hashed once for both (two
-// compressions fewer than two hmac_sha256 calls).
+// compressions fewer than two hmac_sha256 calls, plus the key's own hash for keys over a block).
 void hmac_sha256_pair(Bytes key, Bytes first, uint8_t first_out[kSha256Bytes], Bytes second,
                       uint8_t second_out[kSha256Bytes]) noexcept;
 
