@@ -1,18 +1,25 @@
-// Operations in one wasm build, run under callgrind by bench/instructions.mjs. Two forms:
+// Operations in one wasm build, measured by bench/instructions.mjs (under callgrind) or by
+// bench/instruction-gate.mjs (wasm instructions, counted in the module). Three forms:
 //   node bench/instructions-worker.mjs <operation> <scalar|simd> <N> [warm-up]
 //       the operation warm-up + N times (one process per operation and count)
 //   node bench/instructions-worker.mjs --phases <scalar|simd> <operation>:<N> ...
 //       per operation: N warm-up calls, then N calls, then 2N calls, each phase closed by a call to
 //       os.freemem(), on which callgrind (--dump-before=uv_get_free_memory) writes the count so far
+//   node bench/instructions-worker.mjs --count <scalar|simd> <instrumented.wasm> <operation>:<N> ...
+//       loads the given module (made by bench/wasm-count.mjs) as that build and prints, as JSON, the
+//       wasm instructions each operation executes per call over N calls after N warm-up calls
 // WACORE_LOADER, when set, is the loader (index.mjs) to use instead of npm/index.mjs: one that
 // imports its glue and wasm from another dist directory (bench/instructions.mjs --dist).
 import { freemem } from 'node:os';
 import { pathToFileURL } from 'node:url';
 
 const PHASES = process.argv[2] === '--phases';
+const COUNT = process.argv[2] === '--count';
 const variant = process.argv[3];
+// In --count mode the argument after the variant is the instrumented module's path.
+const countedWasm = COUNT ? process.argv.splice(4, 1)[0] : undefined;
 // [operation, N, warm-up] for each operation to run.
-const plan = PHASES
+const plan = PHASES || COUNT
   ? process.argv.slice(4).map((a) => [a.split(':')[0], Number(a.split(':')[1]), Number(a.split(':')[2] ?? a.split(':')[1])])
   : [[process.argv[2], Number(process.argv[4]), Number(process.argv[5] ?? 0)]];
 const planned = (name) => plan.some(([o]) => o === name);
@@ -30,7 +37,18 @@ globalThis.crypto.getRandomValues = (a) => {
   return a;
 };
 const { load } = await import(process.env.WACORE_LOADER ? pathToFileURL(process.env.WACORE_LOADER).href : '../npm/index.mjs');
-const api = await load({ variant });
+// The instance is taken as the loader makes it, to read the counter the instrumented module exports.
+let counted;
+if (COUNT) {
+  const instantiate = WebAssembly.instantiate;
+  WebAssembly.instantiate = async (...args) => {
+    const made = await instantiate(...args);
+    counted = made.instance ?? made;
+    return made;
+  };
+}
+const api = await load(COUNT ? { variant, wasm: { [variant]: (await import('node:fs')).readFileSync(countedWasm) } } : { variant });
+if (COUNT && typeof counted?.exports.wacore_icount?.value !== 'bigint') throw new Error(`${countedWasm} does not export wacore_icount`);
 const fill = (len, v) => new Uint8Array(len).fill(v);
 const a = api.generateKeyPair();
 const b = api.generateKeyPair();
@@ -126,9 +144,16 @@ for (const [op] of plan) {
 }
 // Warm-up, the same in every run: without it the measured calls run partly in V8's interpreter
 // (--predictable keeps compilation on the main thread), which inflates small operations.
+const counts = {};
 for (const [op, n, warm] of plan) {
   const fn = OPS[op];
   for (let i = 0; i < warm; i++) fn();
+  if (COUNT) {
+    const before = counted.exports.wacore_icount.value;
+    for (let i = 0; i < n; i++) fn();
+    counts[op] = Number(counted.exports.wacore_icount.value - before) / n;
+    continue;
+  }
   if (!PHASES) {
     for (let i = 0; i < n; i++) fn();
     continue;
@@ -142,3 +167,4 @@ for (const [op, n, warm] of plan) {
   for (let i = 0; i < 2 * n; i++) fn();
   phaseEnd();
 }
+if (COUNT) console.log(JSON.stringify(counts));
