@@ -14,7 +14,42 @@ if(NOT EXISTS "${WACORE_SODIUM_DIR}/src/libsodium/include/sodium.h")
 endif()
 
 set(_sodium_src "${WACORE_SODIUM_DIR}/src/libsodium")
-file(GLOB_RECURSE _sodium_c CONFIGURE_DEPENDS "${_sodium_src}/*.c")
+# Only the files whose objects the core, the bindings and the native tests link: X25519, the Ed25519
+# internals and verification, SHA-2, HMAC, base64, memory helpers and randombytes, plus what
+# sodium/core.c (sodium_init, sodium_misuse) refers to. The other 76 of the tree's 106 files were
+# compiled by every build and never linked. A missing one shows as an undefined reference at link.
+set(_sodium_c
+  crypto_auth/hmacsha256/auth_hmacsha256.c
+  crypto_auth/hmacsha512/auth_hmacsha512.c
+  crypto_core/ed25519/ref10/ed25519_ref10.c
+  crypto_core/salsa/ref/core_salsa_ref.c
+  crypto_generichash/blake2b/ref/blake2b-compress-ref.c
+  crypto_generichash/blake2b/ref/blake2b-ref.c
+  crypto_generichash/blake2b/ref/generichash_blake2b.c
+  crypto_hash/sha256/cp/hash_sha256_cp.c
+  crypto_hash/sha512/cp/hash_sha512_cp.c
+  crypto_onetimeauth/poly1305/donna/poly1305_donna.c
+  crypto_onetimeauth/poly1305/onetimeauth_poly1305.c
+  crypto_pwhash/argon2/argon2-core.c
+  crypto_pwhash/argon2/argon2-fill-block-ref.c
+  crypto_pwhash/argon2/blake2b-long.c
+  crypto_scalarmult/curve25519/ref10/x25519_ref10.c
+  crypto_scalarmult/curve25519/scalarmult_curve25519.c
+  crypto_sign/ed25519/ref10/keypair.c
+  crypto_sign/ed25519/ref10/open.c
+  crypto_sign/ed25519/ref10/sign.c
+  crypto_stream/chacha20/ref/chacha20_ref.c
+  crypto_stream/chacha20/stream_chacha20.c
+  crypto_stream/salsa20/ref/salsa20_ref.c
+  crypto_stream/salsa20/stream_salsa20.c
+  crypto_verify/sodium/verify.c
+  randombytes/randombytes.c
+  randombytes/sysrandom/randombytes_sysrandom.c
+  sodium/codecs.c
+  sodium/core.c
+  sodium/runtime.c
+  sodium/utils.c)
+list(TRANSFORM _sodium_c PREPEND "${_sodium_src}/")
 
 # The public headers are copied into the build tree because version.h must be generated next to
 # export.h (it includes it by relative path), and the source tree stays untouched.

@@ -5,7 +5,9 @@
 #
 #   scripts/fuzz.sh [seconds] [binary|noise|signal_parse|signal_session|groups]     default 30 binary
 #
-# Builds build/fuzz with clang first if needed (cmake/Fuzz.cmake; one ninja job). The run works on a
+# Builds build/fuzz with clang first if needed (cmake/Fuzz.cmake); `scripts/fuzz.sh --build` builds
+# every target and runs none (scripts/test.sh does that once, then runs several targets at the same
+# time with WACORE_FUZZ_BUILT=1, which skips the build step so that two runs never share ninja). The run works on a
 # temporary copy of tests/fuzz/corpus/<target>: inputs it finds never land in the repository. On a
 # failure the temporary directory is kept and the failing input is printed in hex.
 #
@@ -15,16 +17,26 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
+build="$here/build/fuzz"
+configure() {
+  if [ ! -f "$build/build.ninja" ]; then
+    CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DWACORE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  fi
+}
+if [ "${1:-}" = "--build" ]; then
+  configure
+  cmake --build "$build" >/dev/null
+  exit 0
+fi
 secs="${1:-30}"
 target="${2:-binary}"
 [[ "$secs" =~ ^[0-9]+$ && "$target" =~ ^(binary|noise|signal_parse|signal_session|groups)$ ]] ||
   { echo "usage: scripts/fuzz.sh [seconds] [binary|noise|signal_parse|signal_session|groups]" >&2; exit 2; }
 
-build="$here/build/fuzz"
-if [ ! -f "$build/build.ninja" ]; then
-  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DWACORE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+if [ -z "${WACORE_FUZZ_BUILT:-}" ]; then
+  configure
+  cmake --build "$build" --target "wacore_${target}_fuzz" >/dev/null
 fi
-cmake --build "$build" --target "wacore_${target}_fuzz" -- -j1 >/dev/null
 
 work="$(mktemp -d -t wacore-fuzz.XXXXXX)"
 cp -r "tests/fuzz/corpus/$target" "$work/corpus"

@@ -1,5 +1,6 @@
 // The published package: `npm pack` contents, then an install by name in a scratch project, used
-// through `import` and `require` exactly as a user would.
+// through `import` and `require` exactly as a user would. The package holds both builds, so this
+// file runs once (in the simd project: vitest.config.mjs) and loads each build where a test loads one.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VARIANT } from './variant.mjs';
+
+const BUILDS = ['scalar', 'simd'];
 
 const NPM_DIR = fileURLToPath(new URL('../../npm/', import.meta.url));
 const TSC = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
@@ -33,7 +36,7 @@ const run = (args, file, code) => {
   return execFileSync(process.execPath, [...args, file], { cwd: scratch, encoding: 'utf8', timeout: 30_000 }).trim();
 };
 
-describe(`npm package (${VARIANT})`, () => {
+describe(`npm package (both builds, run in the ${VARIANT} project)`, () => {
   it('contains exactly the loader (one ES and one CommonJS module per entry), both builds, types, README, changelog and license', () => {
     const files = packed.files.map((f) => f.path).sort();
     expect(files).toEqual(
@@ -65,24 +68,24 @@ describe(`npm package (${VARIANT})`, () => {
     for (const field of ['repository', 'homepage', 'bugs']) expect(meta[field], field).toBeTruthy();
   });
 
-  it('works through `import ... from "wacore-wasm"`', () => {
-    const out = run([], 'esm.mjs', `
+  it.each(BUILDS)('works through `import ... from "wacore-wasm"` (%s)', (variant) => {
+    const out = run([], `esm-${variant}.mjs`, `
       import { load, simdSupported } from 'wacore-wasm';
-      const api = await load({ variant: '${VARIANT}' });
+      const api = await load({ variant: '${variant}' });
       const a = api.generateKeyPair(), b = api.generateKeyPair();
       const same = Buffer.from(api.calculateAgreement(b.pubKey, a.privKey)).equals(Buffer.from(api.calculateAgreement(a.pubKey, b.privKey)));
       console.log(api.variant, same, simdSupported(), (await load()).variant);`);
-    expect(out).toBe(`${VARIANT} true true simd`);
+    expect(out).toBe(`${variant} true true simd`);
   });
 
-  it('works through `require("wacore-wasm")` from CommonJS, with every export `import` has', () => {
+  it.each(BUILDS)('works through `require("wacore-wasm")` from CommonJS, with every export `import` has (%s)', (variant) => {
     const esmKeys = run([], 'keys.mjs', `import * as m from 'wacore-wasm'; console.log(Object.keys(m).sort().join());`);
-    const out = run([], 'cjs.cjs', `
+    const out = run([], `cjs-${variant}.cjs`, `
       const m = require('wacore-wasm');
       const { load, loadSync, jidDecode, ProtocolAddress, WacoreError, simdSupported } = m;
       console.log(Object.keys(m).sort().join());
-      const sync = loadSync({ variant: '${VARIANT}' });
-      load({ variant: '${VARIANT}' }).then((api) => {
+      const sync = loadSync({ variant: '${variant}' });
+      load({ variant: '${variant}' }).then((api) => {
         const k = api.generateKeyPair();
         const sig = api.calculateSignature(k.privKey, Buffer.from('hi'));
         console.log(api === sync, api.variant, api.verifySignature(k.pubKey, Buffer.from('hi'), sig), simdSupported(),
@@ -92,7 +95,7 @@ describe(`npm package (${VARIANT})`, () => {
     const [keys, line] = out.split('\n');
     expect(keys).toBe(esmKeys);
     expect(keys.split(',').length).toBeGreaterThan(30);
-    expect(line).toBe(`true ${VARIANT} true true 2 a.1 true`);
+    expect(line).toBe(`true ${variant} true true 2 a.1 true`);
   });
 
   it('serves bundle.mjs, bundle.cjs and index.d.cts exactly as scripts/bundle.mjs writes them from the sources now', () => {
@@ -114,15 +117,17 @@ describe(`npm package (${VARIANT})`, () => {
     const bundled = await import(join(NPM_DIR, 'bundle.mjs'));
     const modules = await import(join(NPM_DIR, 'index.mjs'));
     expect(Object.keys(bundled).sort()).toEqual(Object.keys(modules).sort());
-    const a = await bundled.load({ variant: VARIANT });
-    const b = await modules.load({ variant: VARIANT });
-    expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
-    expect(a.variant).toBe(VARIANT);
+    for (const variant of BUILDS) {
+      const a = await bundled.load({ variant });
+      const b = await modules.load({ variant });
+      expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
+      expect([a.variant, b.variant]).toEqual([variant, variant]);
+    }
   });
 
-  it('serves wacore-wasm/baileys and wacore-wasm/whatsapp-rust-bridge on the same module instance, through import and require', () => {
+  it.each(BUILDS)('serves wacore-wasm/baileys and wacore-wasm/whatsapp-rust-bridge on the same module instance, through import and require (%s)', (variant) => {
     const code = (head) => `${head}
-      const api = main.loadSync({ variant: '${VARIANT}' });
+      const api = main.loadSync({ variant: '${variant}' });
       baileys.useWacore(api);
       const err = (() => { try { baileys.jidToSignalProtocolAddress('nobody'); } catch (e) { return e; } })();
       const node = { tag: 'iq', attrs: { id: '1' }, content: [{ tag: 'x', attrs: {}, content: Buffer.from([1]) }] };
@@ -132,12 +137,12 @@ describe(`npm package (${VARIANT})`, () => {
           typeof new bridge.LTHashAntiTampering().subtractThenAdd);
       });`;
     const want = `function true ERR_TYPE true 900150983cd24fb0d6963f7d28e17f72 function`;
-    expect(run([], 'sub.mjs', code(`import * as main from 'wacore-wasm'; import * as baileys from 'wacore-wasm/baileys'; import * as bridge from 'wacore-wasm/whatsapp-rust-bridge';`))).toBe(want);
-    expect(run([], 'sub.cjs', code(`const main = require('wacore-wasm'), baileys = require('wacore-wasm/baileys'), bridge = require('wacore-wasm/whatsapp-rust-bridge');`))).toBe(want);
+    expect(run([], `sub-${variant}.mjs`, code(`import * as main from 'wacore-wasm'; import * as baileys from 'wacore-wasm/baileys'; import * as bridge from 'wacore-wasm/whatsapp-rust-bridge';`))).toBe(want);
+    expect(run([], `sub-${variant}.cjs`, code(`const main = require('wacore-wasm'), baileys = require('wacore-wasm/baileys'), bridge = require('wacore-wasm/whatsapp-rust-bridge');`))).toBe(want);
   });
 
-  it('resolves the wasm files through the exports map', () => {
-    const out = run([], 'resolve.mjs', `console.log(import.meta.resolve('wacore-wasm/wacore.${VARIANT}.wasm').endsWith('/dist/wacore.${VARIANT}.wasm'));`);
+  it.each(BUILDS)('resolves the wasm files through the exports map (%s)', (variant) => {
+    const out = run([], `resolve-${variant}.mjs`, `console.log(import.meta.resolve('wacore-wasm/wacore.${variant}.wasm').endsWith('/dist/wacore.${variant}.wasm'));`);
     expect(out).toBe('true');
   });
 
