@@ -1,4 +1,5 @@
-# Native build: the core, its GoogleTest suite, and optionally ASan + UBSan.
+# Native build: the core, its GoogleTest suite, and optionally ASan + UBSan (WACORE_SANITIZE), with
+# the libFuzzer targets on the same sanitized core (WACORE_FUZZ, clang: cmake/Fuzz.cmake).
 option(WACORE_SANITIZE "Build the core and tests with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
 
 wacore_add_sodium(sodium_native)
@@ -6,10 +7,21 @@ wacore_add_zlib(zlib_native)
 wacore_add_core(wacore_native sodium_native zlib_native)
 
 if(WACORE_SANITIZE)
-  set_property(SOURCE ${WACORE_RAPIDJSON_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -fno-sanitize=pointer-overflow)
+  # signal_test.cpp instantiates the same RapidJSON templates (whichever copy the linker keeps runs).
+  set_property(SOURCE ${WACORE_RAPIDJSON_SOURCES} tests/native/signal_test.cpp APPEND PROPERTY COMPILE_OPTIONS -fno-sanitize=pointer-overflow)
   set(_san -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
-  target_compile_options(wacore_native PRIVATE ${_san})
+  set(_san_core ${_san})
+  if(WACORE_FUZZ)
+    # Coverage for the fuzzers, in the core and zlib (libsodium is not what is fuzzed). Outside a
+    # fuzzer the sanitizer runtime's default coverage callbacks take it, so the GoogleTest suite runs
+    # on this same build of the core.
+    list(APPEND _san_core -fsanitize=fuzzer-no-link)
+    target_compile_options(zlib_native PRIVATE -fsanitize=fuzzer-no-link,address,undefined)
+  endif()
+  target_compile_options(wacore_native PRIVATE ${_san_core})
   target_link_options(wacore_native INTERFACE ${_san})
+elseif(WACORE_FUZZ)
+  message(FATAL_ERROR "WACORE_FUZZ needs WACORE_SANITIZE=ON (the fuzzers run on the sanitized core)")
 endif()
 
 enable_testing()

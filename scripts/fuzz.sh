@@ -5,9 +5,11 @@
 #
 #   scripts/fuzz.sh [seconds] [binary|noise|signal_parse|signal_session|groups]     default 30 binary
 #
-# Builds build/fuzz with clang first if needed (cmake/Fuzz.cmake); `scripts/fuzz.sh --build` builds
-# every target and runs none (scripts/test.sh does that once, then runs several targets at the same
-# time with WACORE_FUZZ_BUILT=1, which skips the build step so that two runs never share ninja). The run works on a
+# Builds build/sanitize with clang first if needed: the sanitized native tree, whose core the
+# GoogleTest suite under ASan + UBSan shares (cmake/Fuzz.cmake). `scripts/fuzz.sh --build` builds that
+# whole tree and runs nothing (scripts/test.sh does it once, runs the suite, then runs two fuzz
+# targets at a time with WACORE_FUZZ_BUILT=1, which skips the build step so that two runs never
+# share ninja). The run works on a
 # temporary copy of tests/fuzz/corpus/<target>: inputs it finds never land in the repository. On a
 # failure the temporary directory is kept and the failing input is printed in hex.
 #
@@ -17,15 +19,15 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
-build="$here/build/fuzz"
+build="$here/build/sanitize"
 configure() {
   if [ ! -f "$build/build.ninja" ]; then
-    CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DWACORE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+    CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWACORE_SANITIZE=ON -DWACORE_FUZZ=ON >/dev/null
   fi
 }
 if [ "${1:-}" = "--build" ]; then
   configure
-  cmake --build "$build" >/dev/null
+  cmake --build "$build"
   exit 0
 fi
 secs="${1:-30}"

@@ -39,16 +39,14 @@ cmake -S . -B build/native -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build/native
 ctest --test-dir build/native --output-on-failure -j "$(nproc)"
 
-step "native tests under AddressSanitizer + UndefinedBehaviorSanitizer"
-cmake -S . -B build/native-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DWACORE_SANITIZE=ON >/dev/null
-cmake --build build/native-asan
-ctest --test-dir build/native-asan --output-on-failure -j "$(nproc)"
+step "native tests under AddressSanitizer + UndefinedBehaviorSanitizer (clang; the fuzz targets are built on the same core)"
+scripts/fuzz.sh --build
+ctest --test-dir build/sanitize --output-on-failure -j "$(nproc)"
 
 # A fixed fuzzing seed unless one is given: the same inputs in every test run (scripts/fuzz.sh).
 export WACORE_FUZZ_SEED="${WACORE_FUZZ_SEED:-20261201}"
 
 step "fuzzing, two targets at a time: the binary codec (30 s), the Noise frame decoder and handshake parsers (15 s), Signal sessions as a stateful conversation (20 s) and their parsers (10 s), sender keys and app-state patches (15 s; seeds from tests/fuzz/make-groups-corpus.mjs)"
-scripts/fuzz.sh --build
 fuzz_lane() {  # fuzz_lane LOG SECONDS TARGET [SECONDS TARGET ...]: one after another, stops at the first failure
   local log="$1"; shift
   while [ $# -gt 0 ]; do
