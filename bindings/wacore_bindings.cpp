@@ -95,18 +95,6 @@ int init() {
   return 0;
 }
 
-// Every error's code and message, "code\tmessage\n" in enum order: one call at load instead of two
-// per error.
-// "code<TAB>message<LF>" per error value, in order: the JS side's table of codes and messages.
-std::string error_table() {
-  std::string out;
-  for (int e = 0; e < static_cast<int>(Error::count_); e++) {
-    out.append(wacore::error_code(static_cast<Error>(e))).push_back('\t');
-    out.append(wacore::error_message(static_cast<Error>(e))).push_back('\n');
-  }
-  return out;
-}
-
 // Bytes currently allocated by malloc (for the memory-stability tests).
 size_t heap_in_use() { return mallinfo().uordblks; }
 
@@ -168,23 +156,30 @@ wire::Value registration_id() {
 using wire::HashKind;
 using wire::StreamKind;
 
-// kind: a HashKind (bindings/boundary.json).
-void sha(int32_t kind, uintptr_t data, size_t len, uintptr_t out) {
+// kind: a HashKind (bindings/boundary.json); any other number is refused, never a default hash.
+Error sha(int32_t kind, uintptr_t data, size_t len, uintptr_t out) {
   if (kind == static_cast<int>(HashKind::kSha256)) {
     wacore::hash::sha256(bytes(data, len), at(out));
   } else if (kind == static_cast<int>(HashKind::kSha512)) {
     wacore::hash::sha512(bytes(data, len), at(out));
-  } else {
+  } else if (kind == static_cast<int>(HashKind::kMd5)) {
     wacore::hash::md5(bytes(data, len), at(out));
+  } else {
+    return Error::type;
   }
+  return Error::ok;
 }
 
-void hmac(int32_t kind, uintptr_t key, size_t key_len, uintptr_t data, size_t len, uintptr_t out) {
+// kind: HashKind's SHA-256 or SHA-512.
+Error hmac(int32_t kind, uintptr_t key, size_t key_len, uintptr_t data, size_t len, uintptr_t out) {
   if (kind == static_cast<int>(HashKind::kSha256)) {
     wacore::hash::hmac_sha256(bytes(key, key_len), bytes(data, len), at(out));
-  } else {
+  } else if (kind == static_cast<int>(HashKind::kSha512)) {
     wacore::hash::hmac_sha512(bytes(key, key_len), bytes(data, len), at(out));
+  } else {
+    return Error::type;
   }
+  return Error::ok;
 }
 
 Error hkdf(uintptr_t ikm, size_t ikm_len, uintptr_t salt, size_t salt_len, uintptr_t info, size_t info_len, uintptr_t out,
@@ -267,7 +262,7 @@ void stream_free(uintptr_t stream) {
 
 // The handle (> 0).
 wire::Value stream_create(int32_t kind_number, uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len) {
-  if (kind_number < wire::kStreamKindFirst || kind_number > wire::kStreamKindLast) return Error::stream_state;
+  if (kind_number < wire::kStreamKindFirst || kind_number > wire::kStreamKindLast) return Error::type;
   const StreamKind kind = static_cast<StreamKind>(kind_number);
   const bool is_hash = kind == kSha256 || kind == kSha512 || kind == kHmacSha256 || kind == kHmacSha512;
   const bool is_media = kind == kMediaEncrypt || kind == kMediaDecrypt;
@@ -548,7 +543,7 @@ void appstate_index_mac(uintptr_t key, uintptr_t index, size_t len, uintptr_t ou
 
 Error appstate_value_mac(int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t len, uintptr_t key,
                          uintptr_t out) {
-  if (!is_operation(op)) return Error::stream_state;
+  if (!is_operation(op)) return Error::type;
   as::value_mac(static_cast<as::Operation>(op), bytes(key_id, key_id_len), bytes(data, len), at(key), at(out));
   return Error::ok;
 }
@@ -569,7 +564,7 @@ size_t appstate_encrypted_value_size(size_t len) { return as::encrypted_value_si
 // keys: the 160-byte expansion; out holds encrypted_value_size(len) bytes. Its length.
 wire::Value appstate_encrypt_value(uintptr_t keys, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data,
                                    size_t len, uintptr_t iv, uintptr_t out) {
-  if (!is_operation(op)) return Error::stream_state;
+  if (!is_operation(op)) return Error::type;
   as::encrypt_value(keys_at(keys), static_cast<as::Operation>(op), bytes(key_id, key_id_len), bytes(data, len), at(iv),
                     at(out));
   return wire::Value::of(as::encrypted_value_size(len));
@@ -578,7 +573,7 @@ wire::Value appstate_encrypt_value(uintptr_t keys, int32_t op, uintptr_t key_id,
 // The plaintext length.
 wire::Value appstate_decrypt_value(uintptr_t keys, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t blob,
                                    size_t len, uintptr_t out) {
-  if (!is_operation(op)) return Error::stream_state;
+  if (!is_operation(op)) return Error::type;
   size_t n = 0;
   const Error e = as::decrypt_value(keys_at(keys), static_cast<as::Operation>(op), bytes(key_id, key_id_len),
                                     bytes(blob, len), at(out), &n);
@@ -616,7 +611,6 @@ EMSCRIPTEN_BINDINGS(wacore) {
   function("init", &init);
   function("ioBuffer", &io_buffer);
   function("heapInUse", &heap_in_use);
-  function("errorTable", &error_table);
 }
 
 // The plain exports of this file (bindings/boundary.json, "plain"), generated.

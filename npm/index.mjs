@@ -14,7 +14,7 @@ import createWacoreModule from './dist/wacore.glue.mjs';
 import { makeAppState } from './lib/appstate.mjs';
 import { makeBinary } from './lib/binary.mjs';
 import { asBytes, describe as describeValue, makeCore, WacoreError } from './lib/core.mjs';
-import { bindPlain, checkBoundary, EXPORT_NAMES } from './lib/generated/boundary.mjs';
+import { bindPlain, checkBoundary, ERRORS, EXPORT_NAMES } from './lib/generated/boundary.mjs';
 import { makeCrypto } from './lib/crypto.mjs';
 import { makeCurve } from './lib/curve.mjs';
 import * as jid from './lib/jid.mjs';
@@ -297,7 +297,7 @@ async function compileFrom({ source, url }) {
 }
 
 function makeApi(M, nodeCrypto) {
-  const core = { ...makeCore(M), nodeCrypto };
+  const core = { ...makeCore(M, ERRORS), nodeCrypto };
   // The plain exports (bindings/boundary.json), each raising its errors as the core's WacoreError.
   core.plain = bindPlain(M, core.fail);
   /** Wasm memory in use: the linear memory's size (it never shrinks) and bytes held by malloc. */
@@ -329,6 +329,19 @@ function makeApi(M, nodeCrypto) {
     [Symbol.for('wacore-wasm.mediaWithoutNodeCrypto')]: () => makeMedia({ ...core, nodeCrypto: () => null }, crypto),
     // Tests: the blocks the core's operator new has handed out and not taken back.
     [Symbol.for('wacore-wasm.liveAllocations')]: () => core.plain.liveAllocations(),
+    // Tests: plain export `name` called by fn(export, p) with p the address of 256 zeroed bytes of the
+    // I/O buffer (wiped after): the code of the WacoreError it raised, or 'OK'.
+    [Symbol.for('wacore-wasm.callPlain')]: (name, fn) =>
+      core.scratch(256, (p) => {
+        M.HEAPU8.fill(0, p, p + 256);
+        try {
+          fn(core.plain[name], p);
+          return 'OK';
+        } catch (e) {
+          if (e instanceof WacoreError) return e.code;
+          throw e;
+        }
+      }),
     // Tests: a generated export called on raw input bytes (a layout), returning its error's code
     // string (the core's first, no error, for success).
     [Symbol.for('wacore-wasm.callExport')]: (name, bytes) => {

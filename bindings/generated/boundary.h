@@ -25,7 +25,10 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0xae2c8216;
+inline constexpr uint32_t kBoundaryDigest = 0x3f570b25;
+
+// The JS error table (npm/lib/generated/boundary.mjs) was read from src/common/error.h: as many entries.
+static_assert(static_cast<int>(wacore::Error::count_) == 53, "src/common/error.h changed: run node scripts/gen-boundary.mjs");
 
 // Constants: those of the core are checked against it, so that the JS side cannot drift from it.
 inline constexpr size_t kPublicKeyBytes = 33;  // a Curve25519 public key with libsignal's type byte 0x05
@@ -803,8 +806,8 @@ Error curve_sign(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len,
 Error curve_sign_with_random(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len, uintptr_t random, size_t random_len, uintptr_t out);  // an XEdDSA signature with the given 64 random bytes
 wire::Value curve_verify(uintptr_t pub, size_t pub_len, uintptr_t msg, size_t msg_len, uintptr_t sig, size_t sig_len);  // 1 if the XEdDSA signature is valid, else 0
 wire::Value registration_id();  // a random registration id, 0..16383
-void sha(int32_t kind, uintptr_t data, size_t len, uintptr_t out);  // SHA-256, SHA-512 or MD5 by HashKind
-void hmac(int32_t kind, uintptr_t key, size_t key_len, uintptr_t data, size_t len, uintptr_t out);  // HMAC-SHA256 or HMAC-SHA512 by HashKind
+Error sha(int32_t kind, uintptr_t data, size_t len, uintptr_t out);  // SHA-256, SHA-512 or MD5 by HashKind
+Error hmac(int32_t kind, uintptr_t key, size_t key_len, uintptr_t data, size_t len, uintptr_t out);  // HMAC-SHA256 or HMAC-SHA512 by HashKind
 Error hkdf(uintptr_t ikm, size_t ikm_len, uintptr_t salt, size_t salt_len, uintptr_t info, size_t info_len, uintptr_t out, size_t out_len);  // HKDF-SHA256
 bool ct_equal(uintptr_t a, uintptr_t b, size_t n);  // constant-time comparison of n bytes
 wire::Value aes_cbc_encrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len);  // AES-256-CBC with PKCS#7, in place (buf has room for a block more): the ciphertext length

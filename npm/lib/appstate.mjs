@@ -191,7 +191,20 @@ export function makeAppState({ M, plain, fail, io, wipe, placed }) {
     return { mutations: mutationsOut(x.appstateDecodeMutations({ bytes: asBytes(bytes, 'mutations') }).mutations) };
   }
 
-  const toNumber = (v) => (typeof v === 'object' && v !== null && typeof v.toNumber === 'function' ? v.toNumber() : Number(v ?? NaN));
+  // A version as a number: a number, a BigInt, a decimal string or a Long (protobufjs); anything else
+  // is NaN, which versionOf refuses with ERR_TYPE (a Symbol does not reach Number()).
+  const toNumber = (v) => {
+    if (typeof v === 'number') return v;
+    if (typeof v === 'bigint') return v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : NaN;
+    if (typeof v === 'string') return v.trim() === '' ? NaN : Number(v);
+    if (typeof v === 'object' && v !== null && typeof v.toNumber === 'function') return v.toNumber();
+    return NaN;
+  };
+  const arrayOf = (list, name) => {
+    if (list === undefined || list === null) return [];
+    if (!Array.isArray(list)) throw new WacoreError('ERR_TYPE', `${name} must be an array`);
+    return list;
+  };
   /** A version as the layouts carry it: an integer in 0..2^53 (ERR_TYPE otherwise). */
   const versionOf = (v) => {
     versionWords(v);
@@ -272,7 +285,7 @@ export function makeAppState({ M, plain, fail, io, wipe, placed }) {
     options = optionsOf(options);
     const p = patch instanceof Uint8Array || ArrayBuffer.isView(patch) || patch instanceof ArrayBuffer ? parseSyncdPatch(patch) : patch;
     if (p?.version?.version == null) throw new WacoreError('ERR_INVALID_PATCH', 'the patch has no version');
-    const mutations = p.mutations ?? [];
+    const mutations = arrayOf(p.mutations, 'mutations');
     return resultOf(
       x.appstateVerifyPatch({
         strictRemove: Boolean(options.strictRemove),
@@ -292,7 +305,7 @@ export function makeAppState({ M, plain, fail, io, wipe, placed }) {
   function verifySyncdSnapshot(snapshot, name, keys) {
     const s = ArrayBuffer.isView(snapshot) || snapshot instanceof ArrayBuffer ? parseSyncdSnapshot(snapshot) : snapshot;
     if (s?.version?.version == null) throw new WacoreError('ERR_INVALID_PATCH', 'the snapshot has no version');
-    const records = s.records ?? [];
+    const records = arrayOf(s.records, 'records');
     return resultOf(
       x.appstateVerifySnapshot({
         name: nameBytes(name),

@@ -14,11 +14,15 @@ export class WacoreError extends Error {
 /** Views x as bytes: Uint8Array (and so Node's Buffer), other ArrayBuffer views, or ArrayBuffer.
  * Only real views and buffers pass: ArrayBuffer.isView is false for a Proxy around a view and for
  * an object that merely has a typed array's prototype, which would otherwise read as zeros. A
- * detached buffer (its views then have length 0) is refused rather than read as empty. */
+ * detached buffer (its views then have length 0) is refused rather than read as empty. A view of
+ * a SharedArrayBuffer is read once, into a copy: another thread may write the buffer during the
+ * call, and every later step (a MAC checked, then the same bytes decrypted; node:crypto reading
+ * them more than once) must see the same bytes. */
 export function asBytes(x, name) {
   if (ArrayBuffer.isView(x)) {
     if (x.byteLength === 0) checkAttached(x.buffer, name);
-    return x instanceof Uint8Array ? x : new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+    const b = x instanceof Uint8Array ? x : new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
+    return b.buffer instanceof ArrayBuffer || !isShared(b.buffer) ? b : new Uint8Array(b);
   }
   if (x instanceof ArrayBuffer) {
     try {
@@ -34,6 +38,17 @@ export function asBytes(x, name) {
 }
 
 const arrayBufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
+// SharedArrayBuffer's own byteLength getter accepts only a real SharedArrayBuffer (of any realm).
+const sharedByteLength = typeof SharedArrayBuffer === 'function' ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, 'byteLength').get : undefined;
+function isShared(buffer) {
+  if (sharedByteLength === undefined) return false;
+  try {
+    sharedByteLength.call(buffer);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 // Constructing a view over a detached buffer throws; over an attached one, even empty, it does not.
 function checkAttached(buffer, name) {
@@ -71,6 +86,16 @@ export function u32(v, name) {
   return v;
 }
 
+/** As u32, with undefined and null meaning 0 (optional ids and counters). */
+export const optionalU32 = (v, name) => (v === undefined || v === null ? 0 : u32(v, name));
+
+/** An object argument (a bundle, a record's fields), else ERR_TYPE: null and primitives are refused
+ * before any of their properties is read. */
+export function objectOf(x, name) {
+  if (x === null || (typeof x !== 'object' && typeof x !== 'function')) throw new WacoreError('ERR_TYPE', `${name} must be an object, not ${describe(x)}`);
+  return x;
+}
+
 /** An options argument: undefined and null mean none; anything but an object is ERR_TYPE. */
 export function optionsOf(options, name = 'options') {
   if (options === undefined || options === null) return {};
@@ -82,15 +107,11 @@ const MAX_IO_BYTES = 2 ** 32 - 1;
 /** As asBytes, with undefined and null meaning empty. */
 export const asOptionalBytes = (x, name) => (x === undefined || x === null ? EMPTY : asBytes(x, name));
 
-export function makeCore(M) {
-  const codes = [];
-  const messages = [];
-  for (const line of M.errorTable().split('\n')) {
-    if (line === '') continue;
-    const tab = line.indexOf('\t');
-    codes.push(line.slice(0, tab));
-    messages.push(line.slice(tab + 1));
-  }
+/** The shared state of one loaded module M. errors: the core's [code, message] by error number
+ * (ERRORS of lib/generated/boundary.mjs, read from the core's declaration). */
+export function makeCore(M, errors) {
+  const codes = errors.map(([code]) => code);
+  const messages = errors.map(([, message]) => message);
   /** Throws the WacoreError for a core error code. */
   const fail = (rc) => {
     throw new WacoreError(codes[rc] ?? 'ERR_UNKNOWN', messages[rc] ?? `error ${rc}`);

@@ -2,7 +2,7 @@
 // SenderKeyRecordStructure protobuf) over the wasm core in src/signal/sender_keys.h, through the
 // generated marshaller. Each returns the new record next to its result, or throws and changes
 // nothing. Baileys' classes over it are in lib/groups.mjs.
-import { asBytes, WacoreError } from './core.mjs';
+import { asBytes, u32, WacoreError } from './core.mjs';
 import { AES_KEY_BYTES, bindExports, MAX_SENDER_FORWARD_JUMP, PUBLIC_KEY_BYTES } from './generated/boundary.mjs';
 import { fromBase64, toBase64 } from './internal/base64.mjs';
 import { raiseWith, recordBytes } from './internal/records.mjs';
@@ -151,7 +151,7 @@ export function makeSenderKeys({ M, fail, io, wipe }) {
     const sk = asBytes(signatureKey, 'signatureKey');
     if (ck.length !== AES_KEY_BYTES) throw new WacoreError('ERR_KEY_LENGTH', `chainKey must be ${AES_KEY_BYTES} bytes`);
     if (sk.length !== PUBLIC_KEY_BYTES) throw new WacoreError('ERR_KEY_LENGTH', `signatureKey must be ${PUBLIC_KEY_BYTES} bytes`);
-    return x.groupDistributionEncode({ keyId: id >>> 0, iteration: iteration >>> 0, chainKey: ck, signingKey: sk }).bytes;
+    return x.groupDistributionEncode({ keyId: u32(id, 'id'), iteration: u32(iteration, 'iteration'), chainKey: ck, signingKey: sk }).bytes;
   }
 
   return { recordFromJson, recordToJson, recordInfo, create, process, encrypt, decrypt, distributionInfo, encodeDistribution, isJsonText };

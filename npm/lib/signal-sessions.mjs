@@ -2,7 +2,7 @@
 // RecordStructure protobuf) over the wasm core in src/signal/, through the generated marshaller.
 // Each returns the new record next to its result, or throws and leaves nothing changed: the caller
 // decides what to store. libsignal-node's classes over it are in lib/signal.mjs.
-import { asBytes, u32, WacoreError } from './core.mjs';
+import { asBytes, objectOf, optionalU32, u32, WacoreError } from './core.mjs';
 import { raiseWith, recordBytes } from './internal/records.mjs';
 import { bindExports, MAX_FORWARD_JUMP, PRIVATE_KEY_BYTES, PUBLIC_KEY_BYTES, SIGNATURE_BYTES } from './generated/boundary.mjs';
 
@@ -181,22 +181,24 @@ export function makeSignalSessions({ M, fail, io, wipe }, curve) {
   function initOutgoing(record, ourIdentity, bundle, time) {
     const rec = recordBytes(record);
     const id = pair(ourIdentity, 'ourIdentity');
-    const identityKey = pub33(bundle?.identityKey, 'identityKey');
-    const spk = pub33(bundle.signedPreKey?.publicKey, 'signedPreKey.publicKey');
-    const sig = asBytes(bundle.signedPreKey.signature, 'signedPreKey.signature');
+    objectOf(bundle, 'bundle');
+    const identityKey = pub33(bundle.identityKey, 'identityKey');
+    const signed = objectOf(bundle.signedPreKey, 'signedPreKey');
+    const spk = pub33(signed.publicKey, 'signedPreKey.publicKey');
+    const sig = asBytes(signed.signature, 'signedPreKey.signature');
     if (sig.length !== SIGNATURE_BYTES) throw new WacoreError('ERR_SIGNATURE_LENGTH', `signedPreKey.signature must be ${SIGNATURE_BYTES} bytes`);
-    const opk = bundle.preKey ? pub33(bundle.preKey.publicKey, 'preKey.publicKey') : undefined;
+    const opk = bundle.preKey ? pub33(objectOf(bundle.preKey, 'preKey').publicKey, 'preKey.publicKey') : undefined;
     return x.signalInitOutgoing({
       record: rec,
       identity: id,
       bundle: {
-        registrationId: bundle.registrationId >>> 0,
+        registrationId: optionalU32(bundle.registrationId, 'registrationId'),
         identityKey,
-        signedPreKeyId: bundle.signedPreKey.keyId >>> 0,
+        signedPreKeyId: optionalU32(signed.keyId, 'signedPreKey.keyId'),
         signedPreKey: spk,
         signature: sig,
         hasPreKey: opk !== undefined,
-        preKeyId: opk ? bundle.preKey.keyId >>> 0 : 0,
+        preKeyId: opk ? optionalU32(bundle.preKey.keyId, 'preKey.keyId') : 0,
         preKey: opk,
       },
       now: now(time),
@@ -209,7 +211,7 @@ export function makeSignalSessions({ M, fail, io, wipe }, curve) {
     const rec = recordBytes(record);
     const identityKey = pub33(ourIdentityKey, 'ourIdentityKey');
     const pt = asBytes(plaintext, 'plaintext');
-    const r = x.signalEncrypt({ record: rec, identityKey, registrationId: (ourRegistrationId ?? 0) >>> 0, plaintext: pt });
+    const r = x.signalEncrypt({ record: rec, identityKey, registrationId: optionalU32(ourRegistrationId, 'ourRegistrationId'), plaintext: pt });
     return {
       type: r.type,
       body: r.body,

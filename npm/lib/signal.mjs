@@ -5,7 +5,7 @@
 // reads what it needs from the store, computes, and writes once, after success.
 //
 // A SessionRecord is plain JS (it holds record bytes, not wasm memory): nothing to free.
-import { asBytes, WacoreError } from './core.mjs';
+import { asBytes, objectOf, WacoreError } from './core.mjs';
 import { fromBase64 } from './internal/base64.mjs';
 import { recordMaker, storedForms } from './internal/records.mjs';
 import { output } from './internal/output.mjs';
@@ -201,7 +201,7 @@ export function makeSignal(core, curve) {
     async initOutgoing(device) {
       const fqAddr = this.addr.toString();
       return queueJob(fqAddr, async () => {
-        const identityKey = pub33(device.identityKey, 'identityKey');
+        const identityKey = pub33(objectOf(device, 'device').identityKey, 'identityKey');
         if (!(await this.storage.isTrustedIdentity(this.addr.id, identityKey))) {
           throw new UntrustedIdentityKeyError(this.addr.id, device.identityKey);
         }

@@ -62,7 +62,8 @@ namespace wacore {
   X(value_mac, "ERR_VALUE_MAC", "app-state mutation value MAC does not match")                     \
   X(index_mac, "ERR_INDEX_MAC", "app-state mutation index MAC does not match its index")           \
   X(snapshot_mac, "ERR_SNAPSHOT_MAC", "LTHash does not match the snapshot MAC after applying")     \
-  X(remove_without_set, "ERR_REMOVE_WITHOUT_SET", "REMOVE of an index that has no value (strict mode)")
+  X(remove_without_set, "ERR_REMOVE_WITHOUT_SET", "REMOVE of an index that has no value (strict mode)") \
+  X(type, "ERR_TYPE", "an argument names no known kind or operation")
 
 enum class Error : int32_t {
 #define WACORE_ERROR_ENUM(name, code, message) name,

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BOUNDARY_DIGEST, checkBoundary, EXPORT_NAMES } from '../../npm/lib/generated/boundary.mjs';
+import { BOUNDARY_DIGEST, checkBoundary, EXPORT_NAMES, HashKind } from '../../npm/lib/generated/boundary.mjs';
 import { errorCode, loadVariant, VARIANT } from './variant.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -101,5 +101,24 @@ describe(`the generated boundary (${VARIANT})`, () => {
     // The module still works.
     const k = api.generateKeyPair();
     expect(api.verifySignature(k.pubKey, new Uint8Array(3), api.calculateSignature(k.privKey, new Uint8Array(3)))).toBe(true);
+  });
+
+  // The core once took any hash kind but SHA-256 and SHA-512 as MD5 and any HMAC kind but SHA-256
+  // as SHA-512, and answered an unknown stream kind or app-state operation with ERR_STREAM_STATE.
+  it('plain exports refuse kinds and operations they do not know with ERR_TYPE, and serve those they do', () => {
+    const plain = api[Symbol.for('wacore-wasm.callPlain')];
+    for (const kind of [-1, 3, 7, 2 ** 31 - 1]) {
+      expect(plain('sha', (sha, p) => sha(kind, p, 16, p + 64)), `sha ${kind}`).toBe('ERR_TYPE');
+      expect(plain('hmac', (hmac, p) => hmac(kind, p, 32, p + 32, 16, p + 128)), `hmac ${kind}`).toBe('ERR_TYPE');
+    }
+    expect(plain('hmac', (hmac, p) => hmac(HashKind.md5, p, 32, p + 32, 16, p + 128))).toBe('ERR_TYPE');
+    for (const kind of Object.values(HashKind)) expect(plain('sha', (sha, p) => sha(kind, p, 16, p + 64))).toBe('OK');
+    for (const kind of [HashKind.sha256, HashKind.sha512]) expect(plain('hmac', (hmac, p) => hmac(kind, p, 32, p + 32, 16, p + 128))).toBe('OK');
+    for (const kind of [0, 12, -3]) expect(plain('streamCreate', (create, p) => create(kind, p, 32, p + 32, 16))).toBe('ERR_TYPE');
+    for (const op of [2, -1, 255]) {
+      expect(plain('appstateValueMac', (mac, p) => mac(op, p, 4, p + 4, 8, p + 16, p + 48))).toBe('ERR_TYPE');
+      expect(plain('appstateEncryptValue', (enc, p) => enc(0, op, p, 4, p + 4, 1, p + 8, p + 24))).toBe('ERR_TYPE');
+      expect(plain('appstateDecryptValue', (dec, p) => dec(0, op, p, 4, p + 4, 64, p + 128))).toBe('ERR_TYPE');
+    }
   });
 });

@@ -243,3 +243,85 @@ describe(`options, records and maps of the wrong shape (${VARIANT})`, () => {
     }
   });
 });
+
+describe(`numbers and shapes that are not what they seem (${VARIANT})`, () => {
+  // Each was once a TypeError (or the value's own exception) out of a `>>> 0`, a Number() or a
+  // .map() on the caller's value, instead of a WacoreError.
+  const HOSTILE_NUMBERS = [Symbol('x'), 5n, { valueOf: () => { throw new Error('valueOf ran'); } }, '7', 1.5, -1, 2 ** 32, NaN];
+  const identity = () => api.keyhelper.generateIdentityKeyPair();
+
+  it('Signal session ids and counters: ERR_TYPE for anything but an integer in 0..2^32-1', () => {
+    const ours = identity();
+    const theirs = identity();
+    const spk = api.keyhelper.generateSignedPreKey(theirs, 1);
+    const opk = api.keyhelper.generatePreKey(2);
+    const bundle = (over = {}, signed = {}, pre = {}) => ({
+      identityKey: theirs.pubKey,
+      registrationId: 7,
+      signedPreKey: { keyId: 1, publicKey: spk.keyPair.pubKey, signature: spk.signature, ...signed },
+      preKey: { keyId: 2, publicKey: opk.keyPair.pubKey, ...pre },
+      ...over,
+    });
+    const s = api.signalSessions;
+    for (const bad of HOSTILE_NUMBERS) {
+      expect(codeOf(() => s.initOutgoing(undefined, ours, bundle({ registrationId: bad }))), String(typeof bad)).toBe('ERR_TYPE');
+      expect(codeOf(() => s.initOutgoing(undefined, ours, bundle({}, { keyId: bad })))).toBe('ERR_TYPE');
+      expect(codeOf(() => s.initOutgoing(undefined, ours, bundle({}, {}, { keyId: bad })))).toBe('ERR_TYPE');
+    }
+    for (const bad of [null, 7, 'bundle', Symbol('b')]) {
+      expect(codeOf(() => s.initOutgoing(undefined, ours, bad))).toBe('ERR_TYPE');
+      expect(codeOf(() => s.initOutgoing(undefined, ours, bundle({ signedPreKey: bad })))).toBe('ERR_TYPE');
+    }
+    // Absent ids are 0, as before; a record made with good values still encrypts.
+    const record = s.initOutgoing(undefined, ours, bundle({ registrationId: undefined }));
+    for (const bad of HOSTILE_NUMBERS) {
+      expect(codeOf(() => s.encrypt(record, ours.pubKey, bad, new Uint8Array(3)))).toBe('ERR_TYPE');
+    }
+    expect(s.encrypt(record, ours.pubKey, 9, new Uint8Array(3)).type).toBe(3);
+    expect(s.encrypt(record, ours.pubKey, undefined, new Uint8Array(3)).type).toBe(3);
+  });
+
+  it('SessionBuilder.initOutgoing rejects a missing or non-object bundle with ERR_TYPE, storing nothing', async () => {
+    let stored = 0;
+    const store = {
+      isTrustedIdentity: async () => true,
+      getOurIdentity: async () => identity(),
+      loadSession: async () => undefined,
+      storeSession: async () => {
+        stored++;
+      },
+    };
+    const builder = new api.SessionBuilder(store, new api.ProtocolAddress('123', 1));
+    for (const bad of [null, undefined, 5, 'device']) {
+      const e = await builder.initOutgoing(bad).then(() => null, (err) => err);
+      expect(e).toBeInstanceOf(api.WacoreError);
+      expect(e.code).toBe('ERR_TYPE');
+    }
+    expect(stored).toBe(0);
+  });
+
+  it('SenderKeyDistributionMessage ids and iterations: ERR_TYPE for anything but an integer in 0..2^32-1', () => {
+    const { distributionMessage } = api.senderKeys.create(undefined);
+    const info = api.senderKeys.distributionInfo(distributionMessage);
+    for (const bad of HOSTILE_NUMBERS) {
+      expect(codeOf(() => new api.SenderKeyDistributionMessage(bad, 0, info.chainKey, info.signatureKey))).toBe('ERR_TYPE');
+      expect(codeOf(() => new api.SenderKeyDistributionMessage(1, bad, info.chainKey, info.signatureKey))).toBe('ERR_TYPE');
+    }
+    const good = new api.SenderKeyDistributionMessage(info.id, info.iteration, info.chainKey, info.signatureKey);
+    expect(hex(good.serialize())).toBe(hex(distributionMessage));
+  });
+
+  it('verifySyncdPatch: a version that is not a non-negative integer, or mutations that are not an array, is ERR_TYPE', () => {
+    const state = { version: 0, hash: new Uint8Array(128), indexValueMap: {} };
+    const patch = (over) => ({ version: { version: 1 }, mutations: [], snapshotMac: new Uint8Array(32), patchMac: new Uint8Array(32), keyId: { id: new Uint8Array(4) }, ...over });
+    for (const bad of [Symbol('v'), -1n, 2n ** 64n, { valueOf: () => 1 }, 1.5, -1, 'one', '']) {
+      expect(codeOf(() => api.verifySyncdPatch(patch({ version: { version: bad } }), 'regular', state, {})), String(typeof bad)).toBe('ERR_TYPE');
+      expect(codeOf(() => api.verifySyncdPatch(patch({}), 'regular', { ...state, version: bad }, {}))).toBe('ERR_TYPE');
+    }
+    for (const bad of [5, 'abc', { length: 1, 0: {} }, Symbol('m')]) {
+      expect(codeOf(() => api.verifySyncdPatch(patch({ mutations: bad }), 'regular', state, {}))).toBe('ERR_TYPE');
+    }
+    // BigInt and decimal-string versions within range are numbers like any other (the MAC then fails).
+    expect(codeOf(() => api.verifySyncdPatch(patch({ version: { version: 1n } }), 'regular', state, {}))).not.toBe('ERR_TYPE');
+  });
+});

@@ -6,7 +6,73 @@
 import { WacoreError } from '../core.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0xae2c8216;
+export const BOUNDARY_DIGEST = 0x3f570b25;
+
+/** The core's errors by number (src/common/error.h): [code, message]. */
+export const ERRORS = Object.freeze([
+  ["OK", "no error"],
+  ["ERR_KEY_LENGTH", "key has the wrong length"],
+  ["ERR_KEY_TYPE", "a 33-byte public key must start with the type byte 0x05"],
+  ["ERR_SIGNATURE_LENGTH", "signature must be 64 bytes"],
+  ["ERR_RANDOM_LENGTH", "signature randomness must be 64 bytes"],
+  ["ERR_LOW_ORDER_POINT", "public key is a low-order point: the shared secret would be all zero"],
+  ["ERR_ENTROPY", "the random source failed"],
+  ["ERR_OUT_OF_MEMORY", "out of memory"],
+  ["ERR_OUTPUT_LENGTH", "requested output length is out of range"],
+  ["ERR_IV_LENGTH", "IV has the wrong length"],
+  ["ERR_BAD_PADDING", "decryption failed"],
+  ["ERR_AUTH_TAG", "authentication failed"],
+  ["ERR_DATA_LENGTH", "input length is not valid for this operation"],
+  ["ERR_STREAM_STATE", "the stream was used after it finished or in the wrong order"],
+  ["ERR_NO_SESSION", "no session with this address can do that"],
+  ["ERR_BAD_MAC", "message authentication failed: no session matches this message"],
+  ["ERR_DUPLICATE_MESSAGE", "message key already used: a duplicate message"],
+  ["ERR_INVALID_PREKEY_ID", "the message names a pre-key that is not stored"],
+  ["ERR_UNTRUSTED_IDENTITY", "the identity key is not trusted"],
+  ["ERR_TOO_FAR_AHEAD", "message is too far ahead of its chain"],
+  ["ERR_INVALID_MESSAGE", "malformed message or unsupported version"],
+  ["ERR_INVALID_RECORD", "malformed session record"],
+  ["ERR_BAD_SIGNATURE", "signature verification failed"],
+  ["ERR_BINARY_TRUNCATED", "input ends inside a node"],
+  ["ERR_BINARY_TAG", "unknown or misplaced tag byte"],
+  ["ERR_BINARY_PACKED", "invalid digit in a packed string"],
+  ["ERR_BINARY_LEFTOVER", "bytes left over after the node"],
+  ["ERR_BINARY_JID", "invalid JID"],
+  ["ERR_BINARY_DEPTH", "nodes nested too deeply"],
+  ["ERR_BINARY_INFLATE", "compressed frame is invalid or inflates too far"],
+  ["ERR_BINARY_NODE", "invalid node: empty list or empty tag"],
+  ["ERR_BINARY_TOO_LARGE", "too many attributes or children, or content too long"],
+  ["ERR_BINARY_TAPE", "malformed node description"],
+  ["ERR_DICTIONARY", "unknown token dictionary version"],
+  ["ERR_NOISE_HEADER", "connection header or routing pre-header is malformed"],
+  ["ERR_NOISE_MESSAGE", "malformed handshake message"],
+  ["ERR_NOISE_STATE", "noise step called out of order or after a failure"],
+  ["ERR_NOISE_CERT", "server certificate chain is malformed"],
+  ["ERR_NOISE_CERT_SIGNATURE", "server certificate signature is invalid"],
+  ["ERR_NOISE_CERT_SERIAL", "server certificate serials do not chain"],
+  ["ERR_NOISE_CERT_KEY", "server certificate does not name the server's static key"],
+  ["ERR_NOISE_CERT_TIME", "server certificate is not valid at the given time"],
+  ["ERR_NOISE_FRAME_TOO_LARGE", "frame is longer than the allowed maximum"],
+  ["ERR_NOISE_COUNTER", "nonce counter exhausted: the connection must be renewed"],
+  ["ERR_NO_SENDER_KEY", "no sender-key state for this message's key id"],
+  ["ERR_INVALID_PATCH", "malformed app-state patch, snapshot or mutation"],
+  ["ERR_MISSING_KEY", "no app-state sync key with this key id"],
+  ["ERR_PATCH_MAC", "app-state patch MAC does not match"],
+  ["ERR_VALUE_MAC", "app-state mutation value MAC does not match"],
+  ["ERR_INDEX_MAC", "app-state mutation index MAC does not match its index"],
+  ["ERR_SNAPSHOT_MAC", "LTHash does not match the snapshot MAC after applying"],
+  ["ERR_REMOVE_WITHOUT_SET", "REMOVE of an index that has no value (strict mode)"],
+  ["ERR_TYPE", "an argument names no known kind or operation"],
+]);
+/** How many of ERRORS are the core's (an error number from wasm indexes them). */
+export const CORE_ERROR_COUNT = 53;
+/** The codes only the JS side raises. */
+export const JS_ERRORS = Object.freeze({
+  ERR_VARIANT: "the requested variant is not 'auto', 'scalar' or 'simd'",
+  ERR_LOAD: "the wasm module could not be loaded",
+  ERR_INTERNAL: "the package contradicted itself (a bug): an input or output did not match its layout",
+  ERR_UNKNOWN: "an error number the package does not know",
+});
 
 /** a Curve25519 public key with libsignal's type byte 0x05 (wacore::curve::kPublicKeyBytes) */
 export const PUBLIC_KEY_BYTES = 33;
@@ -100,21 +166,21 @@ function writeKeyPair(w, v) {
   w.bytes(v.priv, 32, 'priv');
 }
 function writePreKeyBundle(w, v) {
-  w.u32(v.registrationId);
+  w.u32(v.registrationId, 'registrationId');
   w.bytes(v.identityKey, 33, 'identityKey');
-  w.u32(v.signedPreKeyId);
+  w.u32(v.signedPreKeyId, 'signedPreKeyId');
   w.bytes(v.signedPreKey, 33, 'signedPreKey');
   w.bytes(v.signature, 64, 'signature');
   w.u8(v.hasPreKey ? 1 : 0);
-  w.u32(v.preKeyId);
+  w.u32(v.preKeyId, 'preKeyId');
   w.bytes(v.preKey, 33, 'preKey', true);
 }
 function writePreKeyFields(w, v) {
   w.u8(v.hasPreKeyId ? 1 : 0);
-  w.u32(v.preKeyId);
-  w.u32(v.signedPreKeyId);
+  w.u32(v.preKeyId, 'preKeyId');
+  w.u32(v.signedPreKeyId, 'signedPreKeyId');
   w.u8(v.hasRegistrationId ? 1 : 0);
-  w.u32(v.registrationId);
+  w.u32(v.registrationId, 'registrationId');
   w.bytes(v.baseKey, 33, 'baseKey');
   w.bytes(v.identityKey, 33, 'identityKey');
 }
@@ -164,7 +230,7 @@ function sizeRecordTimeIn(v) {
 }
 function writeRecordTimeIn(w, v) {
   w.field(v.record);
-  w.u64(v.now);
+  w.u64(v.now, 'now');
 }
 function sizeSignalInitOutgoingIn(v) {
   return 12 + W.len(v.record) + 65 + 176;
@@ -175,7 +241,7 @@ function writeSignalInitOutgoingIn(w, v) {
   else writeKeyPair(w, v.identity);
   if (v.bundle == null) w.zeros(176);
   else writePreKeyBundle(w, v.bundle);
-  w.u64(v.now);
+  w.u64(v.now, 'now');
 }
 function sizeSignalInitIncomingIn(v) {
   return 13 + W.len(v.record) + 65 + 132 + 80 + W.len(v.message);
@@ -186,7 +252,7 @@ function writeSignalInitIncomingIn(w, v) {
   else writeKeyPair(w, v.identity);
   if (v.keys == null) w.zeros(132);
   else writePreKeys(w, v.keys);
-  w.u64(v.now);
+  w.u64(v.now, 'now');
   w.u8(v.hasFields ? 1 : 0);
   if (v.fields == null) w.zeros(80);
   else writePreKeyFields(w, v.fields);
@@ -218,7 +284,7 @@ function sizeSignalEncryptIn(v) {
 function writeSignalEncryptIn(w, v) {
   w.field(v.record);
   w.bytes(v.identityKey, 33, 'identityKey');
-  w.u32(v.registrationId);
+  w.u32(v.registrationId, 'registrationId');
   w.rest(v.plaintext);
 }
 function readSignalEncryptOut(r) {
@@ -237,7 +303,7 @@ function sizeSignalDecryptWhisperIn(v) {
 function writeSignalDecryptWhisperIn(w, v) {
   w.field(v.record);
   w.bytes(v.identityKey, 33, 'identityKey');
-  w.u64(v.now);
+  w.u64(v.now, 'now');
   w.rest(v.message);
 }
 function sizeSignalDecryptPreKeyIn(v) {
@@ -249,7 +315,7 @@ function writeSignalDecryptPreKeyIn(w, v) {
   else writeKeyPair(w, v.identity);
   if (v.keys == null) w.zeros(132);
   else writePreKeys(w, v.keys);
-  w.u64(v.now);
+  w.u64(v.now, 'now');
   w.rest(v.message);
 }
 function readSignalDecryptOut(r) {
@@ -301,8 +367,8 @@ function readSenderKeyRecordInfoOut(r) {
 }
 const sizeSenderKeyDistribution = () => 73;
 function writeSenderKeyDistribution(w, v) {
-  w.u32(v.keyId);
-  w.u32(v.iteration);
+  w.u32(v.keyId, 'keyId');
+  w.u32(v.iteration, 'iteration');
   w.bytes(v.chainKey, 32, 'chainKey');
   w.bytes(v.signingKey, 33, 'signingKey');
 }
@@ -372,7 +438,7 @@ function sizeSyncdMutation(v) {
   return 1 + (v.record == null ? 12 : sizeSyncdRecord(v.record));
 }
 function writeSyncdMutation(w, v) {
-  w.u8(v.operation);
+  w.u8(v.operation, 'operation');
   if (v.record == null) w.zeros(12);
   else writeSyncdRecord(w, v.record);
 }
@@ -433,26 +499,26 @@ function sizeAppStateVerifyPatchIn(v) {
 function writeAppStateVerifyPatchIn(w, v) {
   w.u8(v.strictRemove ? 1 : 0);
   w.field(v.name);
-  w.list(v.keys, writeSyncKey, 1024);
-  w.u64(v.stateVersion);
+  w.list(v.keys, writeSyncKey, 'keys', 1024);
+  w.u64(v.stateVersion, 'stateVersion');
   w.bytes(v.hash, 128, 'hash');
-  w.list(v.values, writeIndexValue);
-  w.u64(v.version);
+  w.list(v.values, writeIndexValue, 'values');
+  w.u64(v.version, 'version');
   w.field(v.snapshotMac);
   w.field(v.patchMac);
   w.field(v.keyId);
-  w.list(v.mutations, writeSyncdMutation, 100000);
+  w.list(v.mutations, writeSyncdMutation, 'mutations', 100000);
 }
 function sizeAppStateVerifySnapshotIn(v) {
   return 28 + W.len(v.name) + W.sum(v.keys, sizeSyncKey) + W.len(v.mac) + W.len(v.keyId) + W.sum(v.records, sizeSyncdRecord);
 }
 function writeAppStateVerifySnapshotIn(w, v) {
   w.field(v.name);
-  w.list(v.keys, writeSyncKey, 1024);
-  w.u64(v.version);
+  w.list(v.keys, writeSyncKey, 'keys', 1024);
+  w.u64(v.version, 'version');
   w.field(v.mac);
   w.field(v.keyId);
-  w.list(v.records, writeSyncdRecord, 100000);
+  w.list(v.records, writeSyncdRecord, 'records', 100000);
 }
 function readVerifiedMutation(r) {
   return {
@@ -530,11 +596,13 @@ export function bindPlain(M, raise) {
     },
     /** SHA-256, SHA-512 or MD5 by HashKind */
     sha(kind, data, len, out) {
-      M._wacore_sha(kind, data, len, out);
+      const rc = M._wacore_sha(kind, data, len, out);
+      if (rc !== 0) raise(-rc);
     },
     /** HMAC-SHA256 or HMAC-SHA512 by HashKind */
     hmac(kind, key, keyLen, data, len, out) {
-      M._wacore_hmac(kind, key, keyLen, data, len, out);
+      const rc = M._wacore_hmac(kind, key, keyLen, data, len, out);
+      if (rc !== 0) raise(-rc);
     },
     /** HKDF-SHA256 */
     hkdf(ikm, ikmLen, salt, saltLen, info, infoLen, out, outLen) {

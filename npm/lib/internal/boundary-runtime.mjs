@@ -2,7 +2,7 @@
 // input layout out in the I/O buffer, a reader that copies an output layout out of wasm memory, and
 // runExport(), the one path every generated export takes. The layouts themselves are declared in
 // bindings/boundary.json; this file knows only the field kinds (docs/architecture.md).
-import { asBytes, WacoreError } from '../core.mjs';
+import { asBytes, describe, WacoreError } from '../core.mjs';
 import { output } from './output.mjs';
 
 const EMPTY = new Uint8Array(0);
@@ -22,6 +22,16 @@ export const W = {
   },
 };
 
+/** A numeric field's value: an integer in 0..max (undefined and null are 0: fields that go with a
+ * has-flag are absent), else ERR_TYPE naming the field. Nothing of the value's own is called, so a
+ * Symbol, a BigInt or an object whose valueOf throws fails the same way. */
+function integer(v, max, name) {
+  if (v == null) return 0;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) throw notInteger(v, max === 2 ** 53 ? '0..2^53' : `0..${max}`, name);
+  return v;
+}
+const notInteger = (v, range, name) => new WacoreError('ERR_TYPE', `${name} must be an integer in ${range}, not ${describe(v)}`);
+
 class Writer {
   constructor(h, at, end) {
     this.h = h;
@@ -33,11 +43,13 @@ class Writer {
   room(n) {
     if (n > this.end - this.o) throw new WacoreError('ERR_INTERNAL', 'an input is longer than its layout size');
   }
-  u8(v) {
+  u8(v, name) {
+    v = integer(v, 0xff, name);
     this.room(1);
     this.h[this.o++] = v;
   }
-  u32(v) {
+  u32(v, name) {
+    v = integer(v, 0xffffffff, name);
     this.room(4);
     const h = this.h;
     const o = this.o;
@@ -47,10 +59,17 @@ class Writer {
     h[o + 3] = v >>> 24;
     this.o = o + 4;
   }
-  /** An integer in 0..2^53, high word first. */
-  u64(v) {
-    this.u32(Math.floor(v / 2 ** 32) >>> 0);
-    this.u32(v >>> 0);
+  /** An integer in 0..2^53, or a BigInt in 0..2^64-1, high word first. */
+  u64(v, name) {
+    if (typeof v === 'bigint') {
+      if (v < 0n || v > 0xffffffffffffffffn) throw notInteger(v, '0..2^64-1', name);
+      this.u32(Number(v >> 32n), name);
+      this.u32(Number(v & 0xffffffffn), name);
+      return;
+    }
+    v = integer(v, 2 ** 53, name);
+    this.u32(Math.floor(v / 2 ** 32) >>> 0, name);
+    this.u32(v >>> 0, name);
   }
   /** Exactly n bytes; absent is zeros where the layout marks the field optional (next to a has-flag),
    * a bug anywhere else. */
@@ -85,7 +104,8 @@ class Writer {
     this.h.set(b, this.o);
     this.o += n;
   }
-  list(items, write, max = Infinity) {
+  list(items, write, name, max = Infinity) {
+    if (items != null && !Array.isArray(items)) throw new WacoreError('ERR_TYPE', `${name} must be an array, not ${describe(items)}`);
     const n = items == null ? 0 : items.length;
     if (n > max) throw new WacoreError('ERR_DATA_LENGTH', `at most ${max} items`);
     this.u32(n);
