@@ -60,17 +60,17 @@ for (const [area, script] of AREAS) {
   results.push(...records.map((rec) => ({ script, area, ...rec })));
 }
 
-// The feature issues' targets against this run (our build's median; '—' where the run has no row).
+// The performance targets against this run (our build's median; '—' where the run has no row).
 const targets = checkTargets(results);
 const show = (t, v) =>
   v === undefined ? '—' : t.peer ? `${v.toFixed(2)}×` : t.size ? `${(v / 1000).toFixed(1)} KB` : t.mb ? `${(v / 1e6).toFixed(1)} MB` : t.ms ? `${v.toFixed(1)} ms` : fmt(v);
-out.push('## Targets of the feature issues', '');
+out.push('## Targets and where we stand', '');
 if (quick) out.push('Quick mode: few unwarmed rounds, so nothing here is judged.', '');
-out.push('| issue | operation | build (fastest form) | target | measured | met |', '|---|---|---|---|---|---|');
+out.push('| operation | build (fastest form) | target | measured | met |', '|---|---|---|---|---|');
 for (const t of targets) {
   const target = `${t.peer ? `≤ ${t.ratio.toFixed(2)}× ${t.peer}` : `≤ ${show(t, t.ns)}`}${t.note ? ` (${t.note})` : ''}`;
   const met = quick || t.met === undefined ? '—' : t.met ? 'yes' : 'no';
-  out.push(`| #${t.issue} | ${t.op} | ${t.impl?.replace(/^wacore /, '') ?? t.variant} | ${target} | ${show(t, t.measured)} | ${met} |`);
+  out.push(`| ${t.op} | ${t.impl?.replace(/^wacore /, '') ?? t.variant} | ${target} | ${show(t, t.measured)} | ${met} |`);
 }
 out.push('');
 

@@ -1,5 +1,5 @@
-// Whether two field multiplications in the two i64x2 lanes beat two scalar ones in V8 (issue 19,
-// item 1: 2-lane field arithmetic for the curve). Builds bench/field-lanes/fe.cpp with emcc
+// Whether two field multiplications in the two i64x2 lanes beat two scalar ones in V8 (2-lane field
+// arithmetic for the curve). Builds bench/field-lanes/fe.cpp with emcc
 // (-O3 -msimd128) into build/field-lanes/, then prints the time per multiplication of each form
 // (interleaved rounds) and the x86 instructions V8's optimising tier emits for each loop body.
 //

@@ -33,7 +33,7 @@ for (const [file, s] of Object.entries(sizesOf(distArg ?? NPM_DIST))) {
 }
 
 // Three spans per fresh process: importing the package (module evaluation), load() to ready (the
-// issue's measure: compile, instantiate, start-up), and the first key generation (in Node it pays
+// target's measure: compile, instantiate, start-up), and the first key generation (in Node it pays
 // for Web Crypto, which load() does not touch); and the resident memory all three added.
 const probe = (variant) => `
   const rss0 = process.memoryUsage().rss;
