@@ -1,5 +1,5 @@
 // Browser mode: serves the repository root (cross-origin isolated, so that performance.now() is
-// fine-grained), opens web/bench.html in headless Chromium through playwright-core, waits for its
+// fine-grained), opens bench/browser/bench.html in headless Chromium through playwright-core, waits for its
 // results, prints them as Markdown and writes them to bench/results/browser-latest.json.
 //   node bench/browser.mjs [--quick] [--rounds N] [--areas curve,crypto,media,binary,signal,groups]
 // Env: CHROMIUM=/path/to/chromium (default /usr/bin/chromium). Exit status 1 if the page failed.
@@ -27,7 +27,7 @@ try {
   const page = await browser.newPage();
   page.on('pageerror', (e) => console.error(`[page error] ${e?.stack ?? e}`));
   page.on('console', (m) => m.type() === 'error' && console.error(`[page console.error] ${m.text()}`));
-  const url = `http://127.0.0.1:${server.address().port}/web/bench.html?${query}`;
+  const url = `http://127.0.0.1:${server.address().port}/bench/browser/bench.html?${query}`;
   await page.goto(url);
   let last = '';
   const progress = setInterval(async () => {

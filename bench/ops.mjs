@@ -1,4 +1,4 @@
-// The operations that run alike in Node (bench/*.mjs) and in Chromium (web/bench.mjs), written once:
+// The operations that run alike in Node (bench/*.mjs) and in Chromium (bench/browser/bench.mjs), written once:
 // each function takes the library it measures and returns { operation: fn } for bench/runner.mjs.
 // No Node API and no import here, so the page can load this file as it is.
 

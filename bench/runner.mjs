@@ -1,5 +1,5 @@
 // The interleaved runner itself, with no Node or browser API in it: bench/harness.mjs runs it in Node
-// (hrtime clock, flags from the command line), web/bench.mjs in the browser (performance.now()).
+// (hrtime clock, flags from the command line), bench/browser/bench.mjs in the browser (performance.now()).
 // For each operation, every implementation that has it runs a batch in turn (A B C A B C …), so
 // machine noise falls on all of them alike; results are the median ns/op over rounds, the min–max,
 // and the ratio to the fastest.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Browser test of the wacore-wasm package: serves the repository root over HTTP on 127.0.0.1, opens
-// web/test.html in headless Chromium (driven by playwright-core, using the system Chromium) once
+// tests/browser/page/test.html in headless Chromium (driven by playwright-core, using the system Chromium) once
 // without a variant (the loader must pick SIMD by itself) and once with ?variant=scalar, and checks
 // that the page and its module worker produce exactly what Node produces with the same build, that
 // the fixed vectors hold, and that only the chosen variant's files were fetched.
@@ -21,7 +21,7 @@ const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const OVERALL_TIMEOUT_MS = Number(process.env.WACORE_BROWSER_TIMEOUT_MS) || 60_000;
 const PAGE_TIMEOUT_MS = 25_000;
 
-// Set from web/checks.mjs when the run starts.
+// Set from tests/browser/page/checks.mjs when the run starts.
 let runChecks;
 let VECTORS;
 let ASYNC_MEDIA_CALLS;
@@ -124,8 +124,8 @@ let server;
 
 async function serverChecks(port) {
   for (const [file, type] of [
-    ['/web/test.html', 'text/html'],
-    ['/web/checks.mjs', 'text/javascript'],
+    ['/tests/browser/page/test.html', 'text/html'],
+    ['/tests/browser/page/checks.mjs', 'text/javascript'],
     ['/npm/index.mjs', 'text/javascript'],
     ['/npm/dist/wacore.simd.wasm', 'application/wasm'],
     ['/package.json', 'application/json'],
@@ -133,7 +133,7 @@ async function serverChecks(port) {
     const r = await rawGet(port, file);
     check(`server: ${file} is 200 ${type}`, r.status === 200 && (r.type ?? '').split(';')[0] === type, `${r.status} ${r.type}`);
   }
-  for (const bad of ['/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/..%2f..%2f..%2fetc%2fpasswd', '/web/..%2F..%2F..%2Fetc%2Fhostname']) {
+  for (const bad of ['/../../etc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/..%2f..%2f..%2fetc%2fpasswd', '/tests/..%2F..%2F..%2Fetc%2Fhostname']) {
     const r = await rawGet(port, bad);
     check(`server: refuses ${bad}`, r.status === 403 || r.status === 404, `status ${r.status}`);
   }
@@ -269,7 +269,7 @@ async function pageRun(port, query, expectedVariant, nodeResults) {
     page.on('requestfailed', (r) => console.log(`  [${label} request failed] ${r.url()} ${r.failure()?.errorText ?? ''}`));
 
     const firstServed = served.length;
-    const response = await page.goto(`http://127.0.0.1:${port}/web/test.html${query}`, { timeout: PAGE_TIMEOUT_MS });
+    const response = await page.goto(`http://127.0.0.1:${port}/tests/browser/page/test.html${query}`, { timeout: PAGE_TIMEOUT_MS });
     check(`${label}: page loaded`, response?.status() === 200, `status ${response?.status()}`);
     try {
       await page.waitForFunction(() => window.__wacore !== undefined && window.__wacoreWorker !== undefined, null, {
@@ -324,7 +324,7 @@ async function main() {
 
   // Node's answers, one per forced variant.
   const { load, simdSupported } = await import(pathToFileURL(path.join(ROOT, 'npm', 'index.mjs')).href);
-  ({ runChecks, VECTORS, ASYNC_MEDIA_CALLS } = await import(pathToFileURL(path.join(ROOT, 'web', 'checks.mjs')).href));
+  ({ runChecks, VECTORS, ASYNC_MEDIA_CALLS } = await import(pathToFileURL(path.join(ROOT, 'tests', 'browser', 'page', 'checks.mjs')).href));
   ({ WEB_FROM } = await import(pathToFileURL(path.join(ROOT, 'npm', 'lib', 'internal', 'native.mjs')).href));
   const nodeResults = {};
   for (const variant of ['simd', 'scalar']) {

@@ -1,4 +1,4 @@
-// web/bench.html: the browser side of the benchmarks. Loads both wasm builds through the package's
+// bench/browser/bench.html: the browser side of the benchmarks. Loads both wasm builds through the package's
 // loader and the peers that run in a page, runs the operations of bench/ops.mjs (and WebCrypto, the
 // browser's native peer) with the interleaved runner of bench/runner.mjs, shows a table and an SVG
 // chart per area, and publishes window.__bench = { meta, areas: [{ area, title, rows }] } (or

@@ -1,9 +1,9 @@
-// Module worker spawned by web/test.html: loads wacore-wasm inside the worker, runs the shared
+// Module worker spawned by tests/browser/page/test.html: loads wacore-wasm inside the worker, runs the shared
 // checks and posts { requested, variant, simdSupported, results, instantiation, webCrypto } (or
 // { requested, error }) back to the page. The variant to request comes from this script's own URL
 // (?variant=scalar|simd; absent = auto).
-import { instrumentWasm, instrumentWebCrypto } from '/web/instrument.mjs';
-import { runChecks } from '/web/checks.mjs';
+import { instrumentWasm, instrumentWebCrypto } from '/tests/browser/page/instrument.mjs';
+import { runChecks } from '/tests/browser/page/checks.mjs';
 
 function describe(e) {
   const code = e && typeof e.code === 'string' ? `[${e.code}] ` : '';

@@ -1,6 +1,6 @@
 // A fixed, deterministic set of checks of the wacore-wasm API, shared by the Node side of the
-// browser test (tests/browser/run.mjs), the test page (web/test.html) and its worker
-// (web/test-worker.mjs). Uses only ECMAScript and the API object, so it runs the same in Node, a
+// browser test (tests/browser/run.mjs), the test page (tests/browser/page/test.html) and its worker
+// (tests/browser/page/test-worker.mjs). Uses only ECMAScript and the API object, so it runs the same in Node, a
 // page and a worker. The result is JSON-serialisable: hex strings, booleans, numbers and error codes.
 // Randomized round trips are done here too but are reported only as booleans, so that results from
 // different environments can be compared with a plain deep-equal.
