@@ -1,6 +1,6 @@
 // Glue (plain wasm exports) for the Noise transport (src/noise/noise.h): marshalling only. A connection lives in
 // wasm memory from noiseCreate to noiseFree (which wipes it); the JS side (npm/lib/noise.mjs) owns
-// it. Inputs come in through the module's I/O buffer (bindings/wacore_bindings.cpp, ioBuffer); each
+// it. Inputs come in through the module's I/O buffer (bindings/module.cpp, ioBuffer); each
 // call's output bytes are left in one reused vector described by NoiseResult, which the JS side
 // copies out before the next call. Calls return 0 or -Error, as every export does.
 #include <emscripten.h>

@@ -62,8 +62,15 @@ set(WACORE_SIZE_SOURCES src/signal/session.cpp src/signal/proto.cpp src/signal/p
     # Sender keys, app-state patch decoding and verification, and their glue (docs/groups.md).
     src/signal/sender_keys.cpp src/signal/sender_keys_proto.cpp src/signal/sender_keys_write.cpp
     src/signal/sender_keys_json.cpp src/appstate/patch.cpp src/appstate/patch_proto.cpp
-    bindings/group_bindings.cpp bindings/generated/exports.cpp bindings/wire.cpp)
+    bindings/group_bindings.cpp bindings/appstate_bindings.cpp bindings/generated/exports.cpp bindings/wire.cpp)
 set_property(SOURCE ${WACORE_SIZE_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -Oz)
+
+# The bindings: the module runtime and one file per family (docs/architecture.md), plus the generated
+# layout exports and their runtime.
+set(WACORE_BINDING_SOURCES bindings/module.cpp bindings/curve_bindings.cpp bindings/crypto_bindings.cpp
+    bindings/binary_bindings.cpp bindings/media_bindings.cpp bindings/appstate_bindings.cpp
+    bindings/signal_bindings.cpp bindings/group_bindings.cpp bindings/noise_bindings.cpp
+    bindings/wipe_on_free.cpp bindings/generated/exports.cpp bindings/wire.cpp)
 
 foreach(variant scalar simd)
   set(_simd "")
@@ -77,9 +84,7 @@ foreach(variant scalar simd)
   target_compile_options(zlib_${variant} PRIVATE -Oz)
   wacore_add_core(wacore_core_${variant} sodium_${variant} zlib_${variant} ${_simd})
 
-  add_executable(wacore_${variant} bindings/wacore_bindings.cpp bindings/signal_bindings.cpp
-    bindings/noise_bindings.cpp bindings/group_bindings.cpp bindings/wipe_on_free.cpp bindings/generated/exports.cpp
-    bindings/wire.cpp)
+  add_executable(wacore_${variant} ${WACORE_BINDING_SOURCES})
   target_link_libraries(wacore_${variant} PRIVATE wacore_core_${variant})
   target_compile_options(wacore_${variant} PRIVATE ${WACORE_WARNINGS})
   target_compile_definitions(wacore_${variant} PRIVATE WACORE_VARIANT="${variant}")

@@ -13,7 +13,9 @@
 import createWacoreModule from './dist/wacore.glue.mjs';
 import { makeAppState } from './lib/appstate.mjs';
 import { makeBinary } from './lib/binary.mjs';
-import { asBytes, describe as describeValue, makeCore, WacoreError } from './lib/core.mjs';
+import { asBytes, describe as describeValue } from './lib/args.mjs';
+import { WacoreError } from './lib/errors.mjs';
+import { makeCore } from './lib/internal/io.mjs';
 import { bindPlain, checkBoundary, ERRORS, EXPORT_NAMES } from './lib/generated/boundary.mjs';
 import { makeCrypto } from './lib/crypto.mjs';
 import { makeCurve } from './lib/curve.mjs';

@@ -381,7 +381,7 @@ function jsModule() {
   w('// The boundary as npm/lib sees it: the constants and enums the core uses, and bindExports(), the');
   w('// one marshaller: each export function lays its input out in the I/O buffer, calls the wasm');
   w('// export, reads the output into fresh copies, and wipes both in a finally.');
-  w("import { WacoreError } from '../core.mjs';");
+  w("import { WacoreError } from '../errors.mjs';");
   w("import { W, runExport } from '../internal/boundary-runtime.mjs';");
   w();
   w(`export const BOUNDARY_DIGEST = ${hex};`);

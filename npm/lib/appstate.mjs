@@ -1,7 +1,8 @@
 // App-state sync integrity with Baileys' chat-utils names: mutation keys, LTHash, index/value/
 // snapshot/patch MACs, and mutation value encryption. Synchronous (Baileys' are async: `await`
 // works on both).
-import { asBytes, optionsOf, textOf, WacoreError } from './core.mjs';
+import { asBytes, optionsOf, textOf } from './args.mjs';
+import { WacoreError } from './errors.mjs';
 import { AES_IV_BYTES, APPSTATE_KEY_BYTES, APPSTATE_MAC_BYTES, APPSTATE_MUTATION_KEYS_BYTES, bindExports, LTHASH_BYTES } from './generated/boundary.mjs';
 import { fromBase64, toBase64 } from './internal/base64.mjs';
 

@@ -6,7 +6,8 @@
 //  - encode: the JS side writes the tree as a tape (token ids resolved here from the same cache,
 //    other strings as UTF-8), and one call turns it into wire bytes.
 // A decoded node is plain JS: nothing to free.
-import { asBytes, WacoreError } from './core.mjs';
+import { asBytes } from './args.mjs';
+import { WacoreError } from './errors.mjs';
 import { NodeBuffer } from './internal/node-buffer.mjs';
 import { makeBytePool } from './internal/output.mjs';
 import { BinaryResultWord, TAPE_CONTENT_BYTES, TAPE_CONTENT_CHILDREN, TAPE_CONTENT_NONE, TAPE_CONTENT_TEXT } from './generated/boundary.mjs';

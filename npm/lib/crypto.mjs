@@ -1,6 +1,7 @@
 // Symmetric primitives: AES-256 (CBC with PKCS#7, CTR, GCM), SHA-256/512, HMAC, HKDF, constant-time
 // comparison; one-shot functions and streaming objects.
-import { asBytes, asOptionalBytes, optionsOf, WacoreError } from './core.mjs';
+import { asBytes, asOptionalBytes, optionsOf } from './args.mjs';
+import { WacoreError } from './errors.mjs';
 import { makeNative, nativeCbc, nativeOf, own } from './internal/native.mjs';
 
 const utf8Encoder = new TextEncoder();

@@ -2,7 +2,7 @@
 // These are plain exports (bindings/boundary.json: the layout path measured 1.2-1.9% more
 // instructions on them in the gate's 200-call phases, 0.14% after 3,000 warm-up calls,
 // docs/architecture.md); their sizes come from the declaration.
-import { asBytes } from './core.mjs';
+import { asBytes } from './args.mjs';
 import { PRIVATE_KEY_BYTES, PUBLIC_KEY_BYTES, SIGNATURE_BYTES } from './generated/boundary.mjs';
 
 const KEY = PRIVATE_KEY_BYTES; // also the length of a public key's u, after the type byte

@@ -5,7 +5,8 @@
 // sender-key name like Baileys' queue. Each operation loads, computes, and stores once, after success.
 //
 // A SenderKeyRecord is plain JS holding record bytes: nothing to free.
-import { asBytes, describe, WacoreError } from './core.mjs';
+import { asBytes, describe } from './args.mjs';
+import { WacoreError } from './errors.mjs';
 import { output } from './internal/output.mjs';
 import { recordMaker, storedForms } from './internal/records.mjs';
 import { GroupError, makeSenderKeys } from './sender-keys.mjs';

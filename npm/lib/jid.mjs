@@ -1,6 +1,6 @@
 // JID helpers with Baileys' names and semantics (its 7.x jid-utils, which extends 6.x's): plain
 // string functions, no wasm. Text form: user[_agent][:device]@server.
-import { WacoreError } from './core.mjs';
+import { WacoreError } from './errors.mjs';
 
 export const S_WHATSAPP_NET = '@s.whatsapp.net';
 export const OFFICIAL_BIZ_JID = '16505361212@c.us';

@@ -1,29 +1,20 @@
 // WhatsApp media: per-type keys, encryption to upload bytes with both file hashes, decryption that
 // authenticates before releasing plaintext, streaming forms (and Web Streams wrappers), range
 // decryption, the streaming sidecar, and the media-retry helpers. Baileys' names where it has them.
-import { asBytes, describe, optionsOf, textOf, WacoreError } from './core.mjs';
+// The whole-file calls run on one of three backends of one format (lib/media/: wasm, node:crypto,
+// Web Crypto), chosen per call below.
+import { asBytes, describe, optionsOf, textOf } from './args.mjs';
+import { WacoreError } from './errors.mjs';
 import { FINISH, makeStreamBase, PUSH } from './stream.mjs';
 import { fromBase64 } from './internal/base64.mjs';
-import { makeNative, nativeCbc, nativeOf, WEB_FROM } from './internal/native.mjs';
-import {
-  AES_BLOCK_BYTES,
-  bindExports,
-  MEDIA_FINAL_TAIL_BYTES,
-  MEDIA_KEY_BYTES,
-  MEDIA_KEYS_BYTES,
-  MEDIA_KEYS_CIPHER_KEY_AT,
-  MEDIA_KEYS_MAC_KEY_AT,
-  MEDIA_KEYS_REF_KEY_AT,
-  MEDIA_MAC_BYTES,
-  SHA256_BYTES,
-  StreamKind,
-} from './generated/boundary.mjs';
+import { makeNative, nativeOf, WEB_FROM } from './internal/native.mjs';
+import { copy, HASH, KEYS, parts } from './media/format.mjs';
+import { makeNodeMedia } from './media/node.mjs';
+import { makeWasmMedia } from './media/wasm.mjs';
+import { makeWebMedia } from './media/web.mjs';
+import { bindExports, MEDIA_FINAL_TAIL_BYTES, MEDIA_KEY_BYTES, MEDIA_KEYS_REF_KEY_AT, SHA256_BYTES, StreamKind } from './generated/boundary.mjs';
 
 const MEDIA_KEY = MEDIA_KEY_BYTES;
-const MAC = MEDIA_MAC_BYTES;
-const BLOCK = AES_BLOCK_BYTES;
-const HASH = SHA256_BYTES;
-const KEYS = MEDIA_KEYS_BYTES;
 // What a media stream's final() writes: the last bytes, then fileSha256 and fileEncSha256.
 const TAIL = MEDIA_FINAL_TAIL_BYTES;
 const FINAL_BYTES = TAIL + 2 * SHA256_BYTES;
@@ -56,8 +47,6 @@ export const MEDIA_HKDF_KEY_MAPPING = Object.freeze({
 });
 
 const utf8 = new TextEncoder();
-// A copy of its own: slice() of a Buffer (Buffer.prototype.slice) would be a view of the caller's bytes.
-const copy = (bytes) => new Uint8Array(bytes);
 
 export function makeMedia(core, crypto) {
   const { M, plain, fail, scratch } = core;
@@ -75,8 +64,6 @@ export function makeMedia(core, crypto) {
     return b;
   };
   // The derived bytes (MEDIA_KEYS_BYTES: iv, cipher key, MAC key, ref key), in a JS array the caller wipes.
-  // parts() views its iv, cipher key and MAC key (where they are: the declaration's offsets).
-  const parts = (k) => [k.subarray(0, MEDIA_KEYS_CIPHER_KEY_AT), k.subarray(MEDIA_KEYS_CIPHER_KEY_AT, MEDIA_KEYS_MAC_KEY_AT), k.subarray(MEDIA_KEYS_MAC_KEY_AT, MEDIA_KEYS_REF_KEY_AT)];
   const derive = (mediaKey, mediaType) => {
     const key = mediaKeyOf(mediaKey);
     const info = infoOf(mediaType);
@@ -95,136 +82,23 @@ export function makeMedia(core, crypto) {
     return { iv: iv.slice(), cipherKey: cipherKey.slice(), macKey: macKey.slice(), refKey: k.slice(MEDIA_KEYS_REF_KEY_AT, KEYS) };
   }
 
-  // The native path (lib/internal/native.mjs): where node:crypto is there, the bulk AES-CBC, HMAC and
-  // SHA-256 of whole files of 1 KiB or more run in it (AES-NI), unless { native: false };
-  // { native: true } asks for it at any size. Same protocol steps, same bytes and errors (the
-  // tests compare); keys are still derived here.
-  const nodeFor = makeNative(core);
-  const nativeEncrypt = (nc, keys, d, mediaKey) => {
-    const [iv, cipher, mac] = parts(keys);
-    const c = nc.createCipheriv('aes-256-cbc', cipher, iv);
-    // Ciphertext and MAC written straight into the result.
-    const encrypted = new Uint8Array(plain.mediaEncryptedSize(d.length));
-    let n = 0;
-    for (const part of [c.update(d), c.final()]) {
-      encrypted.set(part, n);
-      n += part.length;
-      part.fill(0);
-    }
-    const ct = encrypted.subarray(0, n);
-    encrypted.set(nc.createHmac('sha256', mac).update(iv).update(ct).digest().subarray(0, MAC), n);
-    return {
-      mediaKey: copy(mediaKey),
-      encrypted,
-      fileSha256: new Uint8Array(nc.createHash('sha256').update(d).digest()),
-      fileEncSha256: new Uint8Array(nc.createHash('sha256').update(encrypted).digest()),
-      fileLength: d.length,
-    };
+  // The backends of the whole-file calls (lib/media/): wasm; node:crypto where it is there, for files
+  // of 1 KiB or more unless { native: false } ({ native: true }: any size); Web Crypto for the
+  // asynchronous calls where there is no node:crypto, from WEB_FROM's sizes (lib/internal/native.mjs
+  // decides both). Each takes the derived keys, which the caller wipes, and gives the same bytes and
+  // errors (the tests compare).
+  const route = makeNative(core);
+  const wasm = makeWasmMedia(core);
+  let node; // made at the first call that takes it, for its node:crypto
+  const backend = (native, n) => {
+    const nc = route(native, n);
+    if (!nc) return wasm;
+    node ??= makeNodeMedia(nc, plain.mediaEncryptedSize);
+    return node;
   };
-  const nativeDecrypt = (nc, keys, e, encSha, sha) => {
-    const [iv, cipher, mac] = parts(keys);
-    const ct = e.subarray(0, e.length - MAC);
-    const bad = () => new WacoreError('ERR_AUTH_TAG', 'authentication failed');
-    if (encSha && !nc.timingSafeEqual(nc.createHash('sha256').update(e).digest(), encSha)) throw bad();
-    const tag = nc.createHmac('sha256', mac).update(iv).update(ct).digest().subarray(0, MAC);
-    if (!nc.timingSafeEqual(tag, e.subarray(e.length - MAC))) throw bad();
-    // The plaintext in one buffer of exactly its length, copied once; node:crypto's wiped.
-    const out = nativeCbc(nc, false, cipher, iv, ct);
-    if (sha && !nc.timingSafeEqual(nc.createHash('sha256').update(out).digest(), sha)) {
-      out.fill(0);
-      throw bad();
-    }
-    return out;
-  };
-
-  // Web Crypto (browsers and workers: no node:crypto there), for the asynchronous calls. The same
-  // protocol steps again: keys derived here and imported as non-extractable CryptoKeys (the raw
-  // bytes wiped as soon as Web Crypto has copied them, before the first await), the input copied
-  // once when the call is made (so bytes changed meanwhile change nothing), the MAC and hashes
-  // compared in wasm in constant time, and nothing decrypted before the MAC matches.
-  // A Web Crypto promise whose failure (none is expected but bad padding) rejects as ERR_INTERNAL,
-  // and is never reported as unhandled when an earlier step's failure left it unawaited.
-  const webCall = (promise) => {
-    const p = promise.then(
-      (r) => r,
-      (e) => {
-        throw new WacoreError('ERR_INTERNAL', `Web Crypto failed: ${e?.name ?? 'Error'}`, { cause: e });
-      },
-    );
-    p.catch(() => {});
-    return p;
-  };
-  const bytesOf = async (promise) => new Uint8Array(await webCall(promise));
-  const webKeys = (subtle, keys) => {
-    const [iv, cipher, mac] = parts(keys);
-    const aes = webCall(subtle.importKey('raw', cipher, 'AES-CBC', false, ['encrypt', 'decrypt']));
-    const hmac = webCall(subtle.importKey('raw', mac, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']));
-    const ivCopy = iv.slice();
-    keys.fill(0);
-    return { iv: ivCopy, aes, hmac };
-  };
-  // HMAC-SHA256(macKey, iv || ct) truncated, where `input` holds iv || ct.
-  const webMac = async (subtle, k, input) => (await bytesOf(subtle.sign('HMAC', await k.hmac, input))).subarray(0, MAC);
-  const webEncrypt = async (subtle, keys, d, mediaKey) => {
-    const data = copy(d);
-    let k;
-    let input;
-    try {
-      k = webKeys(subtle, keys);
-      const fileSha256 = webCall(subtle.digest('SHA-256', data));
-      const ct = await bytesOf(subtle.encrypt({ name: 'AES-CBC', iv: k.iv }, await k.aes, data));
-      input = new Uint8Array(BLOCK + ct.length);
-      input.set(k.iv);
-      input.set(ct, BLOCK);
-      const encrypted = new Uint8Array(ct.length + MAC);
-      encrypted.set(ct);
-      encrypted.set(await webMac(subtle, k, input), ct.length);
-      return {
-        mediaKey: copy(mediaKey),
-        encrypted,
-        fileSha256: new Uint8Array(await fileSha256),
-        fileEncSha256: await bytesOf(subtle.digest('SHA-256', encrypted)),
-        fileLength: data.length,
-      };
-    } finally {
-      // The plaintext's copy, and the derived iv wherever it was put.
-      data.fill(0);
-      k?.iv.fill(0);
-      input?.fill(0, 0, BLOCK);
-    }
-  };
-  const webDecrypt = async (subtle, keys, e, encSha, sha) => {
-    // One copy of the file, taken now, behind the iv: iv || ciphertext || MAC. Every step reads it.
-    const own = new Uint8Array(BLOCK + e.length);
-    own.set(e, BLOCK);
-    const k = webKeys(subtle, keys);
-    own.set(k.iv);
-    try {
-      return await webOpen(subtle, k, own, encSha, sha);
-    } finally {
-      k.iv.fill(0);
-      own.fill(0, 0, BLOCK);
-    }
-  };
-  const webOpen = async (subtle, k, own, encSha, sha) => {
-    const end = own.length - MAC;
-    const bad = () => new WacoreError('ERR_AUTH_TAG', 'authentication failed');
-    const equal = (a, b) => crypto.constantTimeEqual(a, b);
-    if (encSha && !equal(await bytesOf(subtle.digest('SHA-256', own.subarray(BLOCK))), encSha)) throw bad();
-    if (!equal(await webMac(subtle, k, own.subarray(0, end)), own.subarray(end))) throw bad();
-    const aes = await k.aes;
-    let out;
-    try {
-      out = new Uint8Array(await subtle.decrypt({ name: 'AES-CBC', iv: k.iv }, aes, own.subarray(BLOCK, end)));
-    } catch {
-      // The only failure of an AES-CBC decryption of whole blocks under a valid key.
-      throw new WacoreError('ERR_BAD_PADDING', 'decryption failed');
-    }
-    if (sha && !equal(await bytesOf(subtle.digest('SHA-256', out)), sha)) {
-      out.fill(0);
-      throw bad();
-    }
-    return out;
+  const backendAsync = (native, n, from) => {
+    const subtle = route.web(native, n, from);
+    return subtle ? makeWebMedia(subtle, crypto.constantTimeEqual) : backend(native, n);
   };
 
   // The arguments of encryptMedia, read once and in this order: { native, d, mediaKey, keys } (the
@@ -237,27 +111,7 @@ export function makeMedia(core, crypto) {
     const mediaKey = options.mediaKey === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(MEDIA_KEY)) : copy(mediaKeyOf(options.mediaKey));
     return { native, d, mediaKey, keys: derive(mediaKey, mediaType) };
   };
-  const encryptNow = ({ native, d, mediaKey, keys }) => {
-    const nc = nodeFor(native, d.length);
-    if (nc) return nativeEncrypt(nc, keys, d, mediaKey);
-    const outLen = plain.mediaEncryptedSize(d.length);
-    const total = KEYS + d.length + outLen + 2 * HASH;
-    return scratch(total, (p) => {
-      const heap = M.HEAPU8;
-      heap.set(keys, p);
-      heap.set(d, p + KEYS);
-      const out = p + KEYS + d.length;
-      const n = plain.mediaEncrypt(p, p + KEYS, d.length, out, out + outLen, out + outLen + HASH);
-      const h = M.HEAPU8;
-      return {
-        mediaKey: copy(mediaKey),
-        encrypted: h.slice(out, out + n),
-        fileSha256: h.slice(out + outLen, out + outLen + HASH),
-        fileEncSha256: h.slice(out + outLen + HASH, out + outLen + 2 * HASH),
-        fileLength: d.length,
-      };
-    });
-  };
+  const encryptNow = ({ native, d, mediaKey, keys }) => backend(native, d.length).encrypt(keys, d, mediaKey);
 
   /** Encrypts a whole file: { mediaKey, encrypted (upload bytes), fileSha256, fileEncSha256, fileLength }.
    * A fresh random media key is made unless options.mediaKey is given. options.native: see above. */
@@ -276,8 +130,7 @@ export function makeMedia(core, crypto) {
   async function encryptMediaAsync(data, mediaType, options) {
     const a = encryptArgs(data, mediaType, options);
     try {
-      const subtle = nodeFor.web(a.native, a.d.length, WEB_FROM.encrypt);
-      return subtle ? await webEncrypt(subtle, a.keys, a.d, a.mediaKey) : encryptNow(a);
+      return await backendAsync(a.native, a.d.length, WEB_FROM.encrypt).encrypt(a.keys, a.d, a.mediaKey);
     } finally {
       a.keys.fill(0);
     }
@@ -294,27 +147,7 @@ export function makeMedia(core, crypto) {
     for (const h of [encSha, sha]) if (h && h.length !== HASH) throw new WacoreError('ERR_DATA_LENGTH', 'file hashes are 32 bytes');
     return { native, e, encSha, sha, keys: derive(mediaKey, mediaType) };
   };
-  const checkLength = (n) => {
-    if (n < BLOCK + MAC || (n - MAC) % BLOCK !== 0) throw new WacoreError('ERR_DATA_LENGTH', 'input length is not valid for this operation');
-  };
-  const decryptNow = ({ native, e, encSha, sha, keys }) => {
-    const nc = nodeFor(native, e.length);
-    if (nc) {
-      checkLength(e.length);
-      return nativeDecrypt(nc, keys, e, encSha, sha);
-    }
-    const total = KEYS + 2 * HASH + e.length;
-    return scratch(total, (p) => {
-      const heap = M.HEAPU8;
-      heap.set(keys, p);
-      if (encSha) heap.set(encSha, p + KEYS);
-      if (sha) heap.set(sha, p + KEYS + HASH);
-      const at = p + KEYS + 2 * HASH;
-      heap.set(e, at);
-      const n = plain.mediaDecrypt(p, at, e.length, encSha ? p + KEYS : 0, sha ? p + KEYS + HASH : 0, at);
-      return M.HEAPU8.slice(at, at + n);
-    });
-  };
+  const decryptNow = ({ native, e, encSha, sha, keys }) => backend(native, e.length).decrypt(keys, e, encSha, sha);
 
   /** Decrypts a whole file. The MAC, and options.fileEncSha256 when given, are checked before
    * anything is decrypted; options.fileSha256 when given, after. ERR_AUTH_TAG on any mismatch,
@@ -334,10 +167,7 @@ export function makeMedia(core, crypto) {
   async function decryptMediaAsync(encrypted, mediaKey, mediaType, options) {
     const a = decryptArgs(encrypted, mediaKey, mediaType, options);
     try {
-      const subtle = nodeFor.web(a.native, a.e.length, WEB_FROM.decrypt);
-      if (!subtle) return decryptNow(a);
-      checkLength(a.e.length);
-      return await webDecrypt(subtle, a.keys, a.e, a.encSha, a.sha);
+      return await backendAsync(a.native, a.e.length, WEB_FROM.decrypt).decrypt(a.keys, a.e, a.encSha, a.sha);
     } finally {
       a.keys.fill(0);
     }

@@ -13,7 +13,8 @@
 // it from the handshake object to the returned transport; free() (or `using`, Symbol.dispose) wipes
 // and frees it. An object dropped without free() is freed when garbage-collected, later and without
 // guarantee.
-import { asBytes, asOptionalBytes, optionsOf, WacoreError } from './core.mjs';
+import { asBytes, asOptionalBytes, optionsOf } from './args.mjs';
+import { WacoreError } from './errors.mjs';
 import { NOISE_KEY_BYTES, NOISE_MAX_FRAME_BYTES, NoiseResultWord, NoiseRole } from './generated/boundary.mjs';
 import { makeBytePool } from './internal/output.mjs';
 

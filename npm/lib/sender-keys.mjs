@@ -2,7 +2,8 @@
 // SenderKeyRecordStructure protobuf) over the wasm core in src/signal/sender_keys.h, through the
 // generated marshaller. Each returns the new record next to its result, or throws and changes
 // nothing. Baileys' classes over it are in lib/groups.mjs.
-import { asBytes, u32, WacoreError } from './core.mjs';
+import { asBytes, u32 } from './args.mjs';
+import { WacoreError } from './errors.mjs';
 import { AES_KEY_BYTES, bindExports, MAX_SENDER_FORWARD_JUMP, PUBLIC_KEY_BYTES } from './generated/boundary.mjs';
 import { fromBase64, toBase64 } from './internal/base64.mjs';
 import { raiseWith, recordBytes } from './internal/records.mjs';

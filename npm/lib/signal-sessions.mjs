@@ -2,7 +2,8 @@
 // RecordStructure protobuf) over the wasm core in src/signal/, through the generated marshaller.
 // Each returns the new record next to its result, or throws and leaves nothing changed: the caller
 // decides what to store. libsignal-node's classes over it are in lib/signal.mjs.
-import { asBytes, objectOf, optionalU32, u32, WacoreError } from './core.mjs';
+import { asBytes, objectOf, optionalU32, u32 } from './args.mjs';
+import { WacoreError } from './errors.mjs';
 import { raiseWith, recordBytes } from './internal/records.mjs';
 import { bindExports, MAX_FORWARD_JUMP, PRIVATE_KEY_BYTES, PUBLIC_KEY_BYTES, SIGNATURE_BYTES } from './generated/boundary.mjs';
 

@@ -5,7 +5,8 @@
 // reads what it needs from the store, computes, and writes once, after success.
 //
 // A SessionRecord is plain JS (it holds record bytes, not wasm memory): nothing to free.
-import { asBytes, objectOf, WacoreError } from './core.mjs';
+import { asBytes, objectOf } from './args.mjs';
+import { WacoreError } from './errors.mjs';
 import { fromBase64 } from './internal/base64.mjs';
 import { recordMaker, storedForms } from './internal/records.mjs';
 import { output } from './internal/output.mjs';

@@ -2,7 +2,8 @@
 // freed by streamFinal or streamFree), driven one chunk per call. Each stream owns its state from
 // creation until final() or destroy(), which wipe and free it; one dropped without either is freed
 // when garbage-collected (FinalizationRegistry), later and without guarantee.
-import { asBytes, asOptionalBytes, WacoreError } from './core.mjs';
+import { asBytes, asOptionalBytes } from './args.mjs';
+import { WacoreError } from './errors.mjs';
 import { AES_IV_BYTES, AES_KEY_BYTES, StreamKind } from './generated/boundary.mjs';
 
 const KEY = AES_KEY_BYTES;

@@ -40,7 +40,7 @@ describe(`docs/limits.md matches the code (${VARIANT})`, () => {
       ['src/signal/sender_keys.h', 'kMaxSenderKeyStates', 5, '| 5 |'],
       ['src/signal/sender_keys.h', 'kMaxSenderMessageKeys', 2000, '2,000'],
       ['src/signal/sender_keys.h', 'kMaxSenderForwardJump', 25000, '25,000'],
-      ['npm/lib/core.mjs', 'MAX_IO_BYTES', 2 ** 32 - 1, '2^32 − 1'],
+      ['npm/lib/internal/io.mjs', 'MAX_IO_BYTES', 2 ** 32 - 1, '2^32 − 1'],
     ];
     for (const [path, name, value, text] of rows) {
       expect(constant(path, name), name).toBe(value);

@@ -3,10 +3,10 @@
 // The boundary as npm/lib sees it: the constants and enums the core uses, and bindExports(), the
 // one marshaller: each export function lays its input out in the I/O buffer, calls the wasm
 // export, reads the output into fresh copies, and wipes both in a finally.
-import { WacoreError } from '../core.mjs';
+import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x3f570b25;
+export const BOUNDARY_DIGEST = 0x01f4ac11;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([

@@ -1,7 +1,7 @@
 // Base64 (standard alphabet, padding optional) for key ids, media keys and record fields. One codec
 // for the package: Node's Buffer where there is one, atob/btoa elsewhere. Text that is not base64
 // is ERR_TYPE (atob alone throws a DOMException; Buffer skips what it cannot read).
-import { WacoreError } from '../core.mjs';
+import { WacoreError } from '../errors.mjs';
 import { NodeBuffer } from './node-buffer.mjs';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?$/;

@@ -2,7 +2,8 @@
 // input layout out in the I/O buffer, a reader that copies an output layout out of wasm memory, and
 // runExport(), the one path every generated export takes. The layouts themselves are declared in
 // bindings/boundary.json; this file knows only the field kinds (docs/architecture.md).
-import { asBytes, describe, WacoreError } from '../core.mjs';
+import { asBytes, describe } from '../args.mjs';
+import { WacoreError } from '../errors.mjs';
 import { output } from './output.mjs';
 
 const EMPTY = new Uint8Array(0);

@@ -2,7 +2,7 @@
 // NATIVE_FROM bytes or more, in wasm otherwise. Shared by the one-shot SHA-2, HMAC and AES calls
 // (crypto.mjs) and whole-file media (media.mjs); docs/crypto.md has the measurements. The
 // asynchronous media calls also have Web Crypto (browsers, workers), from WEB_FROM bytes.
-import { WacoreError } from '../core.mjs';
+import { WacoreError } from '../errors.mjs';
 
 /** From this many bytes of data node:crypto is faster for each of the calls, below about the same. */
 export const NATIVE_FROM = 1024;

@@ -1,7 +1,8 @@
 // What the Signal session module (lib/signal.mjs) and the sender-key module (lib/groups.mjs) share:
 // record arguments, the stored forms of records, the record classes' constructor from bytes, and
 // the mapping of the core's errors onto each module's error classes.
-import { asBytes, describe, WacoreError } from '../core.mjs';
+import { asBytes, describe } from '../args.mjs';
+import { WacoreError } from '../errors.mjs';
 import { fromBase64, toBase64Copy } from './base64.mjs';
 
 const EMPTY = new Uint8Array(0);

@@ -1,15 +1,6 @@
-// Shared by the API modules: the error class, argument checks, and access to the module's I/O
-// buffer. Every API call copies its inputs into the one I/O buffer inside the wasm module, calls
-// once, copies its outputs out, and wipes what it used.
-
-/** Error thrown (or rejected) by every wacore-wasm function. `code` is stable; `message` is not. */
-export class WacoreError extends Error {
-  constructor(code, message, options) {
-    super(message, options);
-    this.name = 'WacoreError';
-    this.code = code;
-  }
-}
+// Argument checks shared by the API modules: bytes (views, buffers, shared buffers read once),
+// integers, text, objects and options, each refusing what it cannot take with a WacoreError.
+import { WacoreError } from './errors.mjs';
 
 /** Views x as bytes: Uint8Array (and so Node's Buffer), other ArrayBuffer views, or ArrayBuffer.
  * Only real views and buffers pass: ArrayBuffer.isView is false for a Proxy around a view and for
@@ -102,76 +93,5 @@ export function optionsOf(options, name = 'options') {
   if (typeof options !== 'object' && typeof options !== 'function') throw new WacoreError('ERR_TYPE', `${name} must be an object`);
   return options;
 }
-/** The largest I/O buffer a wasm32 module can address. */
-const MAX_IO_BYTES = 2 ** 32 - 1;
 /** As asBytes, with undefined and null meaning empty. */
 export const asOptionalBytes = (x, name) => (x === undefined || x === null ? EMPTY : asBytes(x, name));
-
-/** The shared state of one loaded module M. errors: the core's [code, message] by error number
- * (ERRORS of lib/generated/boundary.mjs, read from the core's declaration). */
-export function makeCore(M, errors) {
-  const codes = errors.map(([code]) => code);
-  const messages = errors.map(([, message]) => message);
-  /** Throws the WacoreError for a core error code. */
-  const fail = (rc) => {
-    throw new WacoreError(codes[rc] ?? 'ERR_UNKNOWN', messages[rc] ?? `error ${rc}`);
-  };
-  /** The same by code (for checks made in JS that the core makes too): its message included. */
-  const failCode = (code) => fail(codes.indexOf(code));
-  /** The code string of a core error number (its first entry is no error). */
-  const codeOf = (rc) => codes[rc] ?? 'ERR_UNKNOWN';
-  /** The I/O buffer's address, holding at least n bytes. Take M.HEAPU8 only after this call:
-   * growing the buffer may grow wasm memory, which replaces the heap view. The buffer moves only
-   * when a larger size is asked for, so its address is remembered and the module is asked (an
-   * embind call, ~5 k instructions) only when a request is larger than any before. */
-  let ioAt = 0;
-  let ioSize = 0;
-  const io = (n) => {
-    if (n <= ioSize) return ioAt;
-    // wasm32 addresses stop at 4 GiB (and this module's memory at 2 GiB): a larger request cannot
-    // be met, and must not reach the size_t parameter, which would wrap it.
-    if (!(n <= MAX_IO_BYTES)) throw new WacoreError('ERR_OUT_OF_MEMORY', 'the input is larger than wasm memory can hold');
-    const p = M.ioBuffer(n);
-    if (p === 0) throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to hold the input');
-    ioAt = p;
-    ioSize = n;
-    return p;
-  };
-  /** Runs fn(p) on n bytes of the I/O buffer at p and wipes them when fn returns or throws: what a
-   * call places in the I/O buffer (keys, plaintexts, results) does not outlive it. The calls of
-   * npm/lib that place anything secret go through this or placed(); the codec's (stanza bytes on
-   * the hottest path) use io() and leave them to the next call. */
-  const scratch = (n, fn) => {
-    const p = io(n);
-    try {
-      return fn(p);
-    } finally {
-      wipe(p, n);
-    }
-  };
-  /** As scratch(), with parts copied in one after another and `extra` bytes of room after them:
-   * fn(at, heap), at[i] the address of parts[i] and at[parts.length] that of the room. */
-  const placed = (parts, extra, fn) => {
-    let total = extra;
-    for (const b of parts) total += b.length;
-    return scratch(total, (p) => {
-      const heap = M.HEAPU8;
-      const at = [];
-      let off = p;
-      for (const b of parts) {
-        heap.set(b, off);
-        at.push(off);
-        off += b.length;
-      }
-      at.push(off);
-      return fn(at, heap);
-    });
-  };
-  /** Copies src to heap[at] when it fits in max bytes; longer input is not copied, and the core,
-   * which sees the true length, rejects it. */
-  const put = (heap, at, src, max) => {
-    if (src.length <= max) heap.set(src, at);
-  };
-  const wipe = (p, n) => M.HEAPU8.fill(0, p, p + n);
-  return { M, fail, failCode, codeOf, io, put, wipe, scratch, placed };
-}

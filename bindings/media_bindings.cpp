@@ -1,0 +1,88 @@
+// Glue for media encryption (src/media/media.h): whole files, ranges, sidecars, and the media-retry
+// receipt's AES-GCM (generated exports, bindings/boundary.json).
+// Marshalling only: every function takes addresses in the module's one I/O buffer (the JS side copies
+// inputs in, calls, and copies outputs out, bindings/module.cpp), plus lengths, and returns what its
+// declared return kind says (an Error, a Value, ...); the export turns a failure into -Error, which
+// the generated JS function raises as a WacoreError.
+#include <emscripten.h>
+#include <sodium.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "common/error.h"
+#include "crypto/aes_modes.h"
+#include "generated/boundary.h"
+#include "media/media.h"
+
+// The plain exports' family functions (bindings/boundary.json, "plain"): the generated exports at the
+// end of this file call them and turn what they return into the one convention.
+namespace wacore::bindings::plain {
+
+// --- media ---------------------------------------------------------------------------------------------
+
+namespace md = wacore::media;
+namespace {
+const md::Keys& media_keys_at(uintptr_t p) { return *at<const md::Keys>(p); }
+}  // namespace
+
+// out: the 112 bytes of derived keys (iv, cipher key, MAC key, ref key).
+Error media_keys(uintptr_t key, size_t key_len, uintptr_t info, size_t info_len, uintptr_t out) {
+  return md::derive_keys(bytes(key, key_len), {at<const char>(info), info_len}, *at<md::Keys>(out));
+}
+
+// out holds encrypted_size(len); hashes at sha and enc_sha (32 bytes each). The upload length.
+wire::Value media_encrypt(uintptr_t keys, uintptr_t data, size_t len, uintptr_t out, uintptr_t sha, uintptr_t enc_sha) {
+  md::encrypt(media_keys_at(keys), bytes(data, len), at(out), at(sha), at(enc_sha));
+  return wire::Value::of(md::encrypted_size(len));
+}
+
+// expected hashes: address of 32 bytes, or 0 to skip. The plaintext length.
+wire::Value media_decrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t enc_sha, uintptr_t sha, uintptr_t out) {
+  size_t n = 0;
+  const Error e = md::decrypt(media_keys_at(keys), bytes(upload, len), enc_sha ? at(enc_sha) : nullptr,
+                              sha ? at(sha) : nullptr, at(out), &n);
+  if (e != Error::ok) return e;
+  return wire::Value::of(n);
+}
+
+Error media_decrypt_range(uintptr_t keys, uintptr_t prev, uintptr_t data, size_t len, uintptr_t out) {
+  return md::decrypt_range(media_keys_at(keys), at(prev), bytes(data, len), at(out));
+}
+
+wire::Value media_sidecar(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t out) {
+  md::sidecar(media_keys_at(keys), bytes(upload, len), at(out));
+  return wire::Value::of(md::sidecar_size(len));
+}
+
+size_t media_sidecar_size(size_t len) { return md::sidecar_size(len); }
+
+size_t media_encrypted_size(size_t len) { return md::encrypted_size(len); }
+
+}  // namespace wacore::bindings::plain
+
+// The media-retry receipt (generated exports, bindings/boundary.json).
+namespace wacore::bindings::impl {
+
+int media_retry_seal(const wire::MediaRetrySealIn& in) {
+  std::vector<uint8_t> sealed(in.plaintext.size() + wacore::aes::kGcmTagBytes);
+  uint8_t iv[wacore::media::kRetryNonceBytes];
+  const Error e = wacore::media::retry_seal(in.media_key, in.message_id, in.plaintext, iv, sealed.data());
+  if (e != Error::ok) return rc(e);
+  return emit(wire::MediaRetrySealOut{.iv = std::span<const uint8_t, sizeof iv>(iv), .ciphertext = sealed});
+}
+
+int media_retry_open(const wire::MediaRetryOpenIn& in) {
+  if (in.ciphertext.size() < wacore::aes::kGcmTagBytes) return rc(Error::data_length);
+  std::vector<uint8_t> plain(in.ciphertext.size() - wacore::aes::kGcmTagBytes);
+  const Error e = wacore::media::retry_open(in.media_key, in.message_id, in.iv, in.ciphertext, plain.data());
+  const int result = e != Error::ok ? rc(e) : emit(wire::SecretOut{.bytes = plain});
+  sodium_memzero(plain.data(), plain.size());
+  return result;
+}
+
+}  // namespace wacore::bindings::impl
+
+// The plain exports of this file (bindings/boundary.json, "plain"), generated.
+#include "generated/media_bindings.inc"

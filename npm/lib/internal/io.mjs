@@ -1,0 +1,76 @@
+// The state the API modules share for one loaded module: the error table, and the module's one I/O
+// buffer. Every API call copies its inputs into the I/O buffer inside the wasm module, calls once,
+// copies its outputs out, and wipes what it used.
+import { WacoreError } from '../errors.mjs';
+
+/** The largest I/O buffer a wasm32 module can address. */
+const MAX_IO_BYTES = 2 ** 32 - 1;
+
+/** The shared state of one loaded module M. errors: the core's [code, message] by error number
+ * (ERRORS of lib/generated/boundary.mjs, read from the core's declaration). */
+export function makeCore(M, errors) {
+  const codes = errors.map(([code]) => code);
+  const messages = errors.map(([, message]) => message);
+  /** Throws the WacoreError for a core error code. */
+  const fail = (rc) => {
+    throw new WacoreError(codes[rc] ?? 'ERR_UNKNOWN', messages[rc] ?? `error ${rc}`);
+  };
+  /** The same by code (for checks made in JS that the core makes too): its message included. */
+  const failCode = (code) => fail(codes.indexOf(code));
+  /** The code string of a core error number (its first entry is no error). */
+  const codeOf = (rc) => codes[rc] ?? 'ERR_UNKNOWN';
+  /** The I/O buffer's address, holding at least n bytes. Take M.HEAPU8 only after this call:
+   * growing the buffer may grow wasm memory, which replaces the heap view. The buffer moves only
+   * when a larger size is asked for, so its address is remembered and the module is asked (an
+   * embind call, ~5 k instructions) only when a request is larger than any before. */
+  let ioAt = 0;
+  let ioSize = 0;
+  const io = (n) => {
+    if (n <= ioSize) return ioAt;
+    // wasm32 addresses stop at 4 GiB (and this module's memory at 2 GiB): a larger request cannot
+    // be met, and must not reach the size_t parameter, which would wrap it.
+    if (!(n <= MAX_IO_BYTES)) throw new WacoreError('ERR_OUT_OF_MEMORY', 'the input is larger than wasm memory can hold');
+    const p = M.ioBuffer(n);
+    if (p === 0) throw new WacoreError('ERR_OUT_OF_MEMORY', 'wasm memory cannot grow to hold the input');
+    ioAt = p;
+    ioSize = n;
+    return p;
+  };
+  /** Runs fn(p) on n bytes of the I/O buffer at p and wipes them when fn returns or throws: what a
+   * call places in the I/O buffer (keys, plaintexts, results) does not outlive it. The calls of
+   * npm/lib that place anything secret go through this or placed(); the codec's (stanza bytes on
+   * the hottest path) use io() and leave them to the next call. */
+  const scratch = (n, fn) => {
+    const p = io(n);
+    try {
+      return fn(p);
+    } finally {
+      wipe(p, n);
+    }
+  };
+  /** As scratch(), with parts copied in one after another and `extra` bytes of room after them:
+   * fn(at, heap), at[i] the address of parts[i] and at[parts.length] that of the room. */
+  const placed = (parts, extra, fn) => {
+    let total = extra;
+    for (const b of parts) total += b.length;
+    return scratch(total, (p) => {
+      const heap = M.HEAPU8;
+      const at = [];
+      let off = p;
+      for (const b of parts) {
+        heap.set(b, off);
+        at.push(off);
+        off += b.length;
+      }
+      at.push(off);
+      return fn(at, heap);
+    });
+  };
+  /** Copies src to heap[at] when it fits in max bytes; longer input is not copied, and the core,
+   * which sees the true length, rejects it. */
+  const put = (heap, at, src, max) => {
+    if (src.length <= max) heap.set(src, at);
+  };
+  const wipe = (p, n) => M.HEAPU8.fill(0, p, p + n);
+  return { M, fail, failCode, codeOf, io, put, wipe, scratch, placed };
+}
