@@ -23,8 +23,38 @@ step() {
   printf '\n=== %s (at %ss)\n' "$1" "$((SECONDS - start))"
 }
 
-step "setup"
-scripts/setup.sh
+# Runs the given shell functions at the same time, each logging to a file of its own; prints each
+# log in turn, with the lane's time, once all have ended, and fails when any lane failed. Lanes run
+# work that leaves a core idle on its own (fuzzers are one process each, browser tests mostly wait).
+run_lanes() {
+  local dir pids=() ok=1 i=0 fn
+  dir="$(mktemp -d /tmp/wacore-lanes.XXXXXX)"
+  for fn in "$@"; do
+    (
+      set -e
+      t0=$SECONDS
+      "$fn"
+      echo "(lane $fn: $((SECONDS - t0)) s)"
+    ) >"$dir/$i" 2>&1 &
+    pids+=($!)
+    i=$((i + 1))
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || { ok=0; echo "(lane ${*:$((i + 1)):1} FAILED)" >>"$dir/$i"; }
+  done
+  for i in "${!pids[@]}"; do
+    echo "--- lane ${*:$((i + 1)):1}"
+    cat "$dir/$i"
+  done
+  rm -rf "$dir"
+  [ "$ok" = 1 ] || { echo "a lane failed (above)" >&2; return 1; }
+}
+
+step "setup: Debian packages and the C sources (the npm side goes on in the background until the wasm stage)"
+scripts/setup.sh --native
+npm_setup_log="$(mktemp /tmp/wacore-npm-setup.XXXXXX)"
+scripts/setup.sh --npm >"$npm_setup_log" 2>&1 &
+npm_setup=$!
 # Known answers come from Debian's python3-cryptography-vectors (installed by setup); Wycheproof is
 # an extra run when its folder is there (tests/js/vectors.mjs, tests/native/test_util.h).
 wycheproof="${WACORE_WYCHEPROOF_DIR:-$here/../shared/vectors/wycheproof}"
@@ -47,49 +77,43 @@ ctest --test-dir build/sanitize --output-on-failure -j "$(nproc)"
 export WACORE_FUZZ_SEED="${WACORE_FUZZ_SEED:-20261201}"
 
 step "fuzzing, two targets at a time: the binary codec (30 s), the Noise frame decoder and handshake parsers (15 s), Signal sessions as a stateful conversation (20 s) and their parsers (10 s), sender keys and app-state patches (15 s; seeds from tests/fuzz/make-groups-corpus.mjs)"
-fuzz_lane() {  # fuzz_lane LOG SECONDS TARGET [SECONDS TARGET ...]: one after another, stops at the first failure
-  local log="$1"; shift
-  while [ $# -gt 0 ]; do
-    echo "-- $2 ($1 s)" >>"$log"
-    WACORE_FUZZ_BUILT=1 scripts/fuzz.sh "$1" "$2" >>"$log" 2>&1 || return 1
-    shift 2
-  done
-}
-fuzz_logs="$(mktemp -d /tmp/wacore-fuzzlanes.XXXXXX)"
-fuzz_lane "$fuzz_logs/1" 30 binary 10 signal_parse & lane1=$!
-fuzz_lane "$fuzz_logs/2" 20 signal_session 15 noise 15 groups & lane2=$!
-fuzz_ok=1
-wait "$lane1" || fuzz_ok=0
-wait "$lane2" || fuzz_ok=0
-cat "$fuzz_logs/1" "$fuzz_logs/2"
-rm -rf "$fuzz_logs"
-[ "$fuzz_ok" = 1 ] || { echo "fuzzing failed (above)" >&2; exit 1; }
+fuzz() { WACORE_FUZZ_BUILT=1 scripts/fuzz.sh "$@"; }
+fuzz_lane1() { fuzz 30 binary && fuzz 10 signal_parse; }
+fuzz_lane2() { fuzz 20 signal_session && fuzz 15 noise && fuzz 15 groups; }
+run_lanes fuzz_lane1 fuzz_lane2
 
 step "wasm builds (scalar, SIMD) and their checks"
+if ! wait "$npm_setup"; then
+  cat "$npm_setup_log"
+  echo "setup (npm side) failed (above)" >&2
+  exit 1
+fi
+cat "$npm_setup_log"
+rm -f "$npm_setup_log"
 scripts/build-wasm.sh
 ctest --test-dir build/wasm --output-on-failure
 
 step "Node: every suite against the scalar and the SIMD build"
 npx vitest run
 
-step "Chromium"
-node tests/browser/run.mjs
-
-step "the web chat client in Chromium: three users on the relay, offline delivery, a reload, a new device (web/chat/)"
-node tests/browser/chat.mjs
-
-step "the packed package in fresh projects: webpack, esbuild, Rollup, Vite (build and dev), Parcel in Chromium; Node, Bun, Deno; types"
-node tests/consumers/run.mjs
-
-step "instruction-count gate: wasm instructions of the headline operations, both builds, within 3% of bench/instructions-baseline.json; then its self-test (a slowed build must fail)"
-node bench/instruction-gate.mjs
-node bench/instruction-gate.mjs --self-test
-
-step "benchmarks, quick mode (keeps bench/ working; no timing assertions)"
-node bench/all.mjs --quick >/dev/null
-node bench/browser.mjs --quick >/dev/null
-node bench/scaling.mjs --sessions 40 --rounds 1 --batch 10 >/dev/null
-node bench/startup.mjs --runs 1 >/dev/null
+step "two lanes: Chromium (page and worker, each build), the web chat client (three users on the relay, offline delivery, a reload, a new device), the benchmarks in quick mode (no timing assertions) | the packed package in fresh projects (webpack, esbuild, Rollup, Vite, Parcel in Chromium; Node, Bun, Deno; types), the instruction-count gate and its self-test"
+browser_lane() {
+  node tests/browser/run.mjs
+  node tests/browser/chat.mjs
+  node bench/all.mjs --quick >/dev/null
+  node bench/browser.mjs --quick >/dev/null
+  node bench/scaling.mjs --sessions 40 --rounds 1 --batch 10 >/dev/null
+  node bench/startup.mjs --runs 1 >/dev/null
+  echo "benchmarks in quick mode: ran"
+}
+package_lane() {
+  node tests/consumers/run.mjs
+  # wasm instructions of the headline operations, both builds, within 3% of
+  # bench/instructions-baseline.json; then a slowed build must fail it
+  node bench/instruction-gate.mjs
+  node bench/instruction-gate.mjs --self-test
+}
+run_lanes browser_lane package_lane
 
 close_stage
 printf '\n=== all suites passed in %ss; each stage:\n' "$((SECONDS - start))"
