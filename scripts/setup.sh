@@ -4,19 +4,12 @@
 #
 #   scripts/setup.sh            everything (build + tests + browser)
 #   scripts/setup.sh --demo     only what the demo needs (no Chromium, no test-only packages)
-#   scripts/setup.sh --native   everything the native and wasm builds need (Debian packages, the C
-#                               sources): scripts/test.sh runs this first, then --npm in the
-#   scripts/setup.sh --npm      background while it builds; --npm is the rest (npm registry:
-#                               tarballs of the test peers, a second Node, npm ci, Baileys 6)
 #
 # Needs root on a Debian 12 machine (apt). Reaches only Debian's apt repositories and the npm registry.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mode="${1:-all}"
-case "$mode" in all | --demo | --native | --npm) ;; *) echo "usage: scripts/setup.sh [--demo|--native|--npm]" >&2; exit 2 ;; esac
 
-tp="$here/third_party"
-if [ "$mode" != "--npm" ]; then
 # Debian packages. emscripten 3.1.6 + binaryen 108 build the wasm; g++/gtest/valgrind the native tests;
 # dpkg-dev gives `apt-get source`; nlohmann-json reads the Wycheproof files in native tests;
 # python3-cryptography-vectors holds the known-answer files the tests need (NIST CAVP, RFCs).
@@ -44,6 +37,7 @@ fi
 
 # Third-party C sources, fetched with apt-get source (Debian's tarball plus its security patches)
 # into third_party/ and used by all three builds (native, scalar wasm, SIMD wasm). Never committed.
+tp="$here/third_party"
 fetch_source() {  # fetch_source PACKAGE=VERSION DIR-NAME
   [ -d "$tp/$2" ] && return 0
   if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
@@ -62,8 +56,6 @@ fetch_source() {  # fetch_source PACKAGE=VERSION DIR-NAME
 }
 fetch_source libsodium=1.0.18-1+deb12u1 libsodium-1.0.18   # X25519, Ed25519 internals, SHA-2, HMAC
 fetch_source zlib=1:1.2.13.dfsg-1 zlib-1.2.13.dfsg         # inflating compressed binary-node frames
-fi
-[ "$mode" = "--native" ] && exit 0
 
 # Test peers that cannot be installed as dependencies: npm Baileys' own modules (its dependency
 # list does not install here), unpacked from the registry tarball. Only its files are used.

@@ -25,7 +25,7 @@ step() {
 
 # Runs the given shell functions at the same time, each logging to a file of its own; prints each
 # log in turn, with the lane's time, once all have ended, and fails when any lane failed. Lanes run
-# work that leaves a core idle on its own (fuzzers are one process each, browser tests mostly wait).
+# work that leaves a core idle on its own (a fuzzer is one process; browser tests wait on pages).
 run_lanes() {
   local dir pids=() ok=1 i=0 fn
   dir="$(mktemp -d /tmp/wacore-lanes.XXXXXX)"
@@ -50,11 +50,8 @@ run_lanes() {
   [ "$ok" = 1 ] || { echo "a lane failed (above)" >&2; return 1; }
 }
 
-step "setup: Debian packages and the C sources (the npm side goes on in the background until the wasm stage)"
-scripts/setup.sh --native
-npm_setup_log="$(mktemp /tmp/wacore-npm-setup.XXXXXX)"
-scripts/setup.sh --npm >"$npm_setup_log" 2>&1 &
-npm_setup=$!
+step "setup"
+scripts/setup.sh
 # Known answers come from Debian's python3-cryptography-vectors (installed by setup); Wycheproof is
 # an extra run when its folder is there (tests/js/vectors.mjs, tests/native/test_util.h).
 wycheproof="${WACORE_WYCHEPROOF_DIR:-$here/../shared/vectors/wycheproof}"
@@ -78,18 +75,11 @@ export WACORE_FUZZ_SEED="${WACORE_FUZZ_SEED:-20261201}"
 
 step "fuzzing, two targets at a time: the binary codec (30 s), the Noise frame decoder and handshake parsers (15 s), Signal sessions as a stateful conversation (20 s) and their parsers (10 s), sender keys and app-state patches (15 s; seeds from tests/fuzz/make-groups-corpus.mjs)"
 fuzz() { WACORE_FUZZ_BUILT=1 scripts/fuzz.sh "$@"; }
-fuzz_lane1() { fuzz 30 binary && fuzz 10 signal_parse; }
-fuzz_lane2() { fuzz 20 signal_session && fuzz 15 noise && fuzz 15 groups; }
+fuzz_lane1() { fuzz 30 binary && fuzz 15 groups; }
+fuzz_lane2() { fuzz 20 signal_session && fuzz 15 noise && fuzz 10 signal_parse; }
 run_lanes fuzz_lane1 fuzz_lane2
 
 step "wasm builds (scalar, SIMD) and their checks"
-if ! wait "$npm_setup"; then
-  cat "$npm_setup_log"
-  echo "setup (npm side) failed (above)" >&2
-  exit 1
-fi
-cat "$npm_setup_log"
-rm -f "$npm_setup_log"
 scripts/build-wasm.sh
 ctest --test-dir build/wasm --output-on-failure
 
