@@ -37,7 +37,7 @@ const anchors = [
   ['callRuntimeCallbacks(__ATINIT__);', (a) => `${a}\n${mark('C++ constructors, embind registrations')}`],
   ['checkBoundary(typeof M._wacore_boundaryDigest', (a) => `${mark('the end of run(), the promise back to the loader')}\n${a}`],
   ['const api = makeApi(M, () => builtin("node:crypto"));', (a) => `${mark('boundary check, init()')}\n${a}\n${mark('the rest of the API')}`],
-  ['core.plain = bindPlain(M, core.fail);', (a) => `${a}\n${mark('the core (its error table, through embind) and the plain exports')}`],
+  ['core.plain = bindPlain(M, core.fail, core.io);', (a) => `${a}\n${mark('the core (through embind) and the plain exports')}`],
 ];
 let bundle = readFileSync(`${root}npm/bundle.mjs`, 'utf8');
 for (const [anchor, replace] of anchors) {

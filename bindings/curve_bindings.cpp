@@ -18,41 +18,41 @@ namespace wacore::bindings::plain {
 
 // --- curve ---------------------------------------------------------------------------------------
 
-// out: private key (PRIVATE_KEY_BYTES) then public u.
-Error curve_generate_key_pair(uintptr_t out) {
-  return wacore::curve::generate_key_pair(at(out), at(out + wire::kPrivateKeyBytes));
+// The sizes of the keys, signatures and randomness are declared (bindings/boundary.json) and checked
+// by the generated exports before these run.
+
+// pub: the type byte, then u.
+Error curve_generate_key_pair(uintptr_t priv, uintptr_t pub) {
+  at(pub)[0] = wacore::curve::kDjbType;
+  return wacore::curve::generate_key_pair(at(priv), at(pub + 1));
 }
 
-Error curve_public_from_private(uintptr_t priv, size_t priv_len, uintptr_t out) {
-  if (priv_len != wacore::curve::kPrivateKeyBytes) return Error::key_length;
-  return wacore::curve::public_from_private(at(priv), at(out));
+Error curve_public_from_private(uintptr_t priv, size_t, uintptr_t pub) {
+  at(pub)[0] = wacore::curve::kDjbType;
+  return wacore::curve::public_from_private(at(priv), at(pub + 1));
 }
 
-Error curve_agreement(uintptr_t pub, size_t pub_len, uintptr_t priv, size_t priv_len, uintptr_t out) {
+// pub: 33 bytes (the type byte, then u) or 32 (u).
+Error curve_agreement(uintptr_t pub, size_t pub_len, uintptr_t priv, size_t, uintptr_t shared) {
   uint8_t u[wacore::curve::kKeyBytes];
   if (Error e = wacore::curve::parse_public_key(bytes(pub, pub_len), u); e != Error::ok) return e;
-  if (priv_len != wacore::curve::kPrivateKeyBytes) return Error::key_length;
-  return wacore::curve::agreement(u, at(priv), at(out));
+  return wacore::curve::agreement(u, at(priv), at(shared));
 }
 
-Error curve_sign(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len, uintptr_t out) {
-  if (priv_len != wacore::curve::kPrivateKeyBytes) return Error::key_length;
-  return wacore::curve::sign(at(priv), bytes(msg, msg_len), at(out));
+Error curve_sign(uintptr_t priv, size_t, uintptr_t msg, size_t msg_len, uintptr_t sig) {
+  return wacore::curve::sign(at(priv), bytes(msg, msg_len), at(sig));
 }
 
-Error curve_sign_with_random(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len, uintptr_t random,
-                             size_t random_len, uintptr_t out) {
-  if (priv_len != wacore::curve::kPrivateKeyBytes) return Error::key_length;
-  if (random_len != wacore::curve::kSignatureRandomBytes) return Error::random_length;
-  wacore::curve::sign_with_random(at(priv), bytes(msg, msg_len), at(random), at(out));
+Error curve_sign_with_random(uintptr_t priv, size_t, uintptr_t msg, size_t msg_len, uintptr_t random, size_t,
+                             uintptr_t sig) {
+  wacore::curve::sign_with_random(at(priv), bytes(msg, msg_len), at(random), at(sig));
   return Error::ok;
 }
 
 // 1 for a valid signature, 0 for an invalid one.
-wire::Value curve_verify(uintptr_t pub, size_t pub_len, uintptr_t msg, size_t msg_len, uintptr_t sig, size_t sig_len) {
+wire::Value curve_verify(uintptr_t pub, size_t pub_len, uintptr_t msg, size_t msg_len, uintptr_t sig, size_t) {
   uint8_t u[wacore::curve::kKeyBytes];
   if (Error e = wacore::curve::parse_public_key(bytes(pub, pub_len), u); e != Error::ok) return e;
-  if (sig_len != wacore::curve::kSignatureBytes) return Error::signature_length;
   return wire::Value::of(wacore::curve::verify(u, bytes(msg, msg_len), at(sig)) ? 1 : 0);
 }
 

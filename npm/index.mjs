@@ -301,7 +301,7 @@ async function compileFrom({ source, url }) {
 function makeApi(M, nodeCrypto) {
   const core = { ...makeCore(M, ERRORS), nodeCrypto };
   // The plain exports (bindings/boundary.json), each raising its errors as the core's WacoreError.
-  core.plain = bindPlain(M, core.fail);
+  core.plain = bindPlain(M, core.fail, core.io);
   /** Wasm memory in use: the linear memory's size (it never shrinks) and bytes held by malloc. */
   const memoryStats = () => ({ wasmMemoryBytes: M.HEAPU8.buffer.byteLength, heapInUseBytes: M.heapInUse() });
   const crypto = makeCrypto(core);

@@ -167,19 +167,70 @@ const PLAIN_RETURNS = {
   address: { impl: 'uintptr_t', wasm: 'uintptr_t', body: (call) => `return ${call};` },
   void: { impl: 'void', wasm: 'void', body: (call) => `${call};` },
 };
-const plainArgs = new Map();
+// An argument may instead be declared whole, as bytes in or out of the I/O buffer:
+//   name:in:SIZE[:upto][:secret][:err=CODE]   bytes the call reads: SIZE a constant's name, or * (any
+//                                             length; at most one such, placed last). The export
+//                                             takes its address and length; with err=CODE it
+//                                             refuses a length other than SIZE (upto: above SIZE)
+//                                             with Error::CODE before the family function runs.
+//   name:out:SIZE[:secret]                    SIZE bytes the call writes (the export takes its address)
+// An export with such arguments is placed by the generated JS: its inputs copied in (one that is
+// longer than its room is not copied: the length check refuses it), its outputs copied out into
+// memory the caller owns (one Uint8Array, or an array of them in order), and the region wiped
+// after the call, whatever it threw, when any argument is secret.
+const plainArgs = new Map(); // the export's own parameters, in order: { name, type }
+const plainWhole = new Map(); // for exports declared whole: { ins, outs, fixed, variable, secret }
 for (const [name, c] of Object.entries(plain)) {
   if (!/^[a-z][A-Za-z0-9]*$/.test(name)) fail(`plain export name ${name}`);
   if (name in calls) fail(`${name} is both a generated and a plain export`);
   if (!(c.returns in PLAIN_RETURNS)) fail(`${name}: unknown return kind ${c.returns}`);
   if (typeof c.in !== 'string' || !/^[a-z_]+$/.test(c.in)) fail(`${name}: in must name its family file in bindings/ (without .cpp)`);
-  const args = c.args.map((a) => {
-    const [arg, type] = a.split(':');
-    if (!(type in PLAIN_ARGS) || !/^[a-z][A-Za-z0-9]*$/.test(arg)) fail(`${name}: argument ${a}`);
-    return { name: arg, type };
-  });
+  const args = [];
+  const ins = [];
+  const outs = [];
+  for (const a of c.args) {
+    const [arg, type, size, ...flags] = a.split(':');
+    if (!/^[a-z][A-Za-z0-9]*$/.test(arg)) fail(`${name}: argument ${a}`);
+    if (type === 'in' || type === 'out') {
+      if (size !== '*' && !(size in constants)) fail(`${name}: ${arg}: unknown size ${size}`);
+      if (size === '*' && type === 'out') fail(`${name}: ${arg}: an output has a declared size`);
+      const d = { name: arg, size: size === '*' ? undefined : constants[size].value, sizeName: size, secret: flags.includes('secret'), upto: flags.includes('upto') };
+      const err = flags.find((f) => f.startsWith('err='))?.slice(4);
+      for (const f of flags) if (f !== 'secret' && f !== 'upto' && !f.startsWith('err=')) fail(`${name}: ${arg}: unknown flag ${f}`);
+      if (err !== undefined) {
+        if (!coreErrors.some((e) => e.name === err)) fail(`${name}: ${arg}: err=${err} is no error of ${ERROR_H}`);
+        if (type === 'out' || d.size === undefined) fail(`${name}: ${arg}: only a sized input has err=`);
+        if (!['error', 'value', 'status'].includes(c.returns)) fail(`${name}: ${arg}: err= needs a return kind that can carry an error`);
+        d.err = err;
+      }
+      if (type === 'in') {
+        ins.push(d);
+        args.push({ name: arg, type: 'ptr' }, { name: `${arg}Len`, type: 'len' });
+      } else {
+        outs.push(d);
+        args.push({ name: arg, type: 'ptr' });
+      }
+      continue;
+    }
+    if (!(type in PLAIN_ARGS) || size !== undefined) fail(`${name}: argument ${a}`);
+    args.push({ name: arg, type });
+  }
   if (new Set(args.map((a) => a.name)).size !== args.length) fail(`${name}: an argument name twice`);
   plainArgs.set(name, args);
+  if (ins.length + outs.length > 0) {
+    if (args.some((a) => a.type === 'handle' || (a.type === 'ptr' && ![...ins, ...outs].some((d) => d.name === a.name)))) fail(`${name}: mixes declared bytes with bare addresses`);
+    const variable = ins.filter((d) => d.size === undefined);
+    if (variable.length > 1) fail(`${name}: more than one input of any length`);
+    // Offsets: sized inputs, then outputs, in declaration order; the input of any length last.
+    let at = 0;
+    for (const d of [...ins, ...outs]) {
+      if (d.size === undefined) continue;
+      d.at = at;
+      at += d.size;
+    }
+    if (variable.length) variable[0].at = at;
+    plainWhole.set(name, { ins, outs, fixed: at, variable: variable[0], secret: [...ins, ...outs].some((d) => d.secret) });
+  }
 }
 
 // --- C++ -----------------------------------------------------------------------------------------------
@@ -365,6 +416,12 @@ function cppPlain(family) {
     const args = plainArgs.get(name);
     const r = PLAIN_RETURNS[c.returns];
     w(`EMSCRIPTEN_KEEPALIVE ${r.wasm} wacore_${name}(${args.map((a) => `${PLAIN_ARGS[a.type]} ${snake(a.name)}`).join(', ')}) {`);
+    // The declared lengths, checked before the family function sees the bytes.
+    for (const d of plainWhole.get(name)?.ins ?? []) {
+      if (d.err === undefined) continue;
+      const k = `wacore::bindings::wire::${kName(d.sizeName)}`;
+      w(`  if (${snake(d.name)}_len ${d.upto ? '>' : '!='} ${k}) return -static_cast<int32_t>(wacore::Error::${d.err});`);
+    }
     w(`  ${r.body(`wacore::bindings::plain::${snake(name)}(${args.map((a) => snake(a.name)).join(', ')})`)}`);
     w('}');
   }
@@ -373,6 +430,46 @@ function cppPlain(family) {
 }
 
 // --- JS --------------------------------------------------------------------------------------------------
+/** The JS of an export declared whole: placement, the call, copies out, the wipe. */
+function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
+  const scalars = plainArgs.get(name).filter((a) => a.type !== 'ptr' && a.type !== 'len' && ![...ins].some((d) => `${d.name}Len` === a.name));
+  const params = [...ins.map((d) => d.name), ...scalars.map((a) => a.name)].join(', ');
+  const size = variable ? `${fixed} + ${variable.name}.length` : String(fixed);
+  const L = [];
+  L.push(`    ${name}(${params}) {`);
+  L.push(`      const n = ${size};`);
+  L.push('      const p = io(n);');
+  if (secret) L.push('      try {');
+  const I = secret ? '        ' : '      ';
+  if (ins.length) L.push(`${I}const h = M.HEAPU8;`);
+  for (const d of ins) {
+    if (d.size === undefined) L.push(`${I}h.set(${d.name}, p + ${d.at});`);
+    else L.push(`${I}if (${d.name}.length <= ${d.size}) h.set(${d.name}, p + ${d.at});`);
+  }
+  const wasmArgs = plainArgs.get(name).map((a) => {
+    const d = [...ins, ...outs].find((x) => x.name === a.name);
+    if (d) return `p + ${d.at}`;
+    const dl = ins.find((x) => `${x.name}Len` === a.name);
+    if (dl) return `${dl.name}.length`;
+    return a.name;
+  });
+  L.push(`${I}const rc = M._wacore_${name}(${wasmArgs.join(', ')});`);
+  if (c.returns === 'error' || c.returns === 'status') L.push(`${I}if (rc !== 0) raise(-rc);`);
+  else if (c.returns === 'value') L.push(`${I}if (rc < 0) raise(-rc);`);
+  const copies = outs.map((d) => `M.HEAPU8.slice(p + ${d.at}, p + ${d.at + d.size})`);
+  if (outs.length === 1) L.push(`${I}return ${copies[0]};`);
+  else if (outs.length > 1) L.push(`${I}return [${copies.join(', ')}];`);
+  else if (c.returns === 'value') L.push(`${I}return rc;`);
+  else if (c.returns === 'bool') L.push(`${I}return rc === 1;`);
+  if (secret) {
+    L.push('      } finally {');
+    L.push('        M.HEAPU8.fill(0, p, p + n);');
+    L.push('      }');
+  }
+  L.push('    },');
+  return L.join('\n');
+}
+
 function jsModule() {
   const out = [];
   const w = (s = '') => out.push(s);
@@ -479,8 +576,10 @@ function jsModule() {
   w('/** The plain exports, bound to a loaded module: the arguments are addresses and lengths in the');
   w(' * I/O buffer (and scalars), as bindings/boundary.json lists them; raise(code) throws for a core');
   w(' * error code. A `status` export returns its code (0 for none) for the caller to raise after reading');
-  w(' * what the call published. */');
-  w('export function bindPlain(M, raise) {');
+  w(' * what the call published.');
+  w(' * Exports declared whole (bytes in and out, bindings/boundary.json) take their inputs as');
+  w(' * Uint8Arrays and return their outputs; io(n) is the I/O buffer\'s address, holding n bytes. */');
+  w('export function bindPlain(M, raise, io) {');
   // Each call reads M._wacore_<name> again: Emscripten's glue first puts a trampoline there, which
   // replaces itself with the wasm function on its first call; a function taken once at bind time
   // would stay the trampoline (Function.prototype.apply on every call, ~250 instructions).
@@ -489,6 +588,11 @@ function jsModule() {
     const params = plainArgs.get(name).map((a) => a.name).join(', ');
     const call = `M._wacore_${name}(${params})`;
     w(`    /** ${c.doc} */`);
+    const whole = plainWhole.get(name);
+    if (whole) {
+      w(jsWhole(name, c, whole));
+      continue;
+    }
     if (c.returns === 'error') w(`    ${name}(${params}) {\n      const rc = ${call};\n      if (rc !== 0) raise(-rc);\n    },`);
     else if (c.returns === 'value') w(`    ${name}(${params}) {\n      const rc = ${call};\n      if (rc < 0) raise(-rc);\n      return rc;\n    },`);
     else if (c.returns === 'status') w(`    ${name}: (${params}) => -${call},`);

@@ -25,7 +25,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x01f4ac11;
+inline constexpr uint32_t kBoundaryDigest = 0x59235939;
 
 // The JS error table (npm/lib/generated/boundary.mjs) was read from src/common/error.h: as many entries.
 static_assert(static_cast<int>(wacore::Error::count_) == 53, "src/common/error.h changed: run node scripts/gen-boundary.mjs");
@@ -37,6 +37,10 @@ inline constexpr size_t kPrivateKeyBytes = 32;  // a Curve25519 private key
 static_assert(kPrivateKeyBytes == (wacore::curve::kPrivateKeyBytes), "bindings/boundary.json: PRIVATE_KEY_BYTES disagrees with wacore::curve::kPrivateKeyBytes");
 inline constexpr size_t kSignatureBytes = 64;  // an XEdDSA signature
 static_assert(kSignatureBytes == (wacore::curve::kSignatureBytes), "bindings/boundary.json: SIGNATURE_BYTES disagrees with wacore::curve::kSignatureBytes");
+inline constexpr size_t kSharedSecretBytes = 32;  // an X25519 shared secret (a u-coordinate)
+static_assert(kSharedSecretBytes == (wacore::curve::kKeyBytes), "bindings/boundary.json: SHARED_SECRET_BYTES disagrees with wacore::curve::kKeyBytes");
+inline constexpr size_t kSignatureRandomBytes = 64;  // XEdDSA's signing randomness
+static_assert(kSignatureRandomBytes == (wacore::curve::kSignatureRandomBytes), "bindings/boundary.json: SIGNATURE_RANDOM_BYTES disagrees with wacore::curve::kSignatureRandomBytes");
 inline constexpr size_t kAesKeyBytes = 32;  // AES-256 key
 static_assert(kAesKeyBytes == (wacore::aes::kKeyBytes), "bindings/boundary.json: AES_KEY_BYTES disagrees with wacore::aes::kKeyBytes");
 inline constexpr size_t kAesIvBytes = 16;  // CBC and CTR IV
@@ -799,12 +803,12 @@ int appstate_verify_snapshot(const wire::AppStateVerifySnapshotIn& in);  // veri
 // What each plain export runs, implemented in the family files; the export turns the result into
 // the one convention (a non-negative value, or -Error).
 namespace wacore::bindings::plain {
-Error curve_generate_key_pair(uintptr_t out);  // a key pair: private key, then public u
-Error curve_public_from_private(uintptr_t priv, size_t priv_len, uintptr_t out);  // the public u of a private key
-Error curve_agreement(uintptr_t pub, size_t pub_len, uintptr_t priv, size_t priv_len, uintptr_t out);  // X25519
-Error curve_sign(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len, uintptr_t out);  // an XEdDSA signature with fresh randomness
-Error curve_sign_with_random(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len, uintptr_t random, size_t random_len, uintptr_t out);  // an XEdDSA signature with the given 64 random bytes
-wire::Value curve_verify(uintptr_t pub, size_t pub_len, uintptr_t msg, size_t msg_len, uintptr_t sig, size_t sig_len);  // 1 if the XEdDSA signature is valid, else 0
+Error curve_generate_key_pair(uintptr_t priv, uintptr_t pub);  // a key pair: the private key, and the public key (0x05 || u)
+Error curve_public_from_private(uintptr_t priv, size_t priv_len, uintptr_t pub);  // the public key (0x05 || u) of a private key
+Error curve_agreement(uintptr_t pub, size_t pub_len, uintptr_t priv, size_t priv_len, uintptr_t shared);  // X25519: the public key is 33 bytes (0x05 || u) or 32 (u)
+Error curve_sign(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len, uintptr_t sig);  // an XEdDSA signature with fresh randomness
+Error curve_sign_with_random(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len, uintptr_t random, size_t random_len, uintptr_t sig);  // an XEdDSA signature with the given 64 random bytes
+wire::Value curve_verify(uintptr_t pub, size_t pub_len, uintptr_t msg, size_t msg_len, uintptr_t sig, size_t sig_len);  // 1 if the XEdDSA signature is valid, else 0; the public key is 33 bytes (0x05 || u) or 32 (u)
 wire::Value registration_id();  // a random registration id, 0..16383
 Error sha(int32_t kind, uintptr_t data, size_t len, uintptr_t out);  // SHA-256, SHA-512 or MD5 by HashKind
 Error hmac(int32_t kind, uintptr_t key, size_t key_len, uintptr_t data, size_t len, uintptr_t out);  // HMAC-SHA256 or HMAC-SHA512 by HashKind

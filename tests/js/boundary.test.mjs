@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BOUNDARY_DIGEST, checkBoundary, EXPORT_NAMES, HashKind } from '../../npm/lib/generated/boundary.mjs';
+import { BOUNDARY_DIGEST, checkBoundary, ERRORS, EXPORT_NAMES, HashKind } from '../../npm/lib/generated/boundary.mjs';
 import { errorCode, loadVariant, VARIANT } from './variant.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -120,5 +120,38 @@ describe(`the generated boundary (${VARIANT})`, () => {
       expect(plain('appstateEncryptValue', (enc, p) => enc(0, op, p, 4, p + 4, 1, p + 8, p + 24))).toBe('ERR_TYPE');
       expect(plain('appstateDecryptValue', (dec, p) => dec(0, op, p, 4, p + 4, 64, p + 128))).toBe('ERR_TYPE');
     }
+  });
+
+  // Exports declared whole (name:in:SIZE / name:out:SIZE): the generated export checks each sized
+  // input's length before the family function runs, with the declared error; valid inputs pass.
+  it('every sized input of an export declared whole is length-checked by the export, with its declared error', () => {
+    const plain = api[Symbol.for('wacore-wasm.callPlain')];
+    // The core's error name (key_length) and its code (ERR_KEY_LENGTH), which ERRORS must hold.
+    const errorCode = (name) => {
+      const code = `ERR_${name.toUpperCase()}`;
+      expect(ERRORS.some(([c]) => c === code), code).toBe(true);
+      return code;
+    };
+    const parse = (a) => {
+      const [name, dir, size, ...flags] = a.split(':');
+      const err = flags.find((f) => f.startsWith('err='))?.slice(4);
+      return { name, dir, size: size === '*' ? 3 : declaration.constants[size].value, upto: flags.includes('upto'), err };
+    };
+    // Inputs that every declared-whole export accepts: a valid public key, private key, randomness.
+    const key = api.generateKeyPair();
+    const valid = (d) => (d.name === 'pub' ? key.pubKey : d.name === 'priv' ? key.privKey : new Uint8Array(d.size).fill(1));
+    let checked = 0;
+    for (const [name, c] of Object.entries(declaration.plain)) {
+      if (name === 'about' || !c.args.some((a) => /:(in|out):/.test(a))) continue;
+      const ins = c.args.map(parse).filter((d) => d.dir === 'in');
+      const call = (bad) => plain(name, (fn) => fn(...ins.map((d) => (d === bad.d ? bad.bytes : valid(d)))));
+      expect(call({}), `${name} with valid inputs`).toBe('OK');
+      for (const d of ins.filter((x) => x.err !== undefined)) {
+        const wrong = d.upto ? [d.size + 1, d.size + 40] : [d.size - 1, d.size + 1, 0];
+        for (const n of wrong) expect(call({ d, bytes: new Uint8Array(n).fill(5) }), `${name} ${d.name} of ${n} bytes`).toBe(errorCode(d.err));
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(8);
   });
 });

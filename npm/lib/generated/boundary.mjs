@@ -6,7 +6,7 @@
 import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x01f4ac11;
+export const BOUNDARY_DIGEST = 0x59235939;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
@@ -80,6 +80,10 @@ export const PUBLIC_KEY_BYTES = 33;
 export const PRIVATE_KEY_BYTES = 32;
 /** an XEdDSA signature (wacore::curve::kSignatureBytes) */
 export const SIGNATURE_BYTES = 64;
+/** an X25519 shared secret (a u-coordinate) (wacore::curve::kKeyBytes) */
+export const SHARED_SECRET_BYTES = 32;
+/** XEdDSA's signing randomness (wacore::curve::kSignatureRandomBytes) */
+export const SIGNATURE_RANDOM_BYTES = 64;
 /** AES-256 key (wacore::aes::kKeyBytes) */
 export const AES_KEY_BYTES = 32;
 /** CBC and CTR IV (wacore::aes::kIvBytes) */
@@ -554,39 +558,98 @@ export function checkBoundary(digest) {
 /** The plain exports, bound to a loaded module: the arguments are addresses and lengths in the
  * I/O buffer (and scalars), as bindings/boundary.json lists them; raise(code) throws for a core
  * error code. A `status` export returns its code (0 for none) for the caller to raise after reading
- * what the call published. */
-export function bindPlain(M, raise) {
+ * what the call published.
+ * Exports declared whole (bytes in and out, bindings/boundary.json) take their inputs as
+ * Uint8Arrays and return their outputs; io(n) is the I/O buffer's address, holding n bytes. */
+export function bindPlain(M, raise, io) {
   return {
-    /** a key pair: private key, then public u */
-    curveGenerateKeyPair(out) {
-      const rc = M._wacore_curveGenerateKeyPair(out);
-      if (rc !== 0) raise(-rc);
+    /** a key pair: the private key, and the public key (0x05 || u) */
+    curveGenerateKeyPair() {
+      const n = 65;
+      const p = io(n);
+      try {
+        const rc = M._wacore_curveGenerateKeyPair(p + 0, p + 32);
+        if (rc !== 0) raise(-rc);
+        return [M.HEAPU8.slice(p + 0, p + 32), M.HEAPU8.slice(p + 32, p + 65)];
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
-    /** the public u of a private key */
-    curvePublicFromPrivate(priv, privLen, out) {
-      const rc = M._wacore_curvePublicFromPrivate(priv, privLen, out);
-      if (rc !== 0) raise(-rc);
+    /** the public key (0x05 || u) of a private key */
+    curvePublicFromPrivate(priv) {
+      const n = 65;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (priv.length <= 32) h.set(priv, p + 0);
+        const rc = M._wacore_curvePublicFromPrivate(p + 0, priv.length, p + 32);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + 32, p + 65);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
-    /** X25519 */
-    curveAgreement(pub, pubLen, priv, privLen, out) {
-      const rc = M._wacore_curveAgreement(pub, pubLen, priv, privLen, out);
-      if (rc !== 0) raise(-rc);
+    /** X25519: the public key is 33 bytes (0x05 || u) or 32 (u) */
+    curveAgreement(pub, priv) {
+      const n = 97;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (pub.length <= 33) h.set(pub, p + 0);
+        if (priv.length <= 32) h.set(priv, p + 33);
+        const rc = M._wacore_curveAgreement(p + 0, pub.length, p + 33, priv.length, p + 65);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + 65, p + 97);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** an XEdDSA signature with fresh randomness */
-    curveSign(priv, privLen, msg, msgLen, out) {
-      const rc = M._wacore_curveSign(priv, privLen, msg, msgLen, out);
-      if (rc !== 0) raise(-rc);
+    curveSign(priv, msg) {
+      const n = 96 + msg.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (priv.length <= 32) h.set(priv, p + 0);
+        h.set(msg, p + 96);
+        const rc = M._wacore_curveSign(p + 0, priv.length, p + 96, msg.length, p + 32);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + 32, p + 96);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** an XEdDSA signature with the given 64 random bytes */
-    curveSignWithRandom(priv, privLen, msg, msgLen, random, randomLen, out) {
-      const rc = M._wacore_curveSignWithRandom(priv, privLen, msg, msgLen, random, randomLen, out);
-      if (rc !== 0) raise(-rc);
+    curveSignWithRandom(priv, msg, random) {
+      const n = 160 + msg.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (priv.length <= 32) h.set(priv, p + 0);
+        h.set(msg, p + 160);
+        if (random.length <= 64) h.set(random, p + 32);
+        const rc = M._wacore_curveSignWithRandom(p + 0, priv.length, p + 160, msg.length, p + 32, random.length, p + 96);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + 96, p + 160);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
-    /** 1 if the XEdDSA signature is valid, else 0 */
-    curveVerify(pub, pubLen, msg, msgLen, sig, sigLen) {
-      const rc = M._wacore_curveVerify(pub, pubLen, msg, msgLen, sig, sigLen);
-      if (rc < 0) raise(-rc);
-      return rc;
+    /** 1 if the XEdDSA signature is valid, else 0; the public key is 33 bytes (0x05 || u) or 32 (u) */
+    curveVerify(pub, msg, sig) {
+      const n = 97 + msg.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (pub.length <= 33) h.set(pub, p + 0);
+        h.set(msg, p + 97);
+        if (sig.length <= 64) h.set(sig, p + 33);
+        const rc = M._wacore_curveVerify(p + 0, pub.length, p + 97, msg.length, p + 33, sig.length);
+        if (rc < 0) raise(-rc);
+        return rc;
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** a random registration id, 0..16383 */
     registrationId() {
