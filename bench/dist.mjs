@@ -1,9 +1,9 @@
-// Helpers for measuring a build in a dist directory other than npm/dist (bench/flags.mjs,
-// bench/instructions.mjs --dist, bench/load.mjs --dist).
+// Helpers for measuring a build in a dist directory other than npm/dist (bench/instructions.mjs
+// --dist, bench/load.mjs --dist, and the experiments in bench/experiments/ that compare builds).
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 export const NPM_DIST = fileURLToPath(new URL('../npm/dist/', import.meta.url));
@@ -39,6 +39,26 @@ export function loaderFor(dist, parent = tmpdir()) {
   symlinkSync(resolve(dist), join(dir, 'dist'));
   return join(dir, 'index.mjs');
 }
+
+/**
+ * Loads the package once per directory, to compare builds in one process: each a dist directory
+ * (a build's wacore.*.{mjs,wasm}, through loaderFor), or with checkouts: true a checkout whose own
+ * npm/index.mjs (with its npm/dist built) is loaded. Resolves to [{ name: 'DIR 1', dir, api }, ...].
+ */
+export async function loadBuilds(dirs, { variant, checkouts = false } = {}) {
+  const builds = [];
+  for (const [i, d] of dirs.entries()) {
+    const dir = resolve(d);
+    const { load } = await import(checkouts ? pathToFileURL(join(dir, 'npm/index.mjs')).href : loaderFor(dir));
+    const api = await load({ variant });
+    if (variant && api.variant !== variant) throw new Error(`${dir}: loaded ${api.variant}, not ${variant}`);
+    builds.push({ name: `DIR ${i + 1}`, dir, api });
+  }
+  return builds;
+}
+
+/** Which directory each build's name stands for, as one line. */
+export const legend = (builds) => builds.map((b) => `${b.name} = ${b.dir}`).join(', ');
 
 /** Removes `flag value` from args (the script's argument list) and returns value, or dflt when the
  * flag is not there: what is left are the positional arguments (the dist directories). */

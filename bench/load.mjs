@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { loaderFor, NPM_DIST, sizes as sizesOf } from './dist.mjs';
-import { QUICK, emitJson } from './harness.mjs';
+import { QUICK, emitJson, median, summary } from './harness.mjs';
 
 const args = process.argv.slice(2);
 const runs = (args.includes('--runs') && Number(args[args.indexOf('--runs') + 1])) || (QUICK ? 2 : 15);
@@ -47,7 +47,6 @@ const probe = (variant) => `
   const rss = process.memoryUsage().rss - rss0;
   console.log(JSON.stringify({ importMs: t1 - t0, ms: t2 - t1, firstKeyMs: t3 - t2, totalMs: t3 - t0, rss, variant: api.variant, mem: api.memoryStats().wasmMemoryBytes }));`;
 
-const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 console.log(`\n| fresh Node ${process.versions.node} process | import ms (${entry}) | load() to ready: median ms | min–max ms | first key generation ms | all three, ms | RSS added | wasm memory after load |`);
 console.log('|---|---|---|---|---|---|---|---|');
 for (const v of ['scalar', 'simd', 'auto']) {
@@ -56,14 +55,14 @@ for (const v of ['scalar', 'simd', 'auto']) {
     runsOf.push(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe(v)], { encoding: 'utf8' })));
   }
   const info = runsOf[0];
-  const samples = runsOf.map((r) => r.ms).sort((a, b) => a - b);
-  const importMs = med(runsOf.map((r) => r.importMs));
-  const firstKeyMs = med(runsOf.map((r) => r.firstKeyMs));
-  const totalMs = med(runsOf.map((r) => r.totalMs));
-  const rssBytes = med(runsOf.map((r) => r.rss));
-  loads.push({ variant: v, ran: info.variant, runs, importMs, medianMs: samples[runs >> 1], minMs: samples[0], maxMs: samples[runs - 1], firstKeyMs, totalMs, rssBytes, wasmMemoryBytes: info.mem });
+  const ms = summary(runsOf.map((r) => r.ms));
+  const importMs = median(runsOf.map((r) => r.importMs));
+  const firstKeyMs = median(runsOf.map((r) => r.firstKeyMs));
+  const totalMs = median(runsOf.map((r) => r.totalMs));
+  const rssBytes = median(runsOf.map((r) => r.rss));
+  loads.push({ variant: v, ran: info.variant, runs, importMs, medianMs: ms.median, minMs: ms.min, maxMs: ms.max, firstKeyMs, totalMs, rssBytes, wasmMemoryBytes: info.mem });
   console.log(
-    `| ${v === 'auto' ? `auto (→ ${info.variant})` : v} | ${importMs.toFixed(1)} | ${samples[runs >> 1].toFixed(1)} | ${samples[0].toFixed(1)}–${samples[runs - 1].toFixed(1)} | ${firstKeyMs.toFixed(1)} | ${totalMs.toFixed(1)} | ${(rssBytes / 1e6).toFixed(1)} MB | ${(info.mem / 1024).toFixed(0)} KiB |`,
+    `| ${v === 'auto' ? `auto (→ ${info.variant})` : v} | ${importMs.toFixed(1)} | ${ms.median.toFixed(1)} | ${ms.min.toFixed(1)}–${ms.max.toFixed(1)} | ${firstKeyMs.toFixed(1)} | ${totalMs.toFixed(1)} | ${(rssBytes / 1e6).toFixed(1)} MB | ${(info.mem / 1024).toFixed(0)} KiB |`,
   );
 }
 console.log('');

@@ -58,17 +58,22 @@ export async function run(impls, { rounds, sampleNs, maxBatch, now, onOp = () =>
     for (let round = 0; round < rounds; round++) {
       for (const r of runners) r.samples.push((await r.time(r.fn, r.batch)) / r.batch);
     }
-    const stats = runners.map((r) => {
-      const s = r.samples.sort((a, b) => a - b);
-      return { op, impl: r.name, median: s[s.length >> 1], min: s[0], max: s[s.length - 1] };
-    });
+    const stats = runners.map((r) => ({ op, impl: r.name, ...summary(r.samples) }));
     const best = Math.min(...stats.map((s) => s.median));
     for (const s of stats) rows.push({ ...s, ratio: s.median / best });
   }
   return rows;
 }
 
-export const fmt = (ns) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1e3).toFixed(1)} µs`);
+/** { median, min, max } of a list of samples (the list is left as it is). */
+export function summary(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  return { median: s[s.length >> 1], min: s[0], max: s[s.length - 1] };
+}
+export const median = (samples) => summary(samples).median;
+
+/** A time in ns, as ms, µs or (below 1 µs) ns. */
+export const fmt = (ns) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(1)} µs` : `${ns.toFixed(1)} ns`);
 
 /** The rows as the lines of a Markdown table. */
 export function markdown(rows) {

@@ -3,10 +3,10 @@
 // worker_threads through piscina (one wasm instance per thread). Reports messages per second.
 //   node bench/scaling.mjs [--sessions N] [--rounds N] [--batch N] [--variant simd|scalar] [--json]
 import { availableParallelism } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import Piscina from 'piscina';
 import { load } from '../npm/index.mjs';
+import { median, now } from './harness.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name, dflt) => {
@@ -56,31 +56,30 @@ const shuffled = () => {
 
 // One round: every session decrypts its message once (from its stored record: repeatable).
 function mainThread() {
-  const t = performance.now();
+  const t = now();
   for (const k of shuffled()) {
     const { record, message } = sessions.get(k);
     s.decryptWhisper(record, bob.pubKey, message);
   }
-  return performance.now() - t;
+  return now() - t;
 }
 
 async function pooled(pool) {
   const keys = shuffled();
-  const t = performance.now();
+  const t = now();
   const jobs = [];
   for (let i = 0; i < keys.length; i += BATCH) {
     const items = keys.slice(i, i + BATCH).map((k) => sessions.get(k));
     jobs.push(pool.run({ ourIdentityKey: bob.pubKey, items }));
   }
   const results = await Promise.all(jobs);
-  const elapsed = performance.now() - t;
+  const elapsed = now() - t;
   if (results.reduce((n, r) => n + r.length, 0) !== keys.length) throw new Error('lost a session');
   return elapsed;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
-const rate = (ms) => Math.round((SESSIONS / ms) * 1000);
+const rate = (ns) => Math.round((SESSIONS / ns) * 1e9);
 
 mainThread(); // warm-up
 const main = [];

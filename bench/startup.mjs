@@ -16,6 +16,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { median } from './harness.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -72,7 +73,6 @@ console.log(JSON.stringify(spans));
 `;
 const results = [];
 for (let i = 0; i < runs; i++) results.push(JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', child], { encoding: 'utf8' })));
-const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 console.log(`| fresh Node ${process.versions.node} process, ${variant} build: span | median of ${runs} ms |`);
 console.log('|---|---|');
-results[0].forEach(([label], k) => console.log(`| ${label} | ${med(results.map((r) => r[k][1])).toFixed(2)} |`));
+results[0].forEach(([label], k) => console.log(`| ${label} | ${median(results.map((r) => r[k][1])).toFixed(2)} |`));

@@ -32,7 +32,7 @@ set(WACORE_LINK_SIZE
   # No filesystem, no eval-based code generation (CSP-safe), TextDecoder always present.
   -sFILESYSTEM=0 -sDYNAMIC_EXECUTION=0 -sTEXTDECODER=2)
 
-# Codegen and link options that the flag study (bench/flags.mjs, docs/build-flags.md) varies without
+# Codegen and link options that the flag study (bench/experiments/flags.mjs, docs/build-flags.md) varies without
 # editing files. The defaults are what ships: -O3, because -O2 costs 9-10% on signing and key
 # generation (scalar build) and -Os/-Oz 3.7-7.6x on AES-CBC and 2.9x on SHA-256 for 14-16% less
 # size; no -flto, post-link wasm-opt, closure or tail calls yet (docs/build-flags.md has the

@@ -3,7 +3,7 @@
 // their bounds are fe25519's, so the two convert by copying limbs; what changes is the code V8 makes of
 // it. ref10's int32 limbs must be sign-extended before each 64-bit product, and with 34 operands live
 // in a multiplication V8 keeps them in stack slots and reloads them. Held as int64, the same products
-// and carries take 482 x86 instructions instead of 559 and 17-20% less time (`node bench/field-lanes.mjs`
+// and carries take 482 x86 instructions instead of 559 and 17-20% less time (`node bench/experiments/field-lanes.mjs`
 // times the two forms, written out by hand there; docs/simd.md).
 // Every function is constant time: no branch or index depends on a limb.
 #pragma once

@@ -1,20 +1,20 @@
 // Whether two field multiplications in the two i64x2 lanes beat two scalar ones in V8 (2-lane field
-// arithmetic for the curve). Builds bench/field-lanes/fe.cpp with emcc
+// arithmetic for the curve). Builds bench/experiments/field-lanes/fe.cpp with emcc
 // (-O3 -msimd128) into build/field-lanes/, then prints the time per multiplication of each form
-// (interleaved rounds) and the x86 instructions V8's optimising tier emits for each loop body.
+// (interleaved by the harness, bench/harness.mjs) and the x86 instructions V8's optimising tier
+// emits for each loop body.
 //
-//   node bench/field-lanes.mjs [--rounds N]
+//   node bench/experiments/field-lanes.mjs [--rounds N] [--quick]
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { SETTINGS, run } from '../harness.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const out = `${root}build/field-lanes`;
 const wasm = `${out}/fe.wasm`;
-const args = process.argv.slice(2);
-const rounds = Number(args.includes('--rounds') ? args[args.indexOf('--rounds') + 1] : 7);
 mkdirSync(out, { recursive: true });
-execFileSync('emcc', ['-O3', '-msimd128', `${root}bench/field-lanes/fe.cpp`, '-o', wasm, '--no-entry', '-sSTANDALONE_WASM', '-sEXPORTED_FUNCTIONS=_run_scalar,_run_wide,_check_wide,_run_reload,_check_reload,_run_simd,_run_simd_unsigned'], { stdio: 'pipe' });
+execFileSync('emcc', ['-O3', '-msimd128', `${root}bench/experiments/field-lanes/fe.cpp`, '-o', wasm, '--no-entry', '-sSTANDALONE_WASM', '-sEXPORTED_FUNCTIONS=_run_scalar,_run_wide,_check_wide,_run_reload,_check_reload,_run_simd,_run_simd_unsigned'], { stdio: 'pipe' });
 
 if (process.argv.includes('--child')) {
   // In a child run with --print-wasm-code: just warm both up so that TurboFan compiles them.
@@ -25,28 +25,19 @@ if (process.argv.includes('--child')) {
 
 const { instance } = await WebAssembly.instantiate(readFileSync(wasm), { wasi_snapshot_preview1: { proc_exit() {} } });
 const e = instance.exports;
-const N = 200_000;
+const N = 20_000;
 if (e.check_wide(1000, 7) !== 1 || e.check_reload(1000, 7) !== 1) throw new Error('a candidate disagrees with the int32-limb form');
-const times = { scalar: [], wide: [], reload: [], lanes: [], unsigned: [] };
-for (let r = 0; r < rounds + 2; r++) {
-  let t = performance.now();
-  e.run_scalar(N, r); // 2N multiplications
-  const scalar = ((performance.now() - t) * 1e6) / (2 * N);
-  t = performance.now();
-  e.run_wide(N, r);
-  const wide = ((performance.now() - t) * 1e6) / (2 * N);
-  t = performance.now();
-  e.run_reload(N, r);
-  const reload = ((performance.now() - t) * 1e6) / (2 * N);
-  t = performance.now();
-  e.run_simd(N, r); // N calls of two multiplications each
-  const lanes = ((performance.now() - t) * 1e6) / (2 * N);
-  t = performance.now();
-  e.run_simd_unsigned(N, r);
-  const unsigned = ((performance.now() - t) * 1e6) / (2 * N);
-  if (r >= 2) times.scalar.push(scalar), times.wide.push(wide), times.reload.push(reload), times.lanes.push(lanes), times.unsigned.push(unsigned);
-}
-const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+// Each call runs N iterations of two multiplications (run_simd: N calls of two each), from a new seed.
+let seed = 0;
+const form = (fn) => ({ multiplication: () => fn(N, seed++) });
+const rows = await run({
+  scalar: form(e.run_scalar),
+  wide: form(e.run_wide),
+  reload: form(e.run_reload),
+  lanes: form(e.run_simd),
+  unsigned: form(e.run_simd_unsigned),
+});
+const perMul = Object.fromEntries(rows.map((r) => [r.impl, r.median / (2 * N)]));
 
 // The optimising tier's code for each function, counted in instructions.
 const listing = execFileSync(process.execPath, ['--print-wasm-code', fileURLToPath(import.meta.url), '--child'], { encoding: 'utf8', maxBuffer: 1 << 28 });
@@ -90,15 +81,15 @@ const classes = (name) => {
   const code = body.split('Source positions')[0];
   return { imul: (code.match(/\bimul/g) ?? []).length, stack: (code.match(/\[r[bs]p[^\]]*\]/g) ?? []).length, movsx: (code.match(/\bmovsx/g) ?? []).length };
 };
-console.log(`| form (Node ${process.versions.node}) | ns per multiplication, median of ${rounds} rounds | x86 instructions per multiplication (TurboFan) |`);
+console.log(`| form (Node ${process.versions.node}) | ns per multiplication, median of ${SETTINGS.rounds} rounds | x86 instructions per multiplication (TurboFan) |`);
 console.log('|---|---|---|');
 // Each runner's loop overhead is included in its count (the runners are found by export name).
 const per = (name) => (fn(name) ? Math.round(fn(name) / 2) : '?');
-console.log(`| scalar, one multiplication at a time (ref10's int32 limbs) | ${med(times.scalar).toFixed(1)} | ${per('run_scalar')} |`);
-console.log(`| scalar, the same with int64 limbs in memory | ${med(times.wide).toFixed(1)} | ${per('run_wide')} |`);
-console.log(`| scalar, int64 limbs, each product's operands loaded from memory | ${med(times.reload).toFixed(1)} | ${per('run_reload')} |`);
-console.log(`| two in the i64x2 lanes, signed limbs | ${med(times.lanes).toFixed(1)} | ${per('run_simd')} |`);
-console.log(`| two in the i64x2 lanes, unsigned limbs | ${med(times.unsigned).toFixed(1)} | ${per('run_simd_unsigned')} |`);
+console.log(`| scalar, one multiplication at a time (ref10's int32 limbs) | ${perMul.scalar.toFixed(1)} | ${per('run_scalar')} |`);
+console.log(`| scalar, the same with int64 limbs in memory | ${perMul.wide.toFixed(1)} | ${per('run_wide')} |`);
+console.log(`| scalar, int64 limbs, each product's operands loaded from memory | ${perMul.reload.toFixed(1)} | ${per('run_reload')} |`);
+console.log(`| two in the i64x2 lanes, signed limbs | ${perMul.lanes.toFixed(1)} | ${per('run_simd')} |`);
+console.log(`| two in the i64x2 lanes, unsigned limbs | ${perMul.unsigned.toFixed(1)} | ${per('run_simd_unsigned')} |`);
 for (const name of ['run_scalar', 'run_wide', 'run_reload']) {
   const c = classes(name);
   console.log(`\n${name}, per multiplication: ${c.imul / 2} imul, ${c.movsx / 2} sign extensions, ${c.stack / 2} stack operands (spills and reloads)`);

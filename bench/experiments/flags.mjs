@@ -3,11 +3,11 @@
 // instructions per operation (bench/instructions.mjs --phases) and prints Markdown tables against
 // the default configuration.
 //
-//   node bench/flags.mjs build [name ...]     configure and build (one build at a time, -j2)
-//   node bench/flags.mjs measure [name ...]   smoke-test, size and count each built configuration
-//   node bench/flags.mjs table                 the tables, from build-flags/results/*.json
-//   node bench/flags.mjs all [name ...]        build, then measure, each configuration in turn
-//   node bench/flags.mjs features [name ...]   post-MVP instructions per feature in each built module
+//   node bench/experiments/flags.mjs build [name ...]     configure and build (one build at a time, -j2)
+//   node bench/experiments/flags.mjs measure [name ...]   smoke-test, size and count each built configuration
+//   node bench/experiments/flags.mjs table                 the tables, from build-flags/results/*.json
+//   node bench/experiments/flags.mjs all [name ...]        build, then measure, each configuration in turn
+//   node bench/experiments/flags.mjs features [name ...]   post-MVP instructions per feature in each built module
 // Options: --jobs N (build parallelism, default 2), --closure-compiler PATH (default
 // build-flags/tools/node_modules/.bin/google-closure-compiler: npm i -E google-closure-compiler@20220104.0.0).
 // Without names: every configuration below. `build` and `measure` may run at the same time (one
@@ -16,9 +16,9 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loaderFor, sizes } from './dist.mjs';
+import { loaderFor, sizes } from '../dist.mjs';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const OUT = join(ROOT, 'build-flags');
 const RESULTS = join(OUT, 'results');
 const args = process.argv.slice(2);
@@ -206,4 +206,4 @@ else if (mode === 'measure') {
   }
 } else if (mode === 'table') table();
 else if (mode === 'features') featureCounts();
-else throw new Error('usage: node bench/flags.mjs build|measure|all|table|features [name ...]');
+else throw new Error('usage: node bench/experiments/flags.mjs build|measure|all|table|features [name ...]');

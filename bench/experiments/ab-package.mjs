@@ -1,27 +1,26 @@
 // Before/after of whole-package operations: the npm/index.mjs of two checkouts (each with its own
-// npm/dist built) loaded in one process, rounds interleaved and their order alternated, so machine
+// npm/dist built) loaded in one process, interleaved by the harness (bench/harness.mjs), so machine
 // load falls on both alike. For checking that a change to the JS layer or the core costs what it
 // should; the comparison with peers is bench/all.mjs.
 //
-//   node bench/ab-package.mjs [--variant simd|scalar] [--rounds N] BEFORE_CHECKOUT AFTER_CHECKOUT
+//   node bench/experiments/ab-package.mjs [--variant simd|scalar] [--rounds N] [--quick] BEFORE_CHECKOUT AFTER_CHECKOUT
 //   (a checkout of an older commit: git worktree add DIR COMMIT, then scripts/build-wasm.sh there)
 //
-// Each round times 2,000 calls of each operation; the first 3 rounds are warm-up. Prints medians.
+// Prints the harness's table: per operation, before's and after's median, min–max and ratio to the
+// faster of the two.
 import { deflateSync } from 'node:zlib';
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { takeOption } from './dist.mjs';
+import { legend, loadBuilds, takeOption } from '../dist.mjs';
+import { SCRIPT_ARGS, report, run } from '../harness.mjs';
 
-const args = process.argv.slice(2);
-const option = (flag, dflt) => takeOption(args, flag, dflt);
-const variant = option('--variant', 'simd');
-const rounds = Number(option('--rounds', '15'));
-if (args.length !== 2 || !(rounds > 3)) {
-  console.error('usage: node bench/ab-package.mjs [--variant simd|scalar] [--rounds N>3] BEFORE AFTER');
+const args = [...SCRIPT_ARGS];
+const variant = takeOption(args, '--variant', 'simd');
+if (args.length !== 2) {
+  console.error('usage: node bench/experiments/ab-package.mjs [--variant simd|scalar] [--rounds N] [--quick] BEFORE AFTER');
   process.exit(2);
 }
-const apis = [];
-for (const dir of args) apis.push(await (await import(pathToFileURL(resolve(dir, 'npm/index.mjs')).href)).load({ variant }));
+const builds = await loadBuilds(args, { variant, checkouts: true });
+builds[0].name = 'before';
+builds[1].name = 'after';
 
 const msg = new Uint8Array(100);
 const node = {
@@ -38,7 +37,7 @@ const bigNode = {
 const aesKey = new Uint8Array(32).fill(7);
 const aesIv = new Uint8Array(16).fill(9);
 const kib = new Uint8Array(1024).fill(1);
-const ops = apis.map((api) => {
+const ops = builds.map(({ api }) => {
   const plainFrame = api.encodeBinaryNode(bigNode);
   const messageFrame = api.encodeBinaryNode(node);
   const compressed = Buffer.concat([Buffer.from([2]), deflateSync(plainFrame.subarray(1))]);
@@ -72,22 +71,5 @@ const ops = apis.map((api) => {
     },
   };
 });
-const names = Object.keys(ops[0]);
-const N = 2000;
-const times = names.map(() => [[], []]);
-for (let r = 0; r < rounds; r++) {
-  names.forEach((name, o) => {
-    for (const i of r % 2 ? [1, 0] : [0, 1]) {
-      const f = ops[i][name];
-      const t = process.hrtime.bigint();
-      for (let n = 0; n < N; n++) f();
-      times[o][i].push(Number(process.hrtime.bigint() - t) / N / 1000);
-    }
-  });
-}
-const median = (a) => a.slice(3).sort((x, y) => x - y)[(a.length - 3) >> 1];
-console.log(`| ${variant} | before µs | after µs | change |\n|---|---|---|---|`);
-names.forEach((name, o) => {
-  const [a, b] = times[o].map(median);
-  console.log(`| ${name} | ${a.toFixed(2)} | ${b.toFixed(2)} | ${((b / a - 1) * 100).toFixed(1)}% |`);
-});
+report(`Whole-package operations (${variant} build), before and after`, await run(Object.fromEntries(builds.map((b, i) => [b.name, ops[i]]))));
+console.log(legend(builds));

@@ -1,4 +1,4 @@
-// A measurement, not part of the product (bench/field-lanes.mjs builds and runs it): the
+// A measurement, not part of the product (bench/experiments/field-lanes.mjs builds and runs it): the
 // multiplication mod 2^255 - 19 in radix 2^25.5 (ten signed limbs, products of 64 bits), once as
 // scalar code the way ref10 writes it, once as two independent multiplications in the two i64x2
 // lanes of wasm SIMD (the Montgomery ladder's pairs of field operations would map onto them),
