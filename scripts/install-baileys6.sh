@@ -137,7 +137,9 @@ else
   mv "$app/package.json.new" "$app/package.json"
   rm -rf "$app/node_modules" "$app/package-lock.json"
   say "npm install in third_party/baileys6-app (registry only)"
+  # Once more after 10 s when the registry drops the connection (ECONNRESET happens).
   (cd "$app" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error) ||
+    { sleep 10; (cd "$app" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error); } ||
     fail "npm install failed"
   echo "$want" > "$stamp"
 fi

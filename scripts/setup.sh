@@ -57,12 +57,23 @@ fetch_source() {  # fetch_source PACKAGE=VERSION DIR-NAME
 fetch_source libsodium=1.0.18-1+deb12u1 libsodium-1.0.18   # X25519, Ed25519 internals, SHA-2, HMAC
 fetch_source zlib=1:1.2.13.dfsg-1 zlib-1.2.13.dfsg         # inflating compressed binary-node frames
 
+# The registry sometimes drops a connection mid-download (ECONNRESET): a failed registry command is
+# tried twice more, 10 s apart, before setup gives up.
+retry() {
+  local n
+  for n in 1 2 3; do
+    "$@" && return 0
+    [ "$n" = 3 ] || { echo "setup: '$*' failed; trying again in 10 s" >&2; sleep 10; }
+  done
+  return 1
+}
+
 # Test peers that cannot be installed as dependencies: npm Baileys' own modules (its dependency
 # list does not install here), unpacked from the registry tarball. Only its files are used.
 fetch_npm_tarball() {  # fetch_npm_tarball NAME@VERSION DIR-NAME
   [ -d "$tp/$2" ] && return 0
   mkdir -p "$tp/$2.tmp"
-  (cd "$tp/$2.tmp" && npm pack --silent "$1" >/dev/null && tar xzf ./*.tgz && rm ./*.tgz)
+  (cd "$tp/$2.tmp" && retry npm pack --silent "$1" >/dev/null && tar xzf ./*.tgz && rm ./*.tgz)
   mv "$tp/$2.tmp/package" "$tp/$2" && rm -rf "$tp/$2.tmp"
 }
 if [ "$mode" != "--demo" ]; then
@@ -82,7 +93,7 @@ if [ "$mode" != "--demo" ]; then
   want="$(sha256sum "$here/package-lock.json" | cut -d' ' -f1)"
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "setup: npm ci"
-    (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
+    (cd "$here" && retry npm ci --no-audit --no-fund --loglevel=error)
     echo "$want" > "$stamp"
   fi
   # Baileys 6.17.16 with its dependencies, for tests/js/baileys6.test.mjs (its GitHub-only
