@@ -28,37 +28,47 @@ using wire::HashKind;
 using wire::StreamKind;
 
 // kind: a HashKind (bindings/boundary.json); any other number is refused, never a default hash.
-Error sha(int32_t kind, uintptr_t data, size_t len, uintptr_t out) {
+// The digest's room must be exactly the kind's digest size (ERR_OUTPUT_LENGTH otherwise).
+Error sha(int32_t kind, uintptr_t data, size_t data_len, uintptr_t digest, size_t digest_len) {
+  const auto in = bytes(data, data_len);
   if (kind == static_cast<int>(HashKind::kSha256)) {
-    wacore::hash::sha256(bytes(data, len), at(out));
+    if (digest_len != wacore::hash::kSha256Bytes) return Error::output_length;
+    wacore::hash::sha256(in, at(digest));
   } else if (kind == static_cast<int>(HashKind::kSha512)) {
-    wacore::hash::sha512(bytes(data, len), at(out));
+    if (digest_len != wacore::hash::kSha512Bytes) return Error::output_length;
+    wacore::hash::sha512(in, at(digest));
   } else if (kind == static_cast<int>(HashKind::kMd5)) {
-    wacore::hash::md5(bytes(data, len), at(out));
+    if (digest_len != wacore::hash::kMd5Bytes) return Error::output_length;
+    wacore::hash::md5(in, at(digest));
   } else {
     return Error::type;
   }
   return Error::ok;
 }
 
-// kind: HashKind's SHA-256 or SHA-512.
-Error hmac(int32_t kind, uintptr_t key, size_t key_len, uintptr_t data, size_t len, uintptr_t out) {
+// kind: HashKind's SHA-256 or SHA-512; the MAC's room must be that hash's size.
+Error hmac(int32_t kind, uintptr_t key, size_t key_len, uintptr_t data, size_t data_len, uintptr_t mac, size_t mac_len) {
   if (kind == static_cast<int>(HashKind::kSha256)) {
-    wacore::hash::hmac_sha256(bytes(key, key_len), bytes(data, len), at(out));
+    if (mac_len != wacore::hash::kSha256Bytes) return Error::output_length;
+    wacore::hash::hmac_sha256(bytes(key, key_len), bytes(data, data_len), at(mac));
   } else if (kind == static_cast<int>(HashKind::kSha512)) {
-    wacore::hash::hmac_sha512(bytes(key, key_len), bytes(data, len), at(out));
+    if (mac_len != wacore::hash::kSha512Bytes) return Error::output_length;
+    wacore::hash::hmac_sha512(bytes(key, key_len), bytes(data, data_len), at(mac));
   } else {
     return Error::type;
   }
   return Error::ok;
 }
 
-Error hkdf(uintptr_t ikm, size_t ikm_len, uintptr_t salt, size_t salt_len, uintptr_t info, size_t info_len, uintptr_t out,
-           size_t out_len) {
-  return wacore::hash::hkdf(bytes(ikm, ikm_len), bytes(salt, salt_len), bytes(info, info_len), {at(out), out_len});
+Error hkdf(uintptr_t ikm, size_t ikm_len, uintptr_t salt, size_t salt_len, uintptr_t info, size_t info_len, uintptr_t okm,
+           size_t okm_len) {
+  return wacore::hash::hkdf(bytes(ikm, ikm_len), bytes(salt, salt_len), bytes(info, info_len), {at(okm), okm_len});
 }
 
-bool ct_equal(uintptr_t a, uintptr_t b, size_t n) { return wacore::hash::equal(at(a), at(b), n); }
+// Different lengths are unequal at once: lengths are not secret.
+bool ct_equal(uintptr_t a, size_t a_len, uintptr_t b, size_t b_len) {
+  return a_len == b_len && wacore::hash::equal(at(a), at(b), a_len);
+}
 
 // --- AES one-shot, in place in the I/O buffer -----------------------------------------------------
 

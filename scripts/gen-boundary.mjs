@@ -169,15 +169,19 @@ const PLAIN_RETURNS = {
 };
 // An argument may instead be declared whole, as bytes in or out of the I/O buffer:
 //   name:in:SIZE[:upto][:secret][:err=CODE]   bytes the call reads: SIZE a constant's name, or * (any
-//                                             length; at most one such, placed last). The export
-//                                             takes its address and length; with err=CODE it
-//                                             refuses a length other than SIZE (upto: above SIZE)
-//                                             with Error::CODE before the family function runs.
-//   name:out:SIZE[:secret]                    SIZE bytes the call writes (the export takes its address)
-// An export with such arguments is placed by the generated JS: its inputs copied in (one that is
-// longer than its room is not copied: the length check refuses it), its outputs copied out into
-// memory the caller owns (one Uint8Array, or an array of them in order), and the region wiped
-// after the call, whatever it threw, when any argument is secret.
+//                                             length). The export takes its address and length;
+//                                             with err=CODE it refuses a length other than SIZE
+//                                             (upto: above SIZE) with Error::CODE before the
+//                                             family function runs.
+//   name:out:SIZE[:secret]                    SIZE bytes the call writes (the export takes its
+//                                             address); with SIZE * the caller gives the length
+//                                             (the JS function takes it where the argument stands,
+//                                             the export takes address and length).
+// An export with such arguments is placed by the generated JS: the sized inputs, then the sized
+// outputs, then the inputs of any length and the outputs of a given length, each in declaration
+// order; its inputs copied in (one longer than its room is not copied: the length check refuses
+// it), its outputs copied out into memory the caller owns (one Uint8Array, or an array of them in
+// order), and the region wiped after the call, whatever it threw, when any argument is secret.
 const plainArgs = new Map(); // the export's own parameters, in order: { name, type }
 const plainWhole = new Map(); // for exports declared whole: { ins, outs, fixed, variable, secret }
 for (const [name, c] of Object.entries(plain)) {
@@ -193,7 +197,6 @@ for (const [name, c] of Object.entries(plain)) {
     if (!/^[a-z][A-Za-z0-9]*$/.test(arg)) fail(`${name}: argument ${a}`);
     if (type === 'in' || type === 'out') {
       if (size !== '*' && !(size in constants)) fail(`${name}: ${arg}: unknown size ${size}`);
-      if (size === '*' && type === 'out') fail(`${name}: ${arg}: an output has a declared size`);
       const d = { name: arg, size: size === '*' ? undefined : constants[size].value, sizeName: size, secret: flags.includes('secret'), upto: flags.includes('upto') };
       const err = flags.find((f) => f.startsWith('err='))?.slice(4);
       for (const f of flags) if (f !== 'secret' && f !== 'upto' && !f.startsWith('err=')) fail(`${name}: ${arg}: unknown flag ${f}`);
@@ -209,6 +212,7 @@ for (const [name, c] of Object.entries(plain)) {
       } else {
         outs.push(d);
         args.push({ name: arg, type: 'ptr' });
+        if (d.size === undefined) args.push({ name: `${arg}Len`, type: 'len' });
       }
       continue;
     }
@@ -219,17 +223,15 @@ for (const [name, c] of Object.entries(plain)) {
   plainArgs.set(name, args);
   if (ins.length + outs.length > 0) {
     if (args.some((a) => a.type === 'handle' || (a.type === 'ptr' && ![...ins, ...outs].some((d) => d.name === a.name)))) fail(`${name}: mixes declared bytes with bare addresses`);
-    const variable = ins.filter((d) => d.size === undefined);
-    if (variable.length > 1) fail(`${name}: more than one input of any length`);
-    // Offsets: sized inputs, then outputs, in declaration order; the input of any length last.
+    // Offsets: the sized parts at constant offsets; the others after them, in declaration order.
     let at = 0;
     for (const d of [...ins, ...outs]) {
       if (d.size === undefined) continue;
       d.at = at;
       at += d.size;
     }
-    if (variable.length) variable[0].at = at;
-    plainWhole.set(name, { ins, outs, fixed: at, variable: variable[0], secret: [...ins, ...outs].some((d) => d.secret) });
+    const variable = [...ins, ...outs].filter((d) => d.size === undefined);
+    plainWhole.set(name, { ins, outs, fixed: at, variable, secret: [...ins, ...outs].some((d) => d.secret) });
   }
 }
 
@@ -432,31 +434,49 @@ function cppPlain(family) {
 // --- JS --------------------------------------------------------------------------------------------------
 /** The JS of an export declared whole: placement, the call, copies out, the wipe. */
 function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
-  const scalars = plainArgs.get(name).filter((a) => a.type !== 'ptr' && a.type !== 'len' && ![...ins].some((d) => `${d.name}Len` === a.name));
-  const params = [...ins.map((d) => d.name), ...scalars.map((a) => a.name)].join(', ');
-  const size = variable ? `${fixed} + ${variable.name}.length` : String(fixed);
+  const all = [...ins, ...outs];
+  const lenOf = (d) => (ins.includes(d) ? `${d.name}.length` : `${d.name}Len`);
+  // The JS parameters, in declaration order: an input's bytes, an output's length when the caller
+  // gives it, a scalar as it is.
+  const params = plainArgs
+    .get(name)
+    .filter((a) => {
+      if (all.some((d) => d.name === a.name)) return ins.some((d) => d.name === a.name);
+      const owner = all.find((d) => `${d.name}Len` === a.name);
+      return owner ? outs.includes(owner) : true;
+    })
+    .map((a) => a.name);
+  // Where each part of a run-time length starts: after the sized ones, one after another.
+  const where = new Map(all.filter((d) => d.size !== undefined).map((d) => [d.name, String(d.at)]));
+  let offset = String(fixed);
   const L = [];
-  L.push(`    ${name}(${params}) {`);
-  L.push(`      const n = ${size};`);
+  L.push(`    ${name}(${params.join(', ')}) {`);
+  for (const [k, d] of variable.entries()) {
+    where.set(d.name, k === 0 ? offset : `o${k}`);
+    const next = where.get(d.name) === '0' ? lenOf(d) : `${where.get(d.name)} + ${lenOf(d)}`;
+    if (k < variable.length - 1) L.push(`      const o${k + 1} = ${next};`);
+    offset = next;
+  }
+  L.push(`      const n = ${offset};`);
   L.push('      const p = io(n);');
   if (secret) L.push('      try {');
   const I = secret ? '        ' : '      ';
   if (ins.length) L.push(`${I}const h = M.HEAPU8;`);
   for (const d of ins) {
-    if (d.size === undefined) L.push(`${I}h.set(${d.name}, p + ${d.at});`);
-    else L.push(`${I}if (${d.name}.length <= ${d.size}) h.set(${d.name}, p + ${d.at});`);
+    if (d.size === undefined) L.push(`${I}h.set(${d.name}, p + ${where.get(d.name)});`);
+    else L.push(`${I}if (${d.name}.length <= ${d.size}) h.set(${d.name}, p + ${where.get(d.name)});`);
   }
   const wasmArgs = plainArgs.get(name).map((a) => {
-    const d = [...ins, ...outs].find((x) => x.name === a.name);
-    if (d) return `p + ${d.at}`;
-    const dl = ins.find((x) => `${x.name}Len` === a.name);
-    if (dl) return `${dl.name}.length`;
+    const d = all.find((x) => x.name === a.name);
+    if (d) return `p + ${where.get(d.name)}`;
+    const dl = all.find((x) => `${x.name}Len` === a.name);
+    if (dl) return lenOf(dl);
     return a.name;
   });
   L.push(`${I}const rc = M._wacore_${name}(${wasmArgs.join(', ')});`);
   if (c.returns === 'error' || c.returns === 'status') L.push(`${I}if (rc !== 0) raise(-rc);`);
   else if (c.returns === 'value') L.push(`${I}if (rc < 0) raise(-rc);`);
-  const copies = outs.map((d) => `M.HEAPU8.slice(p + ${d.at}, p + ${d.at + d.size})`);
+  const copies = outs.map((d) => `M.HEAPU8.slice(p + ${where.get(d.name)}, p + ${where.get(d.name)} + ${d.size ?? lenOf(d)})`);
   if (outs.length === 1) L.push(`${I}return ${copies[0]};`);
   else if (outs.length > 1) L.push(`${I}return [${copies.join(', ')}];`);
   else if (c.returns === 'value') L.push(`${I}return rc;`);

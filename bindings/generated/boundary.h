@@ -25,7 +25,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x59235939;
+inline constexpr uint32_t kBoundaryDigest = 0x645d2955;
 
 // The JS error table (npm/lib/generated/boundary.mjs) was read from src/common/error.h: as many entries.
 static_assert(static_cast<int>(wacore::Error::count_) == 53, "src/common/error.h changed: run node scripts/gen-boundary.mjs");
@@ -810,10 +810,10 @@ Error curve_sign(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len,
 Error curve_sign_with_random(uintptr_t priv, size_t priv_len, uintptr_t msg, size_t msg_len, uintptr_t random, size_t random_len, uintptr_t sig);  // an XEdDSA signature with the given 64 random bytes
 wire::Value curve_verify(uintptr_t pub, size_t pub_len, uintptr_t msg, size_t msg_len, uintptr_t sig, size_t sig_len);  // 1 if the XEdDSA signature is valid, else 0; the public key is 33 bytes (0x05 || u) or 32 (u)
 wire::Value registration_id();  // a random registration id, 0..16383
-Error sha(int32_t kind, uintptr_t data, size_t len, uintptr_t out);  // SHA-256, SHA-512 or MD5 by HashKind
-Error hmac(int32_t kind, uintptr_t key, size_t key_len, uintptr_t data, size_t len, uintptr_t out);  // HMAC-SHA256 or HMAC-SHA512 by HashKind
-Error hkdf(uintptr_t ikm, size_t ikm_len, uintptr_t salt, size_t salt_len, uintptr_t info, size_t info_len, uintptr_t out, size_t out_len);  // HKDF-SHA256
-bool ct_equal(uintptr_t a, uintptr_t b, size_t n);  // constant-time comparison of n bytes
+Error sha(int32_t kind, uintptr_t data, size_t data_len, uintptr_t digest, size_t digest_len);  // SHA-256, SHA-512 or MD5 by HashKind
+Error hmac(int32_t kind, uintptr_t key, size_t key_len, uintptr_t data, size_t data_len, uintptr_t mac, size_t mac_len);  // HMAC-SHA256 or HMAC-SHA512 by HashKind
+Error hkdf(uintptr_t ikm, size_t ikm_len, uintptr_t salt, size_t salt_len, uintptr_t info, size_t info_len, uintptr_t okm, size_t okm_len);  // HKDF-SHA256
+bool ct_equal(uintptr_t a, size_t a_len, uintptr_t b, size_t b_len);  // constant-time comparison: false at once for different lengths
 wire::Value aes_cbc_encrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len);  // AES-256-CBC with PKCS#7, in place (buf has room for a block more): the ciphertext length
 wire::Value aes_cbc_decrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len);  // AES-256-CBC decryption, in place: the plaintext length
 Error aes_ctr(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len);  // AES-256-CTR, in place

@@ -37,11 +37,7 @@ export function makeCrypto(core) {
     const d = asBytes(data, 'data');
     const nc = nodeFor(native, d.length);
     if (nc) return own(nc.createHash(NODE_HASH[kind]).update(d).digest());
-    return scratch(size + d.length, (p) => {
-      M.HEAPU8.set(d, p + size);
-      plain.sha(kind, p + size, d.length, p);
-      return M.HEAPU8.slice(p, p + size);
-    });
+    return plain.sha(kind, d, size);
   }
 
   function mac(kind, size, key, data, options) {
@@ -50,13 +46,7 @@ export function makeCrypto(core) {
     const d = asBytes(data, 'data');
     const nc = nodeFor(native, d.length, k.length + d.length);
     if (nc) return own(nc.createHmac(NODE_HASH[kind], k).update(d).digest());
-    return scratch(size + k.length + d.length, (p) => {
-      const heap = M.HEAPU8;
-      heap.set(k, p + size);
-      heap.set(d, p + size + k.length);
-      plain.hmac(kind, p + size, k.length, p + size + k.length, d.length, p);
-      return M.HEAPU8.slice(p, p + size);
-    });
+    return plain.hmac(kind, k, d, size);
   }
 
   /** SHA-256 digest (32 bytes). */
@@ -83,18 +73,7 @@ export function makeCrypto(core) {
     if (!Number.isInteger(length) || length < 0 || length > HKDF_MAX) {
       throw new WacoreError('ERR_OUTPUT_LENGTH', `length must be an integer in 0..${HKDF_MAX}`);
     }
-    const total = length + k.length + salt.length + info.length;
-    return scratch(total, (p) => {
-      const heap = M.HEAPU8;
-      const pk = p + length;
-      const ps = pk + k.length;
-      const pi = ps + salt.length;
-      heap.set(k, pk);
-      heap.set(salt, ps);
-      heap.set(info, pi);
-      plain.hkdf(pk, k.length, ps, salt.length, pi, info.length, p, length);
-      return M.HEAPU8.slice(p, p + length);
-    });
+    return plain.hkdf(k, salt, info, length);
   }
 
   /** Whether a and b hold the same bytes, in time that depends only on the length. Different
@@ -103,11 +82,7 @@ export function makeCrypto(core) {
     const u = asBytes(a, 'a');
     const v = asBytes(b, 'b');
     if (u.length !== v.length) return false;
-    return scratch(2 * u.length, (p) => {
-      M.HEAPU8.set(u, p);
-      M.HEAPU8.set(v, p + u.length);
-      return plain.ctEqual(p, p + u.length, u.length);
-    });
+    return plain.ctEqual(u, v);
   }
 
   // --- AES one-shot: key, IV and AAD at the front of the I/O buffer, the data after them, processed

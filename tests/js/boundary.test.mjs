@@ -108,12 +108,12 @@ describe(`the generated boundary (${VARIANT})`, () => {
   it('plain exports refuse kinds and operations they do not know with ERR_TYPE, and serve those they do', () => {
     const plain = api[Symbol.for('wacore-wasm.callPlain')];
     for (const kind of [-1, 3, 7, 2 ** 31 - 1]) {
-      expect(plain('sha', (sha, p) => sha(kind, p, 16, p + 64)), `sha ${kind}`).toBe('ERR_TYPE');
-      expect(plain('hmac', (hmac, p) => hmac(kind, p, 32, p + 32, 16, p + 128)), `hmac ${kind}`).toBe('ERR_TYPE');
+      expect(plain('sha', (sha) => sha(kind, new Uint8Array(16), 32)), `sha ${kind}`).toBe('ERR_TYPE');
+      expect(plain('hmac', (hmac) => hmac(kind, new Uint8Array(32), new Uint8Array(16), 32)), `hmac ${kind}`).toBe('ERR_TYPE');
     }
-    expect(plain('hmac', (hmac, p) => hmac(HashKind.md5, p, 32, p + 32, 16, p + 128))).toBe('ERR_TYPE');
-    for (const kind of Object.values(HashKind)) expect(plain('sha', (sha, p) => sha(kind, p, 16, p + 64))).toBe('OK');
-    for (const kind of [HashKind.sha256, HashKind.sha512]) expect(plain('hmac', (hmac, p) => hmac(kind, p, 32, p + 32, 16, p + 128))).toBe('OK');
+    expect(plain('hmac', (hmac) => hmac(HashKind.md5, new Uint8Array(32), new Uint8Array(16), 16))).toBe('ERR_TYPE');
+    for (const [kind, size] of [[HashKind.sha256, 32], [HashKind.sha512, 64], [HashKind.md5, 16]]) expect(plain('sha', (sha) => sha(kind, new Uint8Array(16), size))).toBe('OK');
+    for (const [kind, size] of [[HashKind.sha256, 32], [HashKind.sha512, 64]]) expect(plain('hmac', (hmac) => hmac(kind, new Uint8Array(32), new Uint8Array(16), size))).toBe('OK');
     for (const kind of [0, 12, -3]) expect(plain('streamCreate', (create, p) => create(kind, p, 32, p + 32, 16))).toBe('ERR_TYPE');
     for (const op of [2, -1, 255]) {
       expect(plain('appstateValueMac', (mac, p) => mac(op, p, 4, p + 4, 8, p + 16, p + 48))).toBe('ERR_TYPE');
@@ -135,23 +135,50 @@ describe(`the generated boundary (${VARIANT})`, () => {
     const parse = (a) => {
       const [name, dir, size, ...flags] = a.split(':');
       const err = flags.find((f) => f.startsWith('err='))?.slice(4);
-      return { name, dir, size: size === '*' ? 3 : declaration.constants[size].value, upto: flags.includes('upto'), err };
+      return { name, dir, size: size === '*' || declaration.constants[size] === undefined ? undefined : declaration.constants[size].value, upto: flags.includes('upto'), err };
     };
-    // Inputs that every declared-whole export accepts: a valid public key, private key, randomness.
+    // Arguments every declared-whole export accepts: a valid public and private key, 32 bytes for
+    // any other input or output of a given length (a SHA-256 digest or MAC, an HKDF output), kind 0
+    // (HashKind.sha256) for a scalar.
     const key = api.generateKeyPair();
-    const valid = (d) => (d.name === 'pub' ? key.pubKey : d.name === 'priv' ? key.privKey : new Uint8Array(d.size).fill(1));
+    const valid = (d) => {
+      if (d.dir === 'out') return 32;
+      if (d.dir !== 'in') return HashKind.sha256;
+      if (d.name === 'pub') return key.pubKey;
+      if (d.name === 'priv') return key.privKey;
+      return new Uint8Array(d.size ?? 32).fill(1);
+    };
     let checked = 0;
+    let exports = 0;
     for (const [name, c] of Object.entries(declaration.plain)) {
       if (name === 'about' || !c.args.some((a) => /:(in|out):/.test(a))) continue;
-      const ins = c.args.map(parse).filter((d) => d.dir === 'in');
-      const call = (bad) => plain(name, (fn) => fn(...ins.map((d) => (d === bad.d ? bad.bytes : valid(d)))));
-      expect(call({}), `${name} with valid inputs`).toBe('OK');
-      for (const d of ins.filter((x) => x.err !== undefined)) {
+      exports++;
+      // The JS function's parameters: inputs, outputs of a given length and scalars, in order.
+      const args = c.args.map(parse).filter((d) => d.dir !== 'out' || d.size === undefined);
+      const call = (bad) => plain(name, (fn) => fn(...args.map((d) => (d === bad.d ? bad.bytes : valid(d)))));
+      expect(call({}), `${name} with valid arguments`).toBe('OK');
+      for (const d of args.filter((x) => x.err !== undefined)) {
         const wrong = d.upto ? [d.size + 1, d.size + 40] : [d.size - 1, d.size + 1, 0];
         for (const n of wrong) expect(call({ d, bytes: new Uint8Array(n).fill(5) }), `${name} ${d.name} of ${n} bytes`).toBe(errorCode(d.err));
         checked++;
       }
     }
+    expect(exports).toBeGreaterThanOrEqual(10);
     expect(checked).toBeGreaterThanOrEqual(8);
+  });
+
+  it('a digest or MAC whose room is not its kind\'s size is ERR_OUTPUT_LENGTH; ctEqual of different lengths is false', () => {
+    const plain = api[Symbol.for('wacore-wasm.callPlain')];
+    const data = new Uint8Array(5);
+    for (const [kind, size] of [[HashKind.sha256, 32], [HashKind.sha512, 64], [HashKind.md5, 16]]) {
+      expect(plain('sha', (sha) => sha(kind, data, size))).toBe('OK');
+      for (const n of [0, size - 1, size + 1]) expect(plain('sha', (sha) => sha(kind, data, n)), `sha ${kind} into ${n}`).toBe('ERR_OUTPUT_LENGTH');
+    }
+    for (const [kind, size] of [[HashKind.sha256, 32], [HashKind.sha512, 64]]) {
+      expect(plain('hmac', (hmac) => hmac(kind, data, data, size + 1))).toBe('ERR_OUTPUT_LENGTH');
+    }
+    let equal;
+    expect(plain('ctEqual', (ctEqual) => (equal = ctEqual(new Uint8Array(4), new Uint8Array(5))))).toBe('OK');
+    expect(equal).toBe(false);
   });
 });

@@ -6,7 +6,7 @@
 import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x59235939;
+export const BOUNDARY_DIGEST = 0x645d2955;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
@@ -570,7 +570,7 @@ export function bindPlain(M, raise, io) {
       try {
         const rc = M._wacore_curveGenerateKeyPair(p + 0, p + 32);
         if (rc !== 0) raise(-rc);
-        return [M.HEAPU8.slice(p + 0, p + 32), M.HEAPU8.slice(p + 32, p + 65)];
+        return [M.HEAPU8.slice(p + 0, p + 0 + 32), M.HEAPU8.slice(p + 32, p + 32 + 33)];
       } finally {
         M.HEAPU8.fill(0, p, p + n);
       }
@@ -584,7 +584,7 @@ export function bindPlain(M, raise, io) {
         if (priv.length <= 32) h.set(priv, p + 0);
         const rc = M._wacore_curvePublicFromPrivate(p + 0, priv.length, p + 32);
         if (rc !== 0) raise(-rc);
-        return M.HEAPU8.slice(p + 32, p + 65);
+        return M.HEAPU8.slice(p + 32, p + 32 + 33);
       } finally {
         M.HEAPU8.fill(0, p, p + n);
       }
@@ -599,7 +599,7 @@ export function bindPlain(M, raise, io) {
         if (priv.length <= 32) h.set(priv, p + 33);
         const rc = M._wacore_curveAgreement(p + 0, pub.length, p + 33, priv.length, p + 65);
         if (rc !== 0) raise(-rc);
-        return M.HEAPU8.slice(p + 65, p + 97);
+        return M.HEAPU8.slice(p + 65, p + 65 + 32);
       } finally {
         M.HEAPU8.fill(0, p, p + n);
       }
@@ -614,7 +614,7 @@ export function bindPlain(M, raise, io) {
         h.set(msg, p + 96);
         const rc = M._wacore_curveSign(p + 0, priv.length, p + 96, msg.length, p + 32);
         if (rc !== 0) raise(-rc);
-        return M.HEAPU8.slice(p + 32, p + 96);
+        return M.HEAPU8.slice(p + 32, p + 32 + 64);
       } finally {
         M.HEAPU8.fill(0, p, p + n);
       }
@@ -630,7 +630,7 @@ export function bindPlain(M, raise, io) {
         if (random.length <= 64) h.set(random, p + 32);
         const rc = M._wacore_curveSignWithRandom(p + 0, priv.length, p + 160, msg.length, p + 32, random.length, p + 96);
         if (rc !== 0) raise(-rc);
-        return M.HEAPU8.slice(p + 96, p + 160);
+        return M.HEAPU8.slice(p + 96, p + 96 + 64);
       } finally {
         M.HEAPU8.fill(0, p, p + n);
       }
@@ -658,22 +658,71 @@ export function bindPlain(M, raise, io) {
       return rc;
     },
     /** SHA-256, SHA-512 or MD5 by HashKind */
-    sha(kind, data, len, out) {
-      const rc = M._wacore_sha(kind, data, len, out);
-      if (rc !== 0) raise(-rc);
+    sha(kind, data, digestLen) {
+      const o1 = data.length;
+      const n = o1 + digestLen;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(data, p + 0);
+        const rc = M._wacore_sha(kind, p + 0, data.length, p + o1, digestLen);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + o1, p + o1 + digestLen);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** HMAC-SHA256 or HMAC-SHA512 by HashKind */
-    hmac(kind, key, keyLen, data, len, out) {
-      const rc = M._wacore_hmac(kind, key, keyLen, data, len, out);
-      if (rc !== 0) raise(-rc);
+    hmac(kind, key, data, macLen) {
+      const o1 = key.length;
+      const o2 = o1 + data.length;
+      const n = o2 + macLen;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(key, p + 0);
+        h.set(data, p + o1);
+        const rc = M._wacore_hmac(kind, p + 0, key.length, p + o1, data.length, p + o2, macLen);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + o2, p + o2 + macLen);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** HKDF-SHA256 */
-    hkdf(ikm, ikmLen, salt, saltLen, info, infoLen, out, outLen) {
-      const rc = M._wacore_hkdf(ikm, ikmLen, salt, saltLen, info, infoLen, out, outLen);
-      if (rc !== 0) raise(-rc);
+    hkdf(ikm, salt, info, okmLen) {
+      const o1 = ikm.length;
+      const o2 = o1 + salt.length;
+      const o3 = o2 + info.length;
+      const n = o3 + okmLen;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(ikm, p + 0);
+        h.set(salt, p + o1);
+        h.set(info, p + o2);
+        const rc = M._wacore_hkdf(p + 0, ikm.length, p + o1, salt.length, p + o2, info.length, p + o3, okmLen);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + o3, p + o3 + okmLen);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
-    /** constant-time comparison of n bytes */
-    ctEqual: (a, b, n) => M._wacore_ctEqual(a, b, n) === 1,
+    /** constant-time comparison: false at once for different lengths */
+    ctEqual(a, b) {
+      const o1 = a.length;
+      const n = o1 + b.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(a, p + 0);
+        h.set(b, p + o1);
+        const rc = M._wacore_ctEqual(p + 0, a.length, p + o1, b.length);
+        return rc === 1;
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
+    },
     /** AES-256-CBC with PKCS#7, in place (buf has room for a block more): the ciphertext length */
     aesCbcEncrypt(key, keyLen, iv, ivLen, buf, len) {
       const rc = M._wacore_aesCbcEncrypt(key, keyLen, iv, ivLen, buf, len);
