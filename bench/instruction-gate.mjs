@@ -88,8 +88,10 @@ export function compare(counts, baseline, print = console.log) {
         continue;
       }
       const change = now / was - 1;
-      const mark = change > LIMIT ? ' FAIL' : change < -LIMIT ? ' (fewer: bring the baseline down with --update)' : '';
-      if (change > LIMIT) failed++;
+      // A count that is missing or not a number fails too (NaN > LIMIT would be false).
+      const bad = !(change <= LIMIT);
+      const mark = bad ? ' FAIL' : change < -LIMIT ? ' (fewer: bring the baseline down with --update)' : '';
+      if (bad) failed++;
       print(`| ${op} | ${build} | ${was} | ${now} | ${(change * 100).toFixed(2)}%${mark} |`);
     }
   }
@@ -125,14 +127,16 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       const scaled = (op, build, factor) =>
         Object.fromEntries(OPERATIONS.map((o) => [o, Object.fromEntries(BUILDS.map((b) => [b, baseline.ops[o][b] * (o === op && b === build ? factor : 1)]))]));
       const edge = OPERATIONS.flatMap((op) => BUILDS.map((b) => [compare(scaled(op, b, 1.031), baseline, quiet), compare(scaled(op, b, 1.029), baseline, quiet)]));
-      const edgeOk = edge.every(([over, under]) => over === 1 && under === 0);
+      // A count that is missing (NaN) fails as well.
+      const missing = compare(scaled(OPERATIONS[0], BUILDS[0], NaN), baseline, quiet);
+      const edgeOk = edge.every(([over, under]) => over === 1 && under === 0) && missing === 1;
       // A real build, measured end to end: npm/dist (or --dist) passes, its flattened copy fails.
       const good = compare(measure(dist), baseline, quiet);
       const slow = measure(slowedCopy(dist, scratch));
       const bad = compare(slow, baseline, quiet);
       const changes = OPERATIONS.flatMap((op) => BUILDS.map((b) => slow[op][b] / baseline.ops[op][b] - 1));
       const pct = (x) => `${(x * 100).toFixed(1)}%`;
-      console.log(`instruction gate self-test: each operation 3.1% over fails and 2.9% over passes: ${edgeOk ? 'yes' : 'NO'}`);
+      console.log(`instruction gate self-test: each operation 3.1% over fails, 2.9% over passes, a missing count fails: ${edgeOk ? 'yes' : 'NO'}`);
       console.log(`  the build checked: ${good ? `FAILS (${good} over)` : 'passes'}`);
       console.log(`  its copy slowed by wasm-opt --flatten (+${pct(Math.min(...changes))} to +${pct(Math.max(...changes))}): ${bad} of ${changes.length} operations over the limit`);
       if (!edgeOk || good || bad === 0) {

@@ -200,10 +200,13 @@ for (const [name, c] of Object.entries(plain)) {
       const d = { name: arg, size: size === '*' ? undefined : constants[size].value, sizeName: size, secret: flags.includes('secret'), upto: flags.includes('upto') };
       const err = flags.find((f) => f.startsWith('err='))?.slice(4);
       for (const f of flags) if (f !== 'secret' && f !== 'upto' && !f.startsWith('err=')) fail(`${name}: ${arg}: unknown flag ${f}`);
+      // A sized input must name the error its length check gives: the JS does not copy one longer
+      // than its room, so without the check the family function would read what the room held.
+      if (type === 'in' && d.size !== undefined && err === undefined) fail(`${name}: ${arg}: a sized input needs err=CODE`);
+      if (d.upto && (type !== 'in' || d.size === undefined)) fail(`${name}: ${arg}: upto is for sized inputs`);
       if (err !== undefined) {
         if (!coreErrors.some((e) => e.name === err)) fail(`${name}: ${arg}: err=${err} is no error of ${ERROR_H}`);
         if (type === 'out' || d.size === undefined) fail(`${name}: ${arg}: only a sized input has err=`);
-        if (!['error', 'value', 'status'].includes(c.returns)) fail(`${name}: ${arg}: err= needs a return kind that can carry an error`);
         d.err = err;
       }
       if (type === 'in') {
@@ -222,6 +225,11 @@ for (const [name, c] of Object.entries(plain)) {
   if (new Set(args.map((a) => a.name)).size !== args.length) fail(`${name}: an argument name twice`);
   plainArgs.set(name, args);
   if (ins.length + outs.length > 0) {
+    // The generated JS returns the outputs, or the value or bool when there are none; it raises errors.
+    if (!(c.returns === 'error' || ((c.returns === 'value' || c.returns === 'bool') && outs.length === 0)))
+      fail(`${name}: an export declared whole returns error, or value or bool without outputs`);
+    // The generated function's own names, which no argument may take.
+    for (const a of args) if (['n', 'p', 'h', 'rc', 'M', 'io', 'raise'].includes(a.name) || /^o\d+$/.test(a.name)) fail(`${name}: ${a.name} is a name the generated code uses`);
     if (args.some((a) => a.type === 'handle' || (a.type === 'ptr' && ![...ins, ...outs].some((d) => d.name === a.name)))) fail(`${name}: mixes declared bytes with bare addresses`);
     // Offsets: the sized parts at constant offsets; the others after them, in declaration order.
     let at = 0;
@@ -545,7 +553,7 @@ function jsModule() {
           else if (f.type === 'layout') parts.push(fixedSize(f.layout) ?? `(${m} == null ? ${minSize(f.layout)} : size${f.layout}(${m}))`);
           else if (f.type === 'list') {
             const each = fixedSize(f.item);
-            parts.push(each !== undefined ? `W.count(${m}) * ${each}` : `W.sum(${m}, size${f.item})`);
+            parts.push(each !== undefined ? `W.count(${m}, '${f.name}') * ${each}` : `W.sum(${m}, size${f.item}, '${f.name}')`);
           }
         }
         w(`  return ${parts.join(' + ')};`);

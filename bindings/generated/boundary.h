@@ -25,7 +25,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x645d2955;
+inline constexpr uint32_t kBoundaryDigest = 0x755ff1ce;
 
 // The JS error table (npm/lib/generated/boundary.mjs) was read from src/common/error.h: as many entries.
 static_assert(static_cast<int>(wacore::Error::count_) == 53, "src/common/error.h changed: run node scripts/gen-boundary.mjs");

@@ -197,7 +197,7 @@ export function makeAppState({ M, plain, fail, io, wipe, placed }) {
   const toNumber = (v) => {
     if (typeof v === 'number') return v;
     if (typeof v === 'bigint') return v >= 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : NaN;
-    if (typeof v === 'string') return v.trim() === '' ? NaN : Number(v);
+    if (typeof v === 'string') return /^[0-9]+$/.test(v) ? Number(v) : NaN;
     if (typeof v === 'object' && v !== null && typeof v.toNumber === 'function') return v.toNumber();
     return NaN;
   };

@@ -13,7 +13,9 @@ export function asBytes(x, name) {
   if (ArrayBuffer.isView(x)) {
     if (x.byteLength === 0) checkAttached(x.buffer, name);
     const b = x instanceof Uint8Array ? x : new Uint8Array(x.buffer, x.byteOffset, x.byteLength);
-    return b.buffer instanceof ArrayBuffer || !isShared(b.buffer) ? b : new Uint8Array(b);
+    // The buffer as the view really has it: an own `buffer` getter cannot hide a shared one.
+    const buffer = typedArrayBuffer.call(b);
+    return buffer instanceof ArrayBuffer || !isShared(buffer) ? b : new Uint8Array(b);
   }
   if (x instanceof ArrayBuffer) {
     try {
@@ -29,6 +31,7 @@ export function asBytes(x, name) {
 }
 
 const arrayBufferByteLength = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'byteLength').get;
+const typedArrayBuffer = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'buffer').get;
 // SharedArrayBuffer's own byteLength getter accepts only a real SharedArrayBuffer (of any realm).
 const sharedByteLength = typeof SharedArrayBuffer === 'function' ? Object.getOwnPropertyDescriptor(SharedArrayBuffer.prototype, 'byteLength').get : undefined;
 function isShared(buffer) {

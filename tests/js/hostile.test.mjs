@@ -314,7 +314,7 @@ describe(`numbers and shapes that are not what they seem (${VARIANT})`, () => {
   it('verifySyncdPatch: a version that is not a non-negative integer, or mutations that are not an array, is ERR_TYPE', () => {
     const state = { version: 0, hash: new Uint8Array(128), indexValueMap: {} };
     const patch = (over) => ({ version: { version: 1 }, mutations: [], snapshotMac: new Uint8Array(32), patchMac: new Uint8Array(32), keyId: { id: new Uint8Array(4) }, ...over });
-    for (const bad of [Symbol('v'), -1n, 2n ** 64n, { valueOf: () => 1 }, 1.5, -1, 'one', '']) {
+    for (const bad of [Symbol('v'), -1n, 2n ** 64n, { valueOf: () => 1 }, 1.5, -1, 'one', '', '0x1f', '1e3', ' 7']) {
       expect(codeOf(() => api.verifySyncdPatch(patch({ version: { version: bad } }), 'regular', state, {})), String(typeof bad)).toBe('ERR_TYPE');
       expect(codeOf(() => api.verifySyncdPatch(patch({}), 'regular', { ...state, version: bad }, {}))).toBe('ERR_TYPE');
     }

@@ -6,7 +6,7 @@
 import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x645d2955;
+export const BOUNDARY_DIGEST = 0x755ff1ce;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
@@ -498,7 +498,7 @@ function readIndexValue(r) {
   };
 }
 function sizeAppStateVerifyPatchIn(v) {
-  return 173 + W.len(v.name) + W.sum(v.keys, sizeSyncKey) + W.count(v.values) * 64 + W.len(v.snapshotMac) + W.len(v.patchMac) + W.len(v.keyId) + W.sum(v.mutations, sizeSyncdMutation);
+  return 173 + W.len(v.name) + W.sum(v.keys, sizeSyncKey, 'keys') + W.count(v.values, 'values') * 64 + W.len(v.snapshotMac) + W.len(v.patchMac) + W.len(v.keyId) + W.sum(v.mutations, sizeSyncdMutation, 'mutations');
 }
 function writeAppStateVerifyPatchIn(w, v) {
   w.u8(v.strictRemove ? 1 : 0);
@@ -514,7 +514,7 @@ function writeAppStateVerifyPatchIn(w, v) {
   w.list(v.mutations, writeSyncdMutation, 'mutations', 100000);
 }
 function sizeAppStateVerifySnapshotIn(v) {
-  return 28 + W.len(v.name) + W.sum(v.keys, sizeSyncKey) + W.len(v.mac) + W.len(v.keyId) + W.sum(v.records, sizeSyncdRecord);
+  return 28 + W.len(v.name) + W.sum(v.keys, sizeSyncKey, 'keys') + W.len(v.mac) + W.len(v.keyId) + W.sum(v.records, sizeSyncdRecord, 'records');
 }
 function writeAppStateVerifySnapshotIn(w, v) {
   w.field(v.name);

@@ -15,13 +15,18 @@ const lengthOf = Function.prototype.call.bind(Object.getOwnPropertyDescriptor(Ob
 /** Sizes for the generated size functions. */
 export const W = {
   len: (x) => lengthOf(bytesOf(x, 'field')),
-  count: (list) => (list == null ? 0 : list.length),
-  sum(list, size) {
+  count: (list, name) => (list == null ? 0 : arrayOf(list, name).length),
+  sum(list, size, name) {
     let n = 0;
-    if (list != null) for (const item of list) n += size(item);
+    if (list != null) for (const item of arrayOf(list, name)) n += size(item);
     return n;
   },
 };
+/** A list field's value: an array, else ERR_TYPE (sizes are taken before the writer runs). */
+function arrayOf(list, name) {
+  if (!Array.isArray(list)) throw new WacoreError('ERR_TYPE', `${name} must be an array, not ${describe(list)}`);
+  return list;
+}
 
 /** A numeric field's value: an integer in 0..max (undefined and null are 0: fields that go with a
  * has-flag are absent), else ERR_TYPE naming the field. Nothing of the value's own is called, so a
