@@ -41,6 +41,7 @@ add_executable(wacore_tests
   tests/native/signal_test.cpp
   tests/native/sender_keys_test.cpp
   tests/native/patch_test.cpp
+  tests/native/proto_test.cpp
   tests/native/noise_test.cpp
   tests/native/error_test.cpp
   tests/native/test_util.cpp)

@@ -71,7 +71,7 @@ set_property(SOURCE ${WACORE_SIZE_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -Oz)
 # layout exports and their runtime.
 set(WACORE_BINDING_SOURCES bindings/module.cpp bindings/curve_bindings.cpp bindings/crypto_bindings.cpp
     bindings/binary_bindings.cpp bindings/media_bindings.cpp bindings/appstate_bindings.cpp
-    bindings/signal_bindings.cpp bindings/group_bindings.cpp bindings/noise_bindings.cpp
+    bindings/signal_bindings.cpp bindings/group_bindings.cpp bindings/noise_bindings.cpp bindings/proto_bindings.cpp
     bindings/wipe_on_free.cpp bindings/generated/exports.cpp bindings/wire.cpp)
 
 foreach(variant scalar simd)

@@ -143,6 +143,10 @@ export type WacoreErrorCode =
   | 'ERR_SNAPSHOT_MAC'
   | 'ERR_REMOVE_WITHOUT_SET'
   | 'ERR_TYPE'
+  | 'ERR_PROTO_MALFORMED'
+  | 'ERR_PROTO_DEPTH'
+  | 'ERR_PROTO_TOO_LARGE'
+  | 'ERR_PROTO_TAPE'
   | 'ERR_VARIANT'
   | 'ERR_LOAD'
   | 'ERR_INTERNAL'
@@ -297,6 +301,4700 @@ export interface BinaryNodeInput {
   attrs?: { [key: string]: string | null | undefined } | null;
   content?: string | Bytes | readonly BinaryNodeInput[] | null;
 }
+
+/** A 64-bit integer as proto.decode() gives it: a number when it is a safe integer, else a
+ * BigInt (the `longs` option asks for 'bigint' or 'string' throughout). */
+export type Long64 = number | bigint;
+
+/** What proto.encode() takes where decode() gives T: bytes also as base64 text, 64-bit integers
+ * also as decimal strings or Long-like { low, high }, enums also by name. */
+export type WAProtoInput<T> = T extends Uint8Array
+  ? Bytes | string
+  : T extends bigint
+    ? number | bigint | string | { low: number; high: number }
+    : T extends number
+      ? number | string | bigint | { low: number; high: number }
+      : T extends (infer E)[]
+        ? readonly WAProtoInput<E>[]
+        : T extends object
+          ? { [K in keyof T]?: WAProtoInput<T[K]> | null }
+          : T;
+
+/** Options of proto.decode() and proto.decodeHistorySync(). */
+export interface ProtoDecodeOptions {
+  /** 64-bit integers: 'number' (default: a number when safe, else a BigInt), 'bigint' or 'string'. */
+  longs?: 'number' | 'bigint' | 'string';
+  /** Bytes fields as Node Buffers (where Buffer exists) rather than Uint8Arrays. */
+  buffers?: boolean;
+}
+/** Options of proto.inflate() and proto.decodeHistorySync(). */
+export interface ProtoInflateOptions {
+  /** At most this many bytes inflated (default 256 MiB): ERR_PROTO_TOO_LARGE beyond. */
+  maxInflatedBytes?: number;
+}
+/** A message type's fields as the schema declares them (proto.describe()). */
+export interface ProtoTypeDescription {
+  name: string;
+  fields: {
+    name: string;
+    number: number;
+    kind: string;
+    repeated: boolean;
+    packed: boolean;
+    presence: boolean;
+    keyKind?: string;
+    valueKind?: string;
+    type?: string;
+  }[];
+  oneofs: { name: string; fields: string[] }[];
+}
+/** WhatsApp's message layer (WAProto) in the core: one table-driven protobuf codec on the schema
+ * compiled into the .wasm (docs/proto.md). Objects are plain, in protobufjs's toObject() shape. */
+export interface ProtoApi {
+  /** Decodes bytes as the named message type ("Message", "WebMessageInfo", "Message.ImageMessage";
+   * "proto." in front is allowed). Unknown fields are kept under PROTO_UNKNOWN_FIELDS. */
+  decode<T extends keyof WAProtoTypes>(type: T, data: Bytes, options?: ProtoDecodeOptions): WAProtoTypes[T];
+  decode(type: string, data: Bytes, options?: ProtoDecodeOptions): Record<string, unknown>;
+  /** Encodes an object of the named type, byte-identical with protobufjs (fields by number, packed
+   * repeated scalars), except that proto3 fields without `optional` are left out at their default. */
+  encode<T extends keyof WAProtoTypes>(type: T, message: WAProtoInput<WAProtoTypes[T]>): OutputBytes;
+  encode(type: string, message: object): OutputBytes;
+  /** Inflates a zlib stream (a history-sync blob). */
+  inflate(data: Bytes, options?: ProtoInflateOptions): OutputBytes;
+  /** Inflates and decodes a history-sync blob in one call. */
+  decodeHistorySync(data: Bytes, options?: ProtoDecodeOptions & ProtoInflateOptions): WAProto.HistorySync;
+  /** The schema's description of a message type. */
+  describe(type: string): ProtoTypeDescription;
+  /** An enum's values by name ("WebMessageInfo.StubType"). */
+  enumValues(type: string): Record<string, number>;
+  /** Every message type's name. */
+  messageTypes(): string[];
+  /** Every enum's name. */
+  enumTypes(): string[];
+}
+
+/** The messageSecret use cases (MESSAGE_SECRET_USE_CASES). */
+export type MessageSecretUseCase = 'pollVote' | 'encReaction' | 'encComment' | 'reportToken' | 'eventResponse' | 'eventEdit' | 'messageEdit' | 'pollEdit' | 'pollAddOption';
+/** What derives a use case's key: the original message's secret, id and sender, and who modifies it
+ * (voter, reactor, editor...). JIDs as user@server (a device or agent part is dropped). */
+export interface MessageSecretKeyArgs {
+  messageSecret: Bytes;
+  messageId: string;
+  originalSender: string;
+  modificationSender: string;
+}
+/** An add-on as WhatsApp carries it: ciphertext and tag, and the 12-byte IV. */
+export interface MessageSecretCiphertext {
+  encPayload: OutputBytes;
+  encIv: OutputBytes;
+}
+export interface MessageSecretCiphertextInput {
+  encPayload: Bytes;
+  encIv: Bytes;
+}
+/** What a bot's reply is keyed by: our message's secret and id, its sender, the bot. */
+export interface BotMessageKeyArgs {
+  messageSecret: Bytes;
+  messageId: string;
+  targetSender: string;
+  botJid: string;
+}
+
+// <generated by scripts/gen-proto.mjs --types: WAProto>
+/** WhatsApp's message types (WAProto, WhatsApp 2.3000.1029496320) as proto.decode() returns them: fields
+ * present on the wire only, enums as numbers, bytes as Uint8Array, 64-bit integers as Long64. */
+export declare namespace WAProto {
+  interface ADVDeviceIdentity {
+    rawId?: number;
+    timestamp?: Long64;
+    keyIndex?: number;
+    accountType?: WAProto.ADVEncryptionType;
+    deviceType?: WAProto.ADVEncryptionType;
+  }
+  /** enum ADVEncryptionType: E2EE = 0, HOSTED = 1 */
+  type ADVEncryptionType = 0 | 1;
+  interface ADVKeyIndexList {
+    rawId?: number;
+    timestamp?: Long64;
+    currentIndex?: number;
+    validIndexes?: number[];
+    accountType?: WAProto.ADVEncryptionType;
+  }
+  interface ADVSignedDeviceIdentity {
+    details?: Uint8Array;
+    accountSignatureKey?: Uint8Array;
+    accountSignature?: Uint8Array;
+    deviceSignature?: Uint8Array;
+  }
+  interface ADVSignedDeviceIdentityHMAC {
+    details?: Uint8Array;
+    hmac?: Uint8Array;
+    accountType?: WAProto.ADVEncryptionType;
+  }
+  interface ADVSignedKeyIndexList {
+    details?: Uint8Array;
+    accountSignature?: Uint8Array;
+    accountSignatureKey?: Uint8Array;
+  }
+  interface AIHomeState {
+    lastFetchTime?: Long64;
+    capabilityOptions?: WAProto.AIHomeState.AIHomeOption[];
+    conversationOptions?: WAProto.AIHomeState.AIHomeOption[];
+  }
+  namespace AIHomeState {
+    interface AIHomeOption {
+      type?: WAProto.AIHomeState.AIHomeOption.AIHomeActionType;
+      title?: string;
+      promptText?: string;
+      sessionId?: string;
+      imageWdsIdentifier?: string;
+      imageTintColor?: string;
+      imageBackgroundColor?: string;
+    }
+    namespace AIHomeOption {
+      /** enum AIHomeState.AIHomeOption.AIHomeActionType: PROMPT = 0, CREATE_IMAGE = 1, ANIMATE_PHOTO = 2, ANALYZE_FILE = 3 */
+      type AIHomeActionType = 0 | 1 | 2 | 3;
+    }
+  }
+  interface AIQueryFanout {
+    messageKey?: WAProto.MessageKey;
+    message?: WAProto.Message;
+    timestamp?: Long64;
+  }
+  interface AIRegenerateMetadata {
+    messageKey?: WAProto.MessageKey;
+    responseTimestampMs?: Long64;
+  }
+  interface AIRichResponseCodeMetadata {
+    codeLanguage?: string;
+    codeBlocks?: WAProto.AIRichResponseCodeMetadata.AIRichResponseCodeBlock[];
+  }
+  namespace AIRichResponseCodeMetadata {
+    interface AIRichResponseCodeBlock {
+      highlightType?: WAProto.AIRichResponseCodeMetadata.AIRichResponseCodeHighlightType;
+      codeContent?: string;
+    }
+    /** enum AIRichResponseCodeMetadata.AIRichResponseCodeHighlightType: AI_RICH_RESPONSE_CODE_HIGHLIGHT_DEFAULT = 0, AI_RICH_RESPONSE_CODE_HIGHLIGHT_KEYWORD = 1, AI_RICH_RESPONSE_CODE_HIGHLIGHT_METHOD = 2, AI_RICH_RESPONSE_CODE_HIGHLIGHT_STRING = 3, AI_RICH_RESPONSE_CODE_HIGHLIGHT_NUMBER = 4, AI_RICH_RESPONSE_CODE_HIGHLIGHT_COMMENT = 5 */
+    type AIRichResponseCodeHighlightType = 0 | 1 | 2 | 3 | 4 | 5;
+  }
+  interface AIRichResponseContentItemsMetadata {
+    itemsMetadata?: WAProto.AIRichResponseContentItemsMetadata.AIRichResponseContentItemMetadata[];
+    contentType?: WAProto.AIRichResponseContentItemsMetadata.ContentType;
+  }
+  namespace AIRichResponseContentItemsMetadata {
+    interface AIRichResponseContentItemMetadata {
+      reelItem?: WAProto.AIRichResponseContentItemsMetadata.AIRichResponseReelItem;
+    }
+    interface AIRichResponseReelItem {
+      title?: string;
+      profileIconUrl?: string;
+      thumbnailUrl?: string;
+      videoUrl?: string;
+    }
+    /** enum AIRichResponseContentItemsMetadata.ContentType: DEFAULT = 0, CAROUSEL = 1 */
+    type ContentType = 0 | 1;
+  }
+  interface AIRichResponseDynamicMetadata {
+    type?: WAProto.AIRichResponseDynamicMetadata.AIRichResponseDynamicMetadataType;
+    version?: Long64;
+    url?: string;
+    loopCount?: number;
+  }
+  namespace AIRichResponseDynamicMetadata {
+    /** enum AIRichResponseDynamicMetadata.AIRichResponseDynamicMetadataType: AI_RICH_RESPONSE_DYNAMIC_METADATA_TYPE_UNKNOWN = 0, AI_RICH_RESPONSE_DYNAMIC_METADATA_TYPE_IMAGE = 1, AI_RICH_RESPONSE_DYNAMIC_METADATA_TYPE_GIF = 2 */
+    type AIRichResponseDynamicMetadataType = 0 | 1 | 2;
+  }
+  interface AIRichResponseGridImageMetadata {
+    gridImageUrl?: WAProto.AIRichResponseImageURL;
+    imageUrls?: WAProto.AIRichResponseImageURL[];
+  }
+  interface AIRichResponseImageURL {
+    imagePreviewUrl?: string;
+    imageHighResUrl?: string;
+    sourceUrl?: string;
+  }
+  interface AIRichResponseInlineImageMetadata {
+    imageUrl?: WAProto.AIRichResponseImageURL;
+    imageText?: string;
+    alignment?: WAProto.AIRichResponseInlineImageMetadata.AIRichResponseImageAlignment;
+    tapLinkUrl?: string;
+  }
+  namespace AIRichResponseInlineImageMetadata {
+    /** enum AIRichResponseInlineImageMetadata.AIRichResponseImageAlignment: AI_RICH_RESPONSE_IMAGE_LAYOUT_LEADING_ALIGNED = 0, AI_RICH_RESPONSE_IMAGE_LAYOUT_TRAILING_ALIGNED = 1, AI_RICH_RESPONSE_IMAGE_LAYOUT_CENTER_ALIGNED = 2 */
+    type AIRichResponseImageAlignment = 0 | 1 | 2;
+  }
+  interface AIRichResponseLatexMetadata {
+    text?: string;
+    expressions?: WAProto.AIRichResponseLatexMetadata.AIRichResponseLatexExpression[];
+  }
+  namespace AIRichResponseLatexMetadata {
+    interface AIRichResponseLatexExpression {
+      latexExpression?: string;
+      url?: string;
+      width?: number;
+      height?: number;
+      fontHeight?: number;
+      imageTopPadding?: number;
+      imageLeadingPadding?: number;
+      imageBottomPadding?: number;
+      imageTrailingPadding?: number;
+    }
+  }
+  interface AIRichResponseMapMetadata {
+    centerLatitude?: number;
+    centerLongitude?: number;
+    latitudeDelta?: number;
+    longitudeDelta?: number;
+    annotations?: WAProto.AIRichResponseMapMetadata.AIRichResponseMapAnnotation[];
+    showInfoList?: boolean;
+  }
+  namespace AIRichResponseMapMetadata {
+    interface AIRichResponseMapAnnotation {
+      annotationNumber?: number;
+      latitude?: number;
+      longitude?: number;
+      title?: string;
+      body?: string;
+    }
+  }
+  interface AIRichResponseMessage {
+    messageType?: WAProto.AIRichResponseMessageType;
+    submessages?: WAProto.AIRichResponseSubMessage[];
+    unifiedResponse?: WAProto.AIRichResponseUnifiedResponse;
+    contextInfo?: WAProto.ContextInfo;
+  }
+  /** enum AIRichResponseMessageType: AI_RICH_RESPONSE_TYPE_UNKNOWN = 0, AI_RICH_RESPONSE_TYPE_STANDARD = 1 */
+  type AIRichResponseMessageType = 0 | 1;
+  interface AIRichResponseSubMessage {
+    messageType?: WAProto.AIRichResponseSubMessageType;
+    gridImageMetadata?: WAProto.AIRichResponseGridImageMetadata;
+    messageText?: string;
+    imageMetadata?: WAProto.AIRichResponseInlineImageMetadata;
+    codeMetadata?: WAProto.AIRichResponseCodeMetadata;
+    tableMetadata?: WAProto.AIRichResponseTableMetadata;
+    dynamicMetadata?: WAProto.AIRichResponseDynamicMetadata;
+    latexMetadata?: WAProto.AIRichResponseLatexMetadata;
+    mapMetadata?: WAProto.AIRichResponseMapMetadata;
+    contentItemsMetadata?: WAProto.AIRichResponseContentItemsMetadata;
+  }
+  /** enum AIRichResponseSubMessageType: AI_RICH_RESPONSE_UNKNOWN = 0, AI_RICH_RESPONSE_GRID_IMAGE = 1, AI_RICH_RESPONSE_TEXT = 2, AI_RICH_RESPONSE_INLINE_IMAGE = 3, AI_RICH_RESPONSE_TABLE = 4, AI_RICH_RESPONSE_CODE = 5, AI_RICH_RESPONSE_DYNAMIC = 6, AI_RICH_RESPONSE_MAP = 7, AI_RICH_RESPONSE_LATEX = 8, AI_RICH_RESPONSE_CONTENT_ITEMS = 9 */
+  type AIRichResponseSubMessageType = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+  interface AIRichResponseTableMetadata {
+    rows?: WAProto.AIRichResponseTableMetadata.AIRichResponseTableRow[];
+    title?: string;
+  }
+  namespace AIRichResponseTableMetadata {
+    interface AIRichResponseTableRow {
+      items?: string[];
+      isHeading?: boolean;
+    }
+  }
+  interface AIRichResponseUnifiedResponse {
+    data?: Uint8Array;
+  }
+  interface AIThreadInfo {
+    serverInfo?: WAProto.AIThreadInfo.AIThreadServerInfo;
+    clientInfo?: WAProto.AIThreadInfo.AIThreadClientInfo;
+  }
+  namespace AIThreadInfo {
+    interface AIThreadClientInfo {
+      type?: WAProto.AIThreadInfo.AIThreadClientInfo.AIThreadType;
+    }
+    namespace AIThreadClientInfo {
+      /** enum AIThreadInfo.AIThreadClientInfo.AIThreadType: UNKNOWN = 0, DEFAULT = 1, INCOGNITO = 2 */
+      type AIThreadType = 0 | 1 | 2;
+    }
+    interface AIThreadServerInfo {
+      title?: string;
+    }
+  }
+  interface Account {
+    lid?: string;
+    username?: string;
+    countryCode?: string;
+    isUsernameDeleted?: boolean;
+  }
+  interface ActionLink {
+    url?: string;
+    buttonTitle?: string;
+  }
+  interface AutoDownloadSettings {
+    downloadImages?: boolean;
+    downloadAudio?: boolean;
+    downloadVideo?: boolean;
+    downloadDocuments?: boolean;
+  }
+  interface AvatarUserSettings {
+    fbid?: string;
+    password?: string;
+  }
+  interface BizAccountLinkInfo {
+    whatsappBizAcctFbid?: Long64;
+    whatsappAcctNumber?: string;
+    issueTime?: Long64;
+    hostStorage?: WAProto.BizAccountLinkInfo.HostStorageType;
+    accountType?: WAProto.BizAccountLinkInfo.AccountType;
+  }
+  namespace BizAccountLinkInfo {
+    /** enum BizAccountLinkInfo.AccountType: ENTERPRISE = 0 */
+    type AccountType = 0;
+    /** enum BizAccountLinkInfo.HostStorageType: ON_PREMISE = 0, FACEBOOK = 1 */
+    type HostStorageType = 0 | 1;
+  }
+  interface BizAccountPayload {
+    vnameCert?: WAProto.VerifiedNameCertificate;
+    bizAcctLinkInfo?: Uint8Array;
+  }
+  interface BizIdentityInfo {
+    vlevel?: WAProto.BizIdentityInfo.VerifiedLevelValue;
+    vnameCert?: WAProto.VerifiedNameCertificate;
+    signed?: boolean;
+    revoked?: boolean;
+    hostStorage?: WAProto.BizIdentityInfo.HostStorageType;
+    actualActors?: WAProto.BizIdentityInfo.ActualActorsType;
+    privacyModeTs?: Long64;
+    featureControls?: Long64;
+  }
+  namespace BizIdentityInfo {
+    /** enum BizIdentityInfo.ActualActorsType: SELF = 0, BSP = 1 */
+    type ActualActorsType = 0 | 1;
+    /** enum BizIdentityInfo.HostStorageType: ON_PREMISE = 0, FACEBOOK = 1 */
+    type HostStorageType = 0 | 1;
+    /** enum BizIdentityInfo.VerifiedLevelValue: UNKNOWN = 0, LOW = 1, HIGH = 2 */
+    type VerifiedLevelValue = 0 | 1 | 2;
+  }
+  interface BotAgeCollectionMetadata {
+    ageCollectionEligible?: boolean;
+    shouldTriggerAgeCollectionOnClient?: boolean;
+    ageCollectionType?: WAProto.BotAgeCollectionMetadata.AgeCollectionType;
+  }
+  namespace BotAgeCollectionMetadata {
+    /** enum BotAgeCollectionMetadata.AgeCollectionType: O18_BINARY = 0, WAFFLE = 1 */
+    type AgeCollectionType = 0 | 1;
+  }
+  interface BotAvatarMetadata {
+    sentiment?: number;
+    behaviorGraph?: string;
+    action?: number;
+    intensity?: number;
+    wordCount?: number;
+  }
+  interface BotCapabilityMetadata {
+    capabilities?: WAProto.BotCapabilityMetadata.BotCapabilityType[];
+  }
+  namespace BotCapabilityMetadata {
+    /** enum BotCapabilityMetadata.BotCapabilityType: UNKNOWN = 0, PROGRESS_INDICATOR = 1, RICH_RESPONSE_HEADING = 2, RICH_RESPONSE_NESTED_LIST = 3, AI_MEMORY = 4, RICH_RESPONSE_THREAD_SURFING = 5, RICH_RESPONSE_TABLE = 6, RICH_RESPONSE_CODE = 7, RICH_RESPONSE_STRUCTURED_RESPONSE = 8, RICH_RESPONSE_INLINE_IMAGE = 9, WA_IG_1P_PLUGIN_RANKING_CONTROL = 10, WA_IG_1P_PLUGIN_RANKING_UPDATE_1 = 11, WA_IG_1P_PLUGIN_RANKING_UPDATE_2 = 12, WA_IG_1P_PLUGIN_RANKING_UPDATE_3 = 13, WA_IG_1P_PLUGIN_RANKING_UPDATE_4 = 14, WA_IG_1P_PLUGIN_RANKING_UPDATE_5 = 15, WA_IG_1P_PLUGIN_RANKING_UPDATE_6 = 16, WA_IG_1P_PLUGIN_RANKING_UPDATE_7 = 17, WA_IG_1P_PLUGIN_RANKING_UPDATE_8 = 18, WA_IG_1P_PLUGIN_RANKING_UPDATE_9 = 19, WA_IG_1P_PLUGIN_RANKING_UPDATE_10 = 20, RICH_RESPONSE_SUB_HEADING = 21, RICH_RESPONSE_GRID_IMAGE = 22, AI_STUDIO_UGC_MEMORY = 23, RICH_RESPONSE_LATEX = 24, RICH_RESPONSE_MAPS = 25, RICH_RESPONSE_INLINE_REELS = 26, AGENTIC_PLANNING = 27, ACCOUNT_LINKING = 28, STREAMING_DISAGGREGATION = 29, RICH_RESPONSE_GRID_IMAGE_3P = 30, RICH_RESPONSE_LATEX_INLINE = 31, QUERY_PLAN = 32, PROACTIVE_MESSAGE = 33, RICH_RESPONSE_UNIFIED_RESPONSE = 34, PROMOTION_MESSAGE = 35, SIMPLIFIED_PROFILE_PAGE = 36, RICH_RESPONSE_SOURCES_IN_MESSAGE = 37, RICH_RESPONSE_SIDE_BY_SIDE_SURVEY = 38, RICH_RESPONSE_UNIFIED_TEXT_COMPONENT = 39, AI_SHARED_MEMORY = 40, RICH_RESPONSE_UNIFIED_SOURCES = 41, RICH_RESPONSE_UNIFIED_DOMAIN_CITATIONS = 42, RICH_RESPONSE_UR_INLINE_REELS_ENABLED = 43, RICH_RESPONSE_UR_MEDIA_GRID_ENABLED = 44, RICH_RESPONSE_UR_TIMESTAMP_PLACEHOLDER = 45, RICH_RESPONSE_IN_APP_SURVEY = 46, AI_RESPONSE_MODEL_BRANDING = 47, SESSION_TRANSPARENCY_SYSTEM_MESSAGE = 48, RICH_RESPONSE_UR_REASONING = 49 */
+    type BotCapabilityType = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28 | 29 | 30 | 31 | 32 | 33 | 34 | 35 | 36 | 37 | 38 | 39 | 40 | 41 | 42 | 43 | 44 | 45 | 46 | 47 | 48 | 49;
+  }
+  interface BotFeedbackMessage {
+    messageKey?: WAProto.MessageKey;
+    kind?: WAProto.BotFeedbackMessage.BotFeedbackKind;
+    text?: string;
+    kindNegative?: Long64;
+    kindPositive?: Long64;
+    kindReport?: WAProto.BotFeedbackMessage.ReportKind;
+    sideBySideSurveyMetadata?: WAProto.BotFeedbackMessage.SideBySideSurveyMetadata;
+  }
+  namespace BotFeedbackMessage {
+    /** enum BotFeedbackMessage.BotFeedbackKind: BOT_FEEDBACK_POSITIVE = 0, BOT_FEEDBACK_NEGATIVE_GENERIC = 1, BOT_FEEDBACK_NEGATIVE_HELPFUL = 2, BOT_FEEDBACK_NEGATIVE_INTERESTING = 3, BOT_FEEDBACK_NEGATIVE_ACCURATE = 4, BOT_FEEDBACK_NEGATIVE_SAFE = 5, BOT_FEEDBACK_NEGATIVE_OTHER = 6, BOT_FEEDBACK_NEGATIVE_REFUSED = 7, BOT_FEEDBACK_NEGATIVE_NOT_VISUALLY_APPEALING = 8, BOT_FEEDBACK_NEGATIVE_NOT_RELEVANT_TO_TEXT = 9, BOT_FEEDBACK_NEGATIVE_PERSONALIZED = 10, BOT_FEEDBACK_NEGATIVE_CLARITY = 11, BOT_FEEDBACK_NEGATIVE_DOESNT_LOOK_LIKE_THE_PERSON = 12, BOT_FEEDBACK_NEGATIVE_HALLUCINATION_INTERNAL_ONLY = 13, BOT_FEEDBACK_NEGATIVE = 14 */
+    type BotFeedbackKind = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14;
+    /** enum BotFeedbackMessage.BotFeedbackKindMultipleNegative: BOT_FEEDBACK_MULTIPLE_NEGATIVE_GENERIC = 1, BOT_FEEDBACK_MULTIPLE_NEGATIVE_HELPFUL = 2, BOT_FEEDBACK_MULTIPLE_NEGATIVE_INTERESTING = 4, BOT_FEEDBACK_MULTIPLE_NEGATIVE_ACCURATE = 8, BOT_FEEDBACK_MULTIPLE_NEGATIVE_SAFE = 16, BOT_FEEDBACK_MULTIPLE_NEGATIVE_OTHER = 32, BOT_FEEDBACK_MULTIPLE_NEGATIVE_REFUSED = 64, BOT_FEEDBACK_MULTIPLE_NEGATIVE_NOT_VISUALLY_APPEALING = 128, BOT_FEEDBACK_MULTIPLE_NEGATIVE_NOT_RELEVANT_TO_TEXT = 256 */
+    type BotFeedbackKindMultipleNegative = 1 | 2 | 4 | 8 | 16 | 32 | 64 | 128 | 256;
+    /** enum BotFeedbackMessage.BotFeedbackKindMultiplePositive: BOT_FEEDBACK_MULTIPLE_POSITIVE_GENERIC = 1 */
+    type BotFeedbackKindMultiplePositive = 1;
+    /** enum BotFeedbackMessage.ReportKind: NONE = 0, GENERIC = 1 */
+    type ReportKind = 0 | 1;
+    interface SideBySideSurveyMetadata {
+      selectedRequestId?: string;
+      surveyId?: number;
+      simonSessionFbid?: string;
+      responseOtid?: string;
+      responseTimestampMsString?: string;
+      isSelectedResponsePrimary?: boolean;
+      messageIdToEdit?: string;
+      analyticsData?: WAProto.BotFeedbackMessage.SideBySideSurveyMetadata.SideBySideSurveyAnalyticsData;
+      metaAiAnalyticsData?: WAProto.BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData;
+    }
+    namespace SideBySideSurveyMetadata {
+      interface SideBySideSurveyAnalyticsData {
+        tessaEvent?: string;
+        tessaSessionFbid?: string;
+        simonSessionFbid?: string;
+      }
+      interface SidebySideSurveyMetaAiAnalyticsData {
+        surveyId?: number;
+        primaryResponseId?: string;
+        testArmName?: string;
+        timestampMsString?: string;
+        ctaImpressionEvent?: WAProto.BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyCTAImpressionEventData;
+        ctaClickEvent?: WAProto.BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyCTAClickEventData;
+        cardImpressionEvent?: WAProto.BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyCardImpressionEventData;
+        responseEvent?: WAProto.BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyResponseEventData;
+        abandonEvent?: WAProto.BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyAbandonEventData;
+      }
+      namespace SidebySideSurveyMetaAiAnalyticsData {
+        interface SideBySideSurveyAbandonEventData {
+          abandonDwellTimeMsString?: string;
+        }
+        interface SideBySideSurveyCTAClickEventData {
+          isSurveyExpired?: boolean;
+          clickDwellTimeMsString?: string;
+        }
+        interface SideBySideSurveyCTAImpressionEventData {
+          isSurveyExpired?: boolean;
+        }
+        interface SideBySideSurveyCardImpressionEventData {
+        }
+        interface SideBySideSurveyResponseEventData {
+          responseDwellTimeMsString?: string;
+          selectedResponseId?: string;
+        }
+      }
+    }
+  }
+  interface BotImagineMetadata {
+    imagineType?: WAProto.BotImagineMetadata.ImagineType;
+  }
+  namespace BotImagineMetadata {
+    /** enum BotImagineMetadata.ImagineType: UNKNOWN = 0, IMAGINE = 1, MEMU = 2, FLASH = 3, EDIT = 4 */
+    type ImagineType = 0 | 1 | 2 | 3 | 4;
+  }
+  interface BotLinkedAccount {
+    type?: WAProto.BotLinkedAccount.BotLinkedAccountType;
+  }
+  namespace BotLinkedAccount {
+    /** enum BotLinkedAccount.BotLinkedAccountType: BOT_LINKED_ACCOUNT_TYPE_1P = 0 */
+    type BotLinkedAccountType = 0;
+  }
+  interface BotLinkedAccountsMetadata {
+    accounts?: WAProto.BotLinkedAccount[];
+    acAuthTokens?: Uint8Array;
+    acErrorCode?: number;
+  }
+  interface BotMediaMetadata {
+    fileSha256?: string;
+    mediaKey?: string;
+    fileEncSha256?: string;
+    directPath?: string;
+    mediaKeyTimestamp?: Long64;
+    mimetype?: string;
+    orientationType?: WAProto.BotMediaMetadata.OrientationType;
+  }
+  namespace BotMediaMetadata {
+    /** enum BotMediaMetadata.OrientationType: CENTER = 1, LEFT = 2, RIGHT = 3 */
+    type OrientationType = 1 | 2 | 3;
+  }
+  interface BotMemoryFact {
+    fact?: string;
+    factId?: string;
+  }
+  interface BotMemoryMetadata {
+    addedFacts?: WAProto.BotMemoryFact[];
+    removedFacts?: WAProto.BotMemoryFact[];
+    disclaimer?: string;
+  }
+  interface BotMemuMetadata {
+    faceImages?: WAProto.BotMediaMetadata[];
+  }
+  interface BotMessageOrigin {
+    type?: WAProto.BotMessageOrigin.BotMessageOriginType;
+  }
+  namespace BotMessageOrigin {
+    /** enum BotMessageOrigin.BotMessageOriginType: BOT_MESSAGE_ORIGIN_TYPE_AI_INITIATED = 0 */
+    type BotMessageOriginType = 0;
+  }
+  interface BotMessageOriginMetadata {
+    origins?: WAProto.BotMessageOrigin[];
+  }
+  interface BotMessageSharingInfo {
+    botEntryPointOrigin?: WAProto.BotMetricsEntryPoint;
+    forwardScore?: number;
+  }
+  interface BotMetadata {
+    avatarMetadata?: WAProto.BotAvatarMetadata;
+    personaId?: string;
+    pluginMetadata?: WAProto.BotPluginMetadata;
+    suggestedPromptMetadata?: WAProto.BotSuggestedPromptMetadata;
+    invokerJid?: string;
+    sessionMetadata?: WAProto.BotSessionMetadata;
+    memuMetadata?: WAProto.BotMemuMetadata;
+    timezone?: string;
+    reminderMetadata?: WAProto.BotReminderMetadata;
+    modelMetadata?: WAProto.BotModelMetadata;
+    messageDisclaimerText?: string;
+    progressIndicatorMetadata?: WAProto.BotProgressIndicatorMetadata;
+    capabilityMetadata?: WAProto.BotCapabilityMetadata;
+    imagineMetadata?: WAProto.BotImagineMetadata;
+    memoryMetadata?: WAProto.BotMemoryMetadata;
+    renderingMetadata?: WAProto.BotRenderingMetadata;
+    botMetricsMetadata?: WAProto.BotMetricsMetadata;
+    botLinkedAccountsMetadata?: WAProto.BotLinkedAccountsMetadata;
+    richResponseSourcesMetadata?: WAProto.BotSourcesMetadata;
+    aiConversationContext?: Uint8Array;
+    botPromotionMessageMetadata?: WAProto.BotPromotionMessageMetadata;
+    botModeSelectionMetadata?: WAProto.BotModeSelectionMetadata;
+    botQuotaMetadata?: WAProto.BotQuotaMetadata;
+    botAgeCollectionMetadata?: WAProto.BotAgeCollectionMetadata;
+    conversationStarterPromptId?: string;
+    botResponseId?: string;
+    verificationMetadata?: WAProto.BotSignatureVerificationMetadata;
+    unifiedResponseMutation?: WAProto.BotUnifiedResponseMutation;
+    botMessageOriginMetadata?: WAProto.BotMessageOriginMetadata;
+    inThreadSurveyMetadata?: WAProto.InThreadSurveyMetadata;
+    botThreadInfo?: WAProto.AIThreadInfo;
+    regenerateMetadata?: WAProto.AIRegenerateMetadata;
+    sessionTransparencyMetadata?: WAProto.SessionTransparencyMetadata;
+    internalMetadata?: Uint8Array;
+  }
+  /** enum BotMetricsEntryPoint: UNDEFINED_ENTRY_POINT = 0, FAVICON = 1, CHATLIST = 2, AISEARCH_NULL_STATE_PAPER_PLANE = 3, AISEARCH_NULL_STATE_SUGGESTION = 4, AISEARCH_TYPE_AHEAD_SUGGESTION = 5, AISEARCH_TYPE_AHEAD_PAPER_PLANE = 6, AISEARCH_TYPE_AHEAD_RESULT_CHATLIST = 7, AISEARCH_TYPE_AHEAD_RESULT_MESSAGES = 8, AIVOICE_SEARCH_BAR = 9, AIVOICE_FAVICON = 10, AISTUDIO = 11, DEEPLINK = 12, NOTIFICATION = 13, PROFILE_MESSAGE_BUTTON = 14, FORWARD = 15, APP_SHORTCUT = 16, FF_FAMILY = 17, AI_TAB = 18, AI_HOME = 19, AI_DEEPLINK_IMMERSIVE = 20, AI_DEEPLINK = 21, META_AI_CHAT_SHORTCUT_AI_STUDIO = 22, UGC_CHAT_SHORTCUT_AI_STUDIO = 23, NEW_CHAT_AI_STUDIO = 24, AIVOICE_FAVICON_CALL_HISTORY = 25, ASK_META_AI_CONTEXT_MENU = 26, ASK_META_AI_CONTEXT_MENU_1ON1 = 27, ASK_META_AI_CONTEXT_MENU_GROUP = 28, INVOKE_META_AI_1ON1 = 29, INVOKE_META_AI_GROUP = 30, META_AI_FORWARD = 31, NEW_CHAT_AI_CONTACT = 32, MESSAGE_QUICK_ACTION_1_ON_1_CHAT = 33, MESSAGE_QUICK_ACTION_GROUP_CHAT = 34, ATTACHMENT_TRAY_1_ON_1_CHAT = 35, ATTACHMENT_TRAY_GROUP_CHAT = 36, ASK_META_AI_MEDIA_VIEWER_1ON1 = 37, ASK_META_AI_MEDIA_VIEWER_GROUP = 38 */
+  type BotMetricsEntryPoint = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28 | 29 | 30 | 31 | 32 | 33 | 34 | 35 | 36 | 37 | 38;
+  interface BotMetricsMetadata {
+    destinationId?: string;
+    destinationEntryPoint?: WAProto.BotMetricsEntryPoint;
+    threadOrigin?: WAProto.BotMetricsThreadEntryPoint;
+  }
+  /** enum BotMetricsThreadEntryPoint: AI_TAB_THREAD = 1, AI_HOME_THREAD = 2, AI_DEEPLINK_IMMERSIVE_THREAD = 3, AI_DEEPLINK_THREAD = 4, ASK_META_AI_CONTEXT_MENU_THREAD = 5 */
+  type BotMetricsThreadEntryPoint = 1 | 2 | 3 | 4 | 5;
+  interface BotModeSelectionMetadata {
+    mode?: WAProto.BotModeSelectionMetadata.BotUserSelectionMode[];
+  }
+  namespace BotModeSelectionMetadata {
+    /** enum BotModeSelectionMetadata.BotUserSelectionMode: UNKNOWN_MODE = 0, REASONING_MODE = 1 */
+    type BotUserSelectionMode = 0 | 1;
+  }
+  interface BotModelMetadata {
+    modelType?: WAProto.BotModelMetadata.ModelType;
+    premiumModelStatus?: WAProto.BotModelMetadata.PremiumModelStatus;
+    modelNameOverride?: string;
+  }
+  namespace BotModelMetadata {
+    /** enum BotModelMetadata.ModelType: UNKNOWN_TYPE = 0, LLAMA_PROD = 1, LLAMA_PROD_PREMIUM = 2 */
+    type ModelType = 0 | 1 | 2;
+    /** enum BotModelMetadata.PremiumModelStatus: UNKNOWN_STATUS = 0, AVAILABLE = 1, QUOTA_EXCEED_LIMIT = 2 */
+    type PremiumModelStatus = 0 | 1 | 2;
+  }
+  interface BotPluginMetadata {
+    provider?: WAProto.BotPluginMetadata.SearchProvider;
+    pluginType?: WAProto.BotPluginMetadata.PluginType;
+    thumbnailCdnUrl?: string;
+    profilePhotoCdnUrl?: string;
+    searchProviderUrl?: string;
+    referenceIndex?: number;
+    expectedLinksCount?: number;
+    searchQuery?: string;
+    parentPluginMessageKey?: WAProto.MessageKey;
+    deprecatedField?: WAProto.BotPluginMetadata.PluginType;
+    parentPluginType?: WAProto.BotPluginMetadata.PluginType;
+    faviconCdnUrl?: string;
+  }
+  namespace BotPluginMetadata {
+    /** enum BotPluginMetadata.PluginType: UNKNOWN_PLUGIN = 0, REELS = 1, SEARCH = 2 */
+    type PluginType = 0 | 1 | 2;
+    /** enum BotPluginMetadata.SearchProvider: UNKNOWN = 0, BING = 1, GOOGLE = 2, SUPPORT = 3 */
+    type SearchProvider = 0 | 1 | 2 | 3;
+  }
+  interface BotProgressIndicatorMetadata {
+    progressDescription?: string;
+    stepsMetadata?: WAProto.BotProgressIndicatorMetadata.BotPlanningStepMetadata[];
+  }
+  namespace BotProgressIndicatorMetadata {
+    interface BotPlanningStepMetadata {
+      statusTitle?: string;
+      statusBody?: string;
+      sourcesMetadata?: WAProto.BotProgressIndicatorMetadata.BotPlanningStepMetadata.BotPlanningSearchSourcesMetadata[];
+      status?: WAProto.BotProgressIndicatorMetadata.BotPlanningStepMetadata.PlanningStepStatus;
+      isReasoning?: boolean;
+      isEnhancedSearch?: boolean;
+      sections?: WAProto.BotProgressIndicatorMetadata.BotPlanningStepMetadata.BotPlanningStepSectionMetadata[];
+    }
+    namespace BotPlanningStepMetadata {
+      interface BotPlanningSearchSourceMetadata {
+        title?: string;
+        provider?: WAProto.BotProgressIndicatorMetadata.BotPlanningStepMetadata.BotSearchSourceProvider;
+        sourceUrl?: string;
+        favIconUrl?: string;
+      }
+      interface BotPlanningSearchSourcesMetadata {
+        sourceTitle?: string;
+        provider?: WAProto.BotProgressIndicatorMetadata.BotPlanningStepMetadata.BotPlanningSearchSourcesMetadata.BotPlanningSearchSourceProvider;
+        sourceUrl?: string;
+      }
+      namespace BotPlanningSearchSourcesMetadata {
+        /** enum BotProgressIndicatorMetadata.BotPlanningStepMetadata.BotPlanningSearchSourcesMetadata.BotPlanningSearchSourceProvider: UNKNOWN = 0, OTHER = 1, GOOGLE = 2, BING = 3 */
+        type BotPlanningSearchSourceProvider = 0 | 1 | 2 | 3;
+      }
+      interface BotPlanningStepSectionMetadata {
+        sectionTitle?: string;
+        sectionBody?: string;
+        sourcesMetadata?: WAProto.BotProgressIndicatorMetadata.BotPlanningStepMetadata.BotPlanningSearchSourceMetadata[];
+      }
+      /** enum BotProgressIndicatorMetadata.BotPlanningStepMetadata.BotSearchSourceProvider: UNKNOWN_PROVIDER = 0, OTHER = 1, GOOGLE = 2, BING = 3 */
+      type BotSearchSourceProvider = 0 | 1 | 2 | 3;
+      /** enum BotProgressIndicatorMetadata.BotPlanningStepMetadata.PlanningStepStatus: UNKNOWN = 0, PLANNED = 1, EXECUTING = 2, FINISHED = 3 */
+      type PlanningStepStatus = 0 | 1 | 2 | 3;
+    }
+  }
+  interface BotPromotionMessageMetadata {
+    promotionType?: WAProto.BotPromotionMessageMetadata.BotPromotionType;
+    buttonTitle?: string;
+  }
+  namespace BotPromotionMessageMetadata {
+    /** enum BotPromotionMessageMetadata.BotPromotionType: UNKNOWN_TYPE = 0, C50 = 1, SURVEY_PLATFORM = 2 */
+    type BotPromotionType = 0 | 1 | 2;
+  }
+  interface BotPromptSuggestion {
+    prompt?: string;
+    promptId?: string;
+  }
+  interface BotPromptSuggestions {
+    suggestions?: WAProto.BotPromptSuggestion[];
+  }
+  interface BotQuotaMetadata {
+    botFeatureQuotaMetadata?: WAProto.BotQuotaMetadata.BotFeatureQuotaMetadata[];
+  }
+  namespace BotQuotaMetadata {
+    interface BotFeatureQuotaMetadata {
+      featureType?: WAProto.BotQuotaMetadata.BotFeatureQuotaMetadata.BotFeatureType;
+      remainingQuota?: number;
+      expirationTimestamp?: Long64;
+    }
+    namespace BotFeatureQuotaMetadata {
+      /** enum BotQuotaMetadata.BotFeatureQuotaMetadata.BotFeatureType: UNKNOWN_FEATURE = 0, REASONING_FEATURE = 1 */
+      type BotFeatureType = 0 | 1;
+    }
+  }
+  interface BotReminderMetadata {
+    requestMessageKey?: WAProto.MessageKey;
+    action?: WAProto.BotReminderMetadata.ReminderAction;
+    name?: string;
+    nextTriggerTimestamp?: Long64;
+    frequency?: WAProto.BotReminderMetadata.ReminderFrequency;
+  }
+  namespace BotReminderMetadata {
+    /** enum BotReminderMetadata.ReminderAction: NOTIFY = 1, CREATE = 2, DELETE = 3, UPDATE = 4 */
+    type ReminderAction = 1 | 2 | 3 | 4;
+    /** enum BotReminderMetadata.ReminderFrequency: ONCE = 1, DAILY = 2, WEEKLY = 3, BIWEEKLY = 4, MONTHLY = 5 */
+    type ReminderFrequency = 1 | 2 | 3 | 4 | 5;
+  }
+  interface BotRenderingMetadata {
+    keywords?: WAProto.BotRenderingMetadata.Keyword[];
+  }
+  namespace BotRenderingMetadata {
+    interface Keyword {
+      value?: string;
+      associatedPrompts?: string[];
+    }
+  }
+  interface BotSessionMetadata {
+    sessionId?: string;
+    sessionSource?: WAProto.BotSessionSource;
+  }
+  /** enum BotSessionSource: NONE = 0, NULL_STATE = 1, TYPEAHEAD = 2, USER_INPUT = 3, EMU_FLASH = 4, EMU_FLASH_FOLLOWUP = 5, VOICE = 6 */
+  type BotSessionSource = 0 | 1 | 2 | 3 | 4 | 5 | 6;
+  interface BotSignatureVerificationMetadata {
+    proofs?: WAProto.BotSignatureVerificationUseCaseProof[];
+  }
+  interface BotSignatureVerificationUseCaseProof {
+    version?: number;
+    useCase?: WAProto.BotSignatureVerificationUseCaseProof.BotSignatureUseCase;
+    signature?: Uint8Array;
+    certificateChain?: Uint8Array[];
+  }
+  namespace BotSignatureVerificationUseCaseProof {
+    /** enum BotSignatureVerificationUseCaseProof.BotSignatureUseCase: UNSPECIFIED = 0, WA_BOT_MSG = 1 */
+    type BotSignatureUseCase = 0 | 1;
+  }
+  interface BotSourcesMetadata {
+    sources?: WAProto.BotSourcesMetadata.BotSourceItem[];
+  }
+  namespace BotSourcesMetadata {
+    interface BotSourceItem {
+      provider?: WAProto.BotSourcesMetadata.BotSourceItem.SourceProvider;
+      thumbnailCdnUrl?: string;
+      sourceProviderUrl?: string;
+      sourceQuery?: string;
+      faviconCdnUrl?: string;
+      citationNumber?: number;
+      sourceTitle?: string;
+    }
+    namespace BotSourceItem {
+      /** enum BotSourcesMetadata.BotSourceItem.SourceProvider: UNKNOWN = 0, BING = 1, GOOGLE = 2, SUPPORT = 3, OTHER = 4 */
+      type SourceProvider = 0 | 1 | 2 | 3 | 4;
+    }
+  }
+  interface BotSuggestedPromptMetadata {
+    suggestedPrompts?: string[];
+    selectedPromptIndex?: number;
+    promptSuggestions?: WAProto.BotPromptSuggestions;
+    selectedPromptId?: string;
+  }
+  interface BotUnifiedResponseMutation {
+    sbsMetadata?: WAProto.BotUnifiedResponseMutation.SideBySideMetadata;
+    mediaDetailsMetadataList?: WAProto.BotUnifiedResponseMutation.MediaDetailsMetadata[];
+  }
+  namespace BotUnifiedResponseMutation {
+    interface MediaDetailsMetadata {
+      id?: string;
+      highResMedia?: WAProto.BotMediaMetadata;
+      previewMedia?: WAProto.BotMediaMetadata;
+    }
+    interface SideBySideMetadata {
+      primaryResponseId?: string;
+      surveyCtaHasRendered?: boolean;
+    }
+  }
+  interface CallLogRecord {
+    callResult?: WAProto.CallLogRecord.CallResult;
+    isDndMode?: boolean;
+    silenceReason?: WAProto.CallLogRecord.SilenceReason;
+    duration?: Long64;
+    startTime?: Long64;
+    isIncoming?: boolean;
+    isVideo?: boolean;
+    isCallLink?: boolean;
+    callLinkToken?: string;
+    scheduledCallId?: string;
+    callId?: string;
+    callCreatorJid?: string;
+    groupJid?: string;
+    participants?: WAProto.CallLogRecord.ParticipantInfo[];
+    callType?: WAProto.CallLogRecord.CallType;
+  }
+  namespace CallLogRecord {
+    /** enum CallLogRecord.CallResult: CONNECTED = 0, REJECTED = 1, CANCELLED = 2, ACCEPTEDELSEWHERE = 3, MISSED = 4, INVALID = 5, UNAVAILABLE = 6, UPCOMING = 7, FAILED = 8, ABANDONED = 9, ONGOING = 10 */
+    type CallResult = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
+    /** enum CallLogRecord.CallType: REGULAR = 0, SCHEDULED_CALL = 1, VOICE_CHAT = 2 */
+    type CallType = 0 | 1 | 2;
+    interface ParticipantInfo {
+      userJid?: string;
+      callResult?: WAProto.CallLogRecord.CallResult;
+    }
+    /** enum CallLogRecord.SilenceReason: NONE = 0, SCHEDULED = 1, PRIVACY = 2, LIGHTWEIGHT = 3 */
+    type SilenceReason = 0 | 1 | 2 | 3;
+  }
+  interface CertChain {
+    leaf?: WAProto.CertChain.NoiseCertificate;
+    intermediate?: WAProto.CertChain.NoiseCertificate;
+  }
+  namespace CertChain {
+    interface NoiseCertificate {
+      details?: Uint8Array;
+      signature?: Uint8Array;
+    }
+    namespace NoiseCertificate {
+      interface Details {
+        serial?: number;
+        issuerSerial?: number;
+        key?: Uint8Array;
+        notBefore?: Long64;
+        notAfter?: Long64;
+      }
+    }
+  }
+  interface ChatLockSettings {
+    hideLockedChats?: boolean;
+    secretCode?: WAProto.UserPassword;
+  }
+  interface ChatRowOpaqueData {
+    draftMessage?: WAProto.ChatRowOpaqueData.DraftMessage;
+  }
+  namespace ChatRowOpaqueData {
+    interface DraftMessage {
+      text?: string;
+      omittedUrl?: string;
+      ctwaContextLinkData?: WAProto.ChatRowOpaqueData.DraftMessage.CtwaContextLinkData;
+      ctwaContext?: WAProto.ChatRowOpaqueData.DraftMessage.CtwaContextData;
+      timestamp?: Long64;
+    }
+    namespace DraftMessage {
+      interface CtwaContextData {
+        conversionSource?: string;
+        conversionData?: Uint8Array;
+        sourceUrl?: string;
+        sourceId?: string;
+        sourceType?: string;
+        title?: string;
+        description?: string;
+        thumbnail?: string;
+        thumbnailUrl?: string;
+        mediaType?: WAProto.ChatRowOpaqueData.DraftMessage.CtwaContextData.ContextInfoExternalAdReplyInfoMediaType;
+        mediaUrl?: string;
+        isSuspiciousLink?: boolean;
+      }
+      namespace CtwaContextData {
+        /** enum ChatRowOpaqueData.DraftMessage.CtwaContextData.ContextInfoExternalAdReplyInfoMediaType: NONE = 0, IMAGE = 1, VIDEO = 2 */
+        type ContextInfoExternalAdReplyInfoMediaType = 0 | 1 | 2;
+      }
+      interface CtwaContextLinkData {
+        context?: string;
+        sourceUrl?: string;
+        icebreaker?: string;
+        phone?: string;
+      }
+    }
+  }
+  interface Citation {
+    title?: string;
+    subtitle?: string;
+    cmsId?: string;
+    imageUrl?: string;
+  }
+  interface ClientPairingProps {
+    isChatDbLidMigrated?: boolean;
+    isSyncdPureLidSession?: boolean;
+    isSyncdSnapshotRecoveryEnabled?: boolean;
+  }
+  interface ClientPayload {
+    username?: Long64;
+    passive?: boolean;
+    userAgent?: WAProto.ClientPayload.UserAgent;
+    webInfo?: WAProto.ClientPayload.WebInfo;
+    pushName?: string;
+    sessionId?: number;
+    shortConnect?: boolean;
+    connectType?: WAProto.ClientPayload.ConnectType;
+    connectReason?: WAProto.ClientPayload.ConnectReason;
+    shards?: number[];
+    dnsSource?: WAProto.ClientPayload.DNSSource;
+    connectAttemptCount?: number;
+    device?: number;
+    devicePairingData?: WAProto.ClientPayload.DevicePairingRegistrationData;
+    product?: WAProto.ClientPayload.Product;
+    fbCat?: Uint8Array;
+    fbUserAgent?: Uint8Array;
+    oc?: boolean;
+    lc?: number;
+    iosAppExtension?: WAProto.ClientPayload.IOSAppExtension;
+    fbAppId?: Long64;
+    fbDeviceId?: Uint8Array;
+    pull?: boolean;
+    paddingBytes?: Uint8Array;
+    yearClass?: number;
+    memClass?: number;
+    interopData?: WAProto.ClientPayload.InteropData;
+    trafficAnonymization?: WAProto.ClientPayload.TrafficAnonymization;
+    lidDbMigrated?: boolean;
+    accountType?: WAProto.ClientPayload.AccountType;
+    connectionSequenceInfo?: number;
+    paaLink?: boolean;
+    preacksCount?: number;
+    processingQueueSize?: number;
+  }
+  namespace ClientPayload {
+    /** enum ClientPayload.AccountType: DEFAULT = 0, GUEST = 1 */
+    type AccountType = 0 | 1;
+    /** enum ClientPayload.ConnectReason: PUSH = 0, USER_ACTIVATED = 1, SCHEDULED = 2, ERROR_RECONNECT = 3, NETWORK_SWITCH = 4, PING_RECONNECT = 5, UNKNOWN = 6 */
+    type ConnectReason = 0 | 1 | 2 | 3 | 4 | 5 | 6;
+    /** enum ClientPayload.ConnectType: CELLULAR_UNKNOWN = 0, WIFI_UNKNOWN = 1, CELLULAR_EDGE = 100, CELLULAR_IDEN = 101, CELLULAR_UMTS = 102, CELLULAR_EVDO = 103, CELLULAR_GPRS = 104, CELLULAR_HSDPA = 105, CELLULAR_HSUPA = 106, CELLULAR_HSPA = 107, CELLULAR_CDMA = 108, CELLULAR_1XRTT = 109, CELLULAR_EHRPD = 110, CELLULAR_LTE = 111, CELLULAR_HSPAP = 112 */
+    type ConnectType = 0 | 1 | 100 | 101 | 102 | 103 | 104 | 105 | 106 | 107 | 108 | 109 | 110 | 111 | 112;
+    interface DNSSource {
+      dnsMethod?: WAProto.ClientPayload.DNSSource.DNSResolutionMethod;
+      appCached?: boolean;
+    }
+    namespace DNSSource {
+      /** enum ClientPayload.DNSSource.DNSResolutionMethod: SYSTEM = 0, GOOGLE = 1, HARDCODED = 2, OVERRIDE = 3, FALLBACK = 4, MNS = 5 */
+      type DNSResolutionMethod = 0 | 1 | 2 | 3 | 4 | 5;
+    }
+    interface DevicePairingRegistrationData {
+      eRegid?: Uint8Array;
+      eKeytype?: Uint8Array;
+      eIdent?: Uint8Array;
+      eSkeyId?: Uint8Array;
+      eSkeyVal?: Uint8Array;
+      eSkeySig?: Uint8Array;
+      buildHash?: Uint8Array;
+      deviceProps?: Uint8Array;
+    }
+    /** enum ClientPayload.IOSAppExtension: SHARE_EXTENSION = 0, SERVICE_EXTENSION = 1, INTENTS_EXTENSION = 2 */
+    type IOSAppExtension = 0 | 1 | 2;
+    interface InteropData {
+      accountId?: Long64;
+      token?: Uint8Array;
+      enableReadReceipts?: boolean;
+    }
+    /** enum ClientPayload.Product: WHATSAPP = 0, MESSENGER = 1, INTEROP = 2, INTEROP_MSGR = 3, WHATSAPP_LID = 4 */
+    type Product = 0 | 1 | 2 | 3 | 4;
+    /** enum ClientPayload.TrafficAnonymization: OFF = 0, STANDARD = 1 */
+    type TrafficAnonymization = 0 | 1;
+    interface UserAgent {
+      platform?: WAProto.ClientPayload.UserAgent.Platform;
+      appVersion?: WAProto.ClientPayload.UserAgent.AppVersion;
+      mcc?: string;
+      mnc?: string;
+      osVersion?: string;
+      manufacturer?: string;
+      device?: string;
+      osBuildNumber?: string;
+      phoneId?: string;
+      releaseChannel?: WAProto.ClientPayload.UserAgent.ReleaseChannel;
+      localeLanguageIso6391?: string;
+      localeCountryIso31661Alpha2?: string;
+      deviceBoard?: string;
+      deviceExpId?: string;
+      deviceType?: WAProto.ClientPayload.UserAgent.DeviceType;
+      deviceModelType?: string;
+    }
+    namespace UserAgent {
+      interface AppVersion {
+        primary?: number;
+        secondary?: number;
+        tertiary?: number;
+        quaternary?: number;
+        quinary?: number;
+      }
+      /** enum ClientPayload.UserAgent.DeviceType: PHONE = 0, TABLET = 1, DESKTOP = 2, WEARABLE = 3, VR = 4 */
+      type DeviceType = 0 | 1 | 2 | 3 | 4;
+      /** enum ClientPayload.UserAgent.Platform: ANDROID = 0, IOS = 1, WINDOWS_PHONE = 2, BLACKBERRY = 3, BLACKBERRYX = 4, S40 = 5, S60 = 6, PYTHON_CLIENT = 7, TIZEN = 8, ENTERPRISE = 9, SMB_ANDROID = 10, KAIOS = 11, SMB_IOS = 12, WINDOWS = 13, WEB = 14, PORTAL = 15, GREEN_ANDROID = 16, GREEN_IPHONE = 17, BLUE_ANDROID = 18, BLUE_IPHONE = 19, FBLITE_ANDROID = 20, MLITE_ANDROID = 21, IGLITE_ANDROID = 22, PAGE = 23, MACOS = 24, OCULUS_MSG = 25, OCULUS_CALL = 26, MILAN = 27, CAPI = 28, WEAROS = 29, ARDEVICE = 30, VRDEVICE = 31, BLUE_WEB = 32, IPAD = 33, TEST = 34, SMART_GLASSES = 35, BLUE_VR = 36, AR_WRIST = 37 */
+      type Platform = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28 | 29 | 30 | 31 | 32 | 33 | 34 | 35 | 36 | 37;
+      /** enum ClientPayload.UserAgent.ReleaseChannel: RELEASE = 0, BETA = 1, ALPHA = 2, DEBUG = 3 */
+      type ReleaseChannel = 0 | 1 | 2 | 3;
+    }
+    interface WebInfo {
+      refToken?: string;
+      version?: string;
+      webdPayload?: WAProto.ClientPayload.WebInfo.WebdPayload;
+      webSubPlatform?: WAProto.ClientPayload.WebInfo.WebSubPlatform;
+    }
+    namespace WebInfo {
+      /** enum ClientPayload.WebInfo.WebSubPlatform: WEB_BROWSER = 0, APP_STORE = 1, WIN_STORE = 2, DARWIN = 3, WIN32 = 4, WIN_HYBRID = 5 */
+      type WebSubPlatform = 0 | 1 | 2 | 3 | 4 | 5;
+      interface WebdPayload {
+        usesParticipantInKey?: boolean;
+        supportsStarredMessages?: boolean;
+        supportsDocumentMessages?: boolean;
+        supportsUrlMessages?: boolean;
+        supportsMediaRetry?: boolean;
+        supportsE2EImage?: boolean;
+        supportsE2EVideo?: boolean;
+        supportsE2EAudio?: boolean;
+        supportsE2EDocument?: boolean;
+        documentTypes?: string;
+        features?: Uint8Array;
+      }
+    }
+  }
+  /** enum CollectionName: COLLECTION_NAME_UNKNOWN = 0, REGULAR = 1, REGULAR_LOW = 2, REGULAR_HIGH = 3, CRITICAL_BLOCK = 4, CRITICAL_UNBLOCK_LOW = 5 */
+  type CollectionName = 0 | 1 | 2 | 3 | 4 | 5;
+  interface CommentMetadata {
+    commentParentKey?: WAProto.MessageKey;
+    replyCount?: number;
+  }
+  interface CompanionCommitment {
+    hash?: Uint8Array;
+  }
+  interface CompanionEphemeralIdentity {
+    publicKey?: Uint8Array;
+    deviceType?: WAProto.DeviceProps.PlatformType;
+    ref?: string;
+  }
+  interface Config {
+    field?: Record<string, WAProto.Field>;
+    version?: number;
+  }
+  interface ContextInfo {
+    stanzaId?: string;
+    participant?: string;
+    quotedMessage?: WAProto.Message;
+    remoteJid?: string;
+    mentionedJid?: string[];
+    conversionSource?: string;
+    conversionData?: Uint8Array;
+    conversionDelaySeconds?: number;
+    forwardingScore?: number;
+    isForwarded?: boolean;
+    quotedAd?: WAProto.ContextInfo.AdReplyInfo;
+    placeholderKey?: WAProto.MessageKey;
+    expiration?: number;
+    ephemeralSettingTimestamp?: Long64;
+    ephemeralSharedSecret?: Uint8Array;
+    externalAdReply?: WAProto.ContextInfo.ExternalAdReplyInfo;
+    entryPointConversionSource?: string;
+    entryPointConversionApp?: string;
+    entryPointConversionDelaySeconds?: number;
+    disappearingMode?: WAProto.DisappearingMode;
+    actionLink?: WAProto.ActionLink;
+    groupSubject?: string;
+    parentGroupJid?: string;
+    trustBannerType?: string;
+    trustBannerAction?: number;
+    isSampled?: boolean;
+    groupMentions?: WAProto.GroupMention[];
+    utm?: WAProto.ContextInfo.UTMInfo;
+    forwardedNewsletterMessageInfo?: WAProto.ContextInfo.ForwardedNewsletterMessageInfo;
+    businessMessageForwardInfo?: WAProto.ContextInfo.BusinessMessageForwardInfo;
+    smbClientCampaignId?: string;
+    smbServerCampaignId?: string;
+    dataSharingContext?: WAProto.ContextInfo.DataSharingContext;
+    alwaysShowAdAttribution?: boolean;
+    featureEligibilities?: WAProto.ContextInfo.FeatureEligibilities;
+    entryPointConversionExternalSource?: string;
+    entryPointConversionExternalMedium?: string;
+    ctwaSignals?: string;
+    ctwaPayload?: Uint8Array;
+    forwardedAiBotMessageInfo?: WAProto.ForwardedAIBotMessageInfo;
+    statusAttributionType?: WAProto.ContextInfo.StatusAttributionType;
+    urlTrackingMap?: WAProto.UrlTrackingMap;
+    pairedMediaType?: WAProto.ContextInfo.PairedMediaType;
+    rankingVersion?: number;
+    memberLabel?: WAProto.MemberLabel;
+    isQuestion?: boolean;
+    statusSourceType?: WAProto.ContextInfo.StatusSourceType;
+    statusAttributions?: WAProto.StatusAttribution[];
+    isGroupStatus?: boolean;
+    forwardOrigin?: WAProto.ContextInfo.ForwardOrigin;
+    questionReplyQuotedMessage?: WAProto.ContextInfo.QuestionReplyQuotedMessage;
+    statusAudienceMetadata?: WAProto.ContextInfo.StatusAudienceMetadata;
+    nonJidMentions?: number;
+    quotedType?: WAProto.ContextInfo.QuotedType;
+    botMessageSharingInfo?: WAProto.BotMessageSharingInfo;
+  }
+  namespace ContextInfo {
+    interface AdReplyInfo {
+      advertiserName?: string;
+      mediaType?: WAProto.ContextInfo.AdReplyInfo.MediaType;
+      jpegThumbnail?: Uint8Array;
+      caption?: string;
+    }
+    namespace AdReplyInfo {
+      /** enum ContextInfo.AdReplyInfo.MediaType: NONE = 0, IMAGE = 1, VIDEO = 2 */
+      type MediaType = 0 | 1 | 2;
+    }
+    interface BusinessMessageForwardInfo {
+      businessOwnerJid?: string;
+    }
+    interface DataSharingContext {
+      showMmDisclosure?: boolean;
+      encryptedSignalTokenConsented?: string;
+      parameters?: WAProto.ContextInfo.DataSharingContext.Parameters[];
+      dataSharingFlags?: number;
+    }
+    namespace DataSharingContext {
+      /** enum ContextInfo.DataSharingContext.DataSharingFlags: SHOW_MM_DISCLOSURE_ON_CLICK = 1, SHOW_MM_DISCLOSURE_ON_READ = 2 */
+      type DataSharingFlags = 1 | 2;
+      interface Parameters {
+        key?: string;
+        stringData?: string;
+        intData?: Long64;
+        floatData?: number;
+        contents?: WAProto.ContextInfo.DataSharingContext.Parameters;
+      }
+    }
+    interface ExternalAdReplyInfo {
+      title?: string;
+      body?: string;
+      mediaType?: WAProto.ContextInfo.ExternalAdReplyInfo.MediaType;
+      thumbnailUrl?: string;
+      mediaUrl?: string;
+      thumbnail?: Uint8Array;
+      sourceType?: string;
+      sourceId?: string;
+      sourceUrl?: string;
+      containsAutoReply?: boolean;
+      renderLargerThumbnail?: boolean;
+      showAdAttribution?: boolean;
+      ctwaClid?: string;
+      ref?: string;
+      clickToWhatsappCall?: boolean;
+      adContextPreviewDismissed?: boolean;
+      sourceApp?: string;
+      automatedGreetingMessageShown?: boolean;
+      greetingMessageBody?: string;
+      ctaPayload?: string;
+      disableNudge?: boolean;
+      originalImageUrl?: string;
+      automatedGreetingMessageCtaType?: string;
+      wtwaAdFormat?: boolean;
+      adType?: WAProto.ContextInfo.ExternalAdReplyInfo.AdType;
+      wtwaWebsiteUrl?: string;
+      adPreviewUrl?: string;
+    }
+    namespace ExternalAdReplyInfo {
+      /** enum ContextInfo.ExternalAdReplyInfo.AdType: CTWA = 0, CAWC = 1 */
+      type AdType = 0 | 1;
+      /** enum ContextInfo.ExternalAdReplyInfo.MediaType: NONE = 0, IMAGE = 1, VIDEO = 2 */
+      type MediaType = 0 | 1 | 2;
+    }
+    interface FeatureEligibilities {
+      cannotBeReactedTo?: boolean;
+      cannotBeRanked?: boolean;
+      canRequestFeedback?: boolean;
+      canBeReshared?: boolean;
+      canReceiveMultiReact?: boolean;
+    }
+    /** enum ContextInfo.ForwardOrigin: UNKNOWN = 0, CHAT = 1, STATUS = 2, CHANNELS = 3, META_AI = 4, UGC = 5 */
+    type ForwardOrigin = 0 | 1 | 2 | 3 | 4 | 5;
+    interface ForwardedNewsletterMessageInfo {
+      newsletterJid?: string;
+      serverMessageId?: number;
+      newsletterName?: string;
+      contentType?: WAProto.ContextInfo.ForwardedNewsletterMessageInfo.ContentType;
+      accessibilityText?: string;
+    }
+    namespace ForwardedNewsletterMessageInfo {
+      /** enum ContextInfo.ForwardedNewsletterMessageInfo.ContentType: UPDATE = 1, UPDATE_CARD = 2, LINK_CARD = 3 */
+      type ContentType = 1 | 2 | 3;
+    }
+    /** enum ContextInfo.PairedMediaType: NOT_PAIRED_MEDIA = 0, SD_VIDEO_PARENT = 1, HD_VIDEO_CHILD = 2, SD_IMAGE_PARENT = 3, HD_IMAGE_CHILD = 4, MOTION_PHOTO_PARENT = 5, MOTION_PHOTO_CHILD = 6, HEVC_VIDEO_PARENT = 7, HEVC_VIDEO_CHILD = 8 */
+    type PairedMediaType = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
+    interface QuestionReplyQuotedMessage {
+      serverQuestionId?: number;
+      quotedQuestion?: WAProto.Message;
+      quotedResponse?: WAProto.Message;
+    }
+    /** enum ContextInfo.QuotedType: EXPLICIT = 0, AUTO = 1 */
+    type QuotedType = 0 | 1;
+    /** enum ContextInfo.StatusAttributionType: NONE = 0, RESHARED_FROM_MENTION = 1, RESHARED_FROM_POST = 2, RESHARED_FROM_POST_MANY_TIMES = 3, FORWARDED_FROM_STATUS = 4 */
+    type StatusAttributionType = 0 | 1 | 2 | 3 | 4;
+    interface StatusAudienceMetadata {
+      audienceType?: WAProto.ContextInfo.StatusAudienceMetadata.AudienceType;
+    }
+    namespace StatusAudienceMetadata {
+      /** enum ContextInfo.StatusAudienceMetadata.AudienceType: UNKNOWN = 0, CLOSE_FRIENDS = 1 */
+      type AudienceType = 0 | 1;
+    }
+    /** enum ContextInfo.StatusSourceType: IMAGE = 0, VIDEO = 1, GIF = 2, AUDIO = 3, TEXT = 4, MUSIC_STANDALONE = 5 */
+    type StatusSourceType = 0 | 1 | 2 | 3 | 4 | 5;
+    interface UTMInfo {
+      utmSource?: string;
+      utmCampaign?: string;
+    }
+  }
+  interface Conversation {
+    id?: string;
+    messages?: WAProto.HistorySyncMsg[];
+    newJid?: string;
+    oldJid?: string;
+    lastMsgTimestamp?: Long64;
+    unreadCount?: number;
+    readOnly?: boolean;
+    endOfHistoryTransfer?: boolean;
+    ephemeralExpiration?: number;
+    ephemeralSettingTimestamp?: Long64;
+    endOfHistoryTransferType?: WAProto.Conversation.EndOfHistoryTransferType;
+    conversationTimestamp?: Long64;
+    name?: string;
+    pHash?: string;
+    notSpam?: boolean;
+    archived?: boolean;
+    disappearingMode?: WAProto.DisappearingMode;
+    unreadMentionCount?: number;
+    markedAsUnread?: boolean;
+    participant?: WAProto.GroupParticipant[];
+    tcToken?: Uint8Array;
+    tcTokenTimestamp?: Long64;
+    contactPrimaryIdentityKey?: Uint8Array;
+    pinned?: number;
+    muteEndTime?: Long64;
+    wallpaper?: WAProto.WallpaperSettings;
+    mediaVisibility?: WAProto.MediaVisibility;
+    tcTokenSenderTimestamp?: Long64;
+    suspended?: boolean;
+    terminated?: boolean;
+    createdAt?: Long64;
+    createdBy?: string;
+    description?: string;
+    support?: boolean;
+    isParentGroup?: boolean;
+    isDefaultSubgroup?: boolean;
+    parentGroupId?: string;
+    displayName?: string;
+    pnJid?: string;
+    shareOwnPn?: boolean;
+    pnhDuplicateLidThread?: boolean;
+    lidJid?: string;
+    username?: string;
+    lidOriginType?: string;
+    commentsCount?: number;
+    locked?: boolean;
+    systemMessageToInsert?: WAProto.PrivacySystemMessage;
+    capiCreatedGroup?: boolean;
+    accountLid?: string;
+    limitSharing?: boolean;
+    limitSharingSettingTimestamp?: Long64;
+    limitSharingTrigger?: WAProto.LimitSharing.TriggerType;
+    limitSharingInitiatedByMe?: boolean;
+    maibaAiThreadEnabled?: boolean;
+  }
+  namespace Conversation {
+    /** enum Conversation.EndOfHistoryTransferType: COMPLETE_BUT_MORE_MESSAGES_REMAIN_ON_PRIMARY = 0, COMPLETE_AND_NO_MORE_MESSAGE_REMAIN_ON_PRIMARY = 1, COMPLETE_ON_DEMAND_SYNC_BUT_MORE_MSG_REMAIN_ON_PRIMARY = 2 */
+    type EndOfHistoryTransferType = 0 | 1 | 2;
+  }
+  interface DeviceCapabilities {
+    chatLockSupportLevel?: WAProto.DeviceCapabilities.ChatLockSupportLevel;
+    lidMigration?: WAProto.DeviceCapabilities.LIDMigration;
+    businessBroadcast?: WAProto.DeviceCapabilities.BusinessBroadcast;
+    userHasAvatar?: WAProto.DeviceCapabilities.UserHasAvatar;
+    memberNameTagPrimarySupport?: WAProto.DeviceCapabilities.MemberNameTagPrimarySupport;
+  }
+  namespace DeviceCapabilities {
+    interface BusinessBroadcast {
+      importListEnabled?: boolean;
+    }
+    /** enum DeviceCapabilities.ChatLockSupportLevel: NONE = 0, MINIMAL = 1, FULL = 2 */
+    type ChatLockSupportLevel = 0 | 1 | 2;
+    interface LIDMigration {
+      chatDbMigrationTimestamp?: Long64;
+    }
+    /** enum DeviceCapabilities.MemberNameTagPrimarySupport: DISABLED = 0, RECEIVER_ENABLED = 1, SENDER_ENABLED = 2 */
+    type MemberNameTagPrimarySupport = 0 | 1 | 2;
+    interface UserHasAvatar {
+      userHasAvatar?: boolean;
+    }
+  }
+  interface DeviceConsistencyCodeMessage {
+    generation?: number;
+    signature?: Uint8Array;
+  }
+  interface DeviceListMetadata {
+    senderKeyHash?: Uint8Array;
+    senderTimestamp?: Long64;
+    senderKeyIndexes?: number[];
+    senderAccountType?: WAProto.ADVEncryptionType;
+    receiverAccountType?: WAProto.ADVEncryptionType;
+    recipientKeyHash?: Uint8Array;
+    recipientTimestamp?: Long64;
+    recipientKeyIndexes?: number[];
+  }
+  interface DeviceProps {
+    os?: string;
+    version?: WAProto.DeviceProps.AppVersion;
+    platformType?: WAProto.DeviceProps.PlatformType;
+    requireFullSync?: boolean;
+    historySyncConfig?: WAProto.DeviceProps.HistorySyncConfig;
+  }
+  namespace DeviceProps {
+    interface AppVersion {
+      primary?: number;
+      secondary?: number;
+      tertiary?: number;
+      quaternary?: number;
+      quinary?: number;
+    }
+    interface HistorySyncConfig {
+      fullSyncDaysLimit?: number;
+      fullSyncSizeMbLimit?: number;
+      storageQuotaMb?: number;
+      inlineInitialPayloadInE2EeMsg?: boolean;
+      recentSyncDaysLimit?: number;
+      supportCallLogHistory?: boolean;
+      supportBotUserAgentChatHistory?: boolean;
+      supportCagReactionsAndPolls?: boolean;
+      supportBizHostedMsg?: boolean;
+      supportRecentSyncChunkMessageCountTuning?: boolean;
+      supportHostedGroupMsg?: boolean;
+      supportFbidBotChatHistory?: boolean;
+      supportAddOnHistorySyncMigration?: boolean;
+      supportMessageAssociation?: boolean;
+      supportGroupHistory?: boolean;
+      onDemandReady?: boolean;
+      supportGuestChat?: boolean;
+      completeOnDemandReady?: boolean;
+      thumbnailSyncDaysLimit?: number;
+    }
+    /** enum DeviceProps.PlatformType: UNKNOWN = 0, CHROME = 1, FIREFOX = 2, IE = 3, OPERA = 4, SAFARI = 5, EDGE = 6, DESKTOP = 7, IPAD = 8, ANDROID_TABLET = 9, OHANA = 10, ALOHA = 11, CATALINA = 12, TCL_TV = 13, IOS_PHONE = 14, IOS_CATALYST = 15, ANDROID_PHONE = 16, ANDROID_AMBIGUOUS = 17, WEAR_OS = 18, AR_WRIST = 19, AR_DEVICE = 20, UWP = 21, VR = 22, CLOUD_API = 23, SMARTGLASSES = 24 */
+    type PlatformType = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24;
+  }
+  interface DisappearingMode {
+    initiator?: WAProto.DisappearingMode.Initiator;
+    trigger?: WAProto.DisappearingMode.Trigger;
+    initiatorDeviceJid?: string;
+    initiatedByMe?: boolean;
+  }
+  namespace DisappearingMode {
+    /** enum DisappearingMode.Initiator: CHANGED_IN_CHAT = 0, INITIATED_BY_ME = 1, INITIATED_BY_OTHER = 2, BIZ_UPGRADE_FB_HOSTING = 3 */
+    type Initiator = 0 | 1 | 2 | 3;
+    /** enum DisappearingMode.Trigger: UNKNOWN = 0, CHAT_SETTING = 1, ACCOUNT_SETTING = 2, BULK_CHANGE = 3, BIZ_SUPPORTS_FB_HOSTING = 4, UNKNOWN_GROUPS = 5 */
+    type Trigger = 0 | 1 | 2 | 3 | 4 | 5;
+  }
+  interface EmbeddedContent {
+    embeddedMessage?: WAProto.EmbeddedMessage;
+    embeddedMusic?: WAProto.EmbeddedMusic;
+  }
+  interface EmbeddedMessage {
+    stanzaId?: string;
+    message?: WAProto.Message;
+  }
+  interface EmbeddedMusic {
+    musicContentMediaId?: string;
+    songId?: string;
+    author?: string;
+    title?: string;
+    artworkDirectPath?: string;
+    artworkSha256?: Uint8Array;
+    artworkEncSha256?: Uint8Array;
+    artistAttribution?: string;
+    countryBlocklist?: Uint8Array;
+    isExplicit?: boolean;
+    artworkMediaKey?: Uint8Array;
+    musicSongStartTimeInMs?: Long64;
+    derivedContentStartTimeInMs?: Long64;
+    overlapDurationInMs?: Long64;
+  }
+  interface EncryptedPairingRequest {
+    encryptedPayload?: Uint8Array;
+    iv?: Uint8Array;
+  }
+  interface EphemeralSetting {
+    duration?: number;
+    timestamp?: Long64;
+  }
+  interface EventAdditionalMetadata {
+    isStale?: boolean;
+  }
+  interface EventResponse {
+    eventResponseMessageKey?: WAProto.MessageKey;
+    timestampMs?: Long64;
+    eventResponseMessage?: WAProto.Message.EventResponseMessage;
+    unread?: boolean;
+  }
+  interface ExitCode {
+    code?: Long64;
+    text?: string;
+  }
+  interface ExternalBlobReference {
+    mediaKey?: Uint8Array;
+    directPath?: string;
+    handle?: string;
+    fileSizeBytes?: Long64;
+    fileSha256?: Uint8Array;
+    fileEncSha256?: Uint8Array;
+  }
+  interface Field {
+    minVersion?: number;
+    maxVersion?: number;
+    notReportableMinVersion?: number;
+    isMessage?: boolean;
+    subfield?: Record<string, WAProto.Field>;
+  }
+  interface ForwardedAIBotMessageInfo {
+    botName?: string;
+    botJid?: string;
+    creatorName?: string;
+  }
+  interface GlobalSettings {
+    lightThemeWallpaper?: WAProto.WallpaperSettings;
+    mediaVisibility?: WAProto.MediaVisibility;
+    darkThemeWallpaper?: WAProto.WallpaperSettings;
+    autoDownloadWiFi?: WAProto.AutoDownloadSettings;
+    autoDownloadCellular?: WAProto.AutoDownloadSettings;
+    autoDownloadRoaming?: WAProto.AutoDownloadSettings;
+    showIndividualNotificationsPreview?: boolean;
+    showGroupNotificationsPreview?: boolean;
+    disappearingModeDuration?: number;
+    disappearingModeTimestamp?: Long64;
+    avatarUserSettings?: WAProto.AvatarUserSettings;
+    fontSize?: number;
+    securityNotifications?: boolean;
+    autoUnarchiveChats?: boolean;
+    videoQualityMode?: number;
+    photoQualityMode?: number;
+    individualNotificationSettings?: WAProto.NotificationSettings;
+    groupNotificationSettings?: WAProto.NotificationSettings;
+    chatLockSettings?: WAProto.ChatLockSettings;
+    chatDbLidMigrationTimestamp?: Long64;
+  }
+  interface GroupHistoryBundleInfo {
+    deprecatedMessageHistoryBundle?: WAProto.Message.MessageHistoryBundle;
+    processState?: WAProto.GroupHistoryBundleInfo.ProcessState;
+  }
+  namespace GroupHistoryBundleInfo {
+    /** enum GroupHistoryBundleInfo.ProcessState: NOT_INJECTED = 0, INJECTED = 1, INJECTED_PARTIAL = 2, INJECTION_FAILED = 3, INJECTION_FAILED_NO_RETRY = 4 */
+    type ProcessState = 0 | 1 | 2 | 3 | 4;
+  }
+  interface GroupHistoryIndividualMessageInfo {
+    bundleMessageKey?: WAProto.MessageKey;
+    editedAfterReceivedAsHistory?: boolean;
+  }
+  interface GroupMention {
+    groupJid?: string;
+    groupSubject?: string;
+  }
+  interface GroupParticipant {
+    userJid?: string;
+    rank?: WAProto.GroupParticipant.Rank;
+    memberLabel?: WAProto.MemberLabel;
+  }
+  namespace GroupParticipant {
+    /** enum GroupParticipant.Rank: REGULAR = 0, ADMIN = 1, SUPERADMIN = 2 */
+    type Rank = 0 | 1 | 2;
+  }
+  interface HandshakeMessage {
+    clientHello?: WAProto.HandshakeMessage.ClientHello;
+    serverHello?: WAProto.HandshakeMessage.ServerHello;
+    clientFinish?: WAProto.HandshakeMessage.ClientFinish;
+  }
+  namespace HandshakeMessage {
+    interface ClientFinish {
+      static?: Uint8Array;
+      payload?: Uint8Array;
+      extendedCiphertext?: Uint8Array;
+    }
+    interface ClientHello {
+      ephemeral?: Uint8Array;
+      static?: Uint8Array;
+      payload?: Uint8Array;
+      useExtended?: boolean;
+      extendedCiphertext?: Uint8Array;
+    }
+    interface ServerHello {
+      ephemeral?: Uint8Array;
+      static?: Uint8Array;
+      payload?: Uint8Array;
+      extendedStatic?: Uint8Array;
+    }
+  }
+  interface HistorySync {
+    syncType?: WAProto.HistorySync.HistorySyncType;
+    conversations?: WAProto.Conversation[];
+    statusV3Messages?: WAProto.WebMessageInfo[];
+    chunkOrder?: number;
+    progress?: number;
+    pushnames?: WAProto.Pushname[];
+    globalSettings?: WAProto.GlobalSettings;
+    threadIdUserSecret?: Uint8Array;
+    threadDsTimeframeOffset?: number;
+    recentStickers?: WAProto.StickerMetadata[];
+    pastParticipants?: WAProto.PastParticipants[];
+    callLogRecords?: WAProto.CallLogRecord[];
+    aiWaitListState?: WAProto.HistorySync.BotAIWaitListState;
+    phoneNumberToLidMappings?: WAProto.PhoneNumberToLIDMapping[];
+    companionMetaNonce?: string;
+    shareableChatIdentifierEncryptionKey?: Uint8Array;
+    accounts?: WAProto.Account[];
+  }
+  namespace HistorySync {
+    /** enum HistorySync.BotAIWaitListState: IN_WAITLIST = 0, AI_AVAILABLE = 1 */
+    type BotAIWaitListState = 0 | 1;
+    /** enum HistorySync.HistorySyncType: INITIAL_BOOTSTRAP = 0, INITIAL_STATUS_V3 = 1, FULL = 2, RECENT = 3, PUSH_NAME = 4, NON_BLOCKING_DATA = 5, ON_DEMAND = 6 */
+    type HistorySyncType = 0 | 1 | 2 | 3 | 4 | 5 | 6;
+  }
+  interface HistorySyncMsg {
+    message?: WAProto.WebMessageInfo;
+    msgOrderId?: Long64;
+  }
+  interface HydratedTemplateButton {
+    quickReplyButton?: WAProto.HydratedTemplateButton.HydratedQuickReplyButton;
+    urlButton?: WAProto.HydratedTemplateButton.HydratedURLButton;
+    callButton?: WAProto.HydratedTemplateButton.HydratedCallButton;
+    index?: number;
+  }
+  namespace HydratedTemplateButton {
+    interface HydratedCallButton {
+      displayText?: string;
+      phoneNumber?: string;
+    }
+    interface HydratedQuickReplyButton {
+      displayText?: string;
+      id?: string;
+    }
+    interface HydratedURLButton {
+      displayText?: string;
+      url?: string;
+      consentedUsersUrl?: string;
+      webviewPresentation?: WAProto.HydratedTemplateButton.HydratedURLButton.WebviewPresentationType;
+    }
+    namespace HydratedURLButton {
+      /** enum HydratedTemplateButton.HydratedURLButton.WebviewPresentationType: FULL = 1, TALL = 2, COMPACT = 3 */
+      type WebviewPresentationType = 1 | 2 | 3;
+    }
+  }
+  interface IdentityKeyPairStructure {
+    publicKey?: Uint8Array;
+    privateKey?: Uint8Array;
+  }
+  interface InThreadSurveyMetadata {
+    tessaSessionId?: string;
+    simonSessionId?: string;
+    simonSurveyId?: string;
+    tessaRootId?: string;
+    requestId?: string;
+    tessaEvent?: string;
+    invitationHeaderText?: string;
+    invitationBodyText?: string;
+    invitationCtaText?: string;
+    invitationCtaUrl?: string;
+    surveyTitle?: string;
+    questions?: WAProto.InThreadSurveyMetadata.InThreadSurveyQuestion[];
+    surveyContinueButtonText?: string;
+    surveySubmitButtonText?: string;
+    privacyStatementFull?: string;
+    privacyStatementParts?: WAProto.InThreadSurveyMetadata.InThreadSurveyPrivacyStatementPart[];
+    feedbackToastText?: string;
+  }
+  namespace InThreadSurveyMetadata {
+    interface InThreadSurveyOption {
+      stringValue?: string;
+      numericValue?: number;
+      textTranslated?: string;
+    }
+    interface InThreadSurveyPrivacyStatementPart {
+      text?: string;
+      url?: string;
+    }
+    interface InThreadSurveyQuestion {
+      questionText?: string;
+      questionId?: string;
+      questionOptions?: WAProto.InThreadSurveyMetadata.InThreadSurveyOption[];
+    }
+  }
+  interface InteractiveAnnotation {
+    polygonVertices?: WAProto.Point[];
+    location?: WAProto.Location;
+    newsletter?: WAProto.ContextInfo.ForwardedNewsletterMessageInfo;
+    shouldSkipConfirmation?: boolean;
+    embeddedContent?: WAProto.EmbeddedContent;
+    embeddedAction?: boolean;
+    tapAction?: WAProto.TapLinkAction;
+    statusLinkType?: WAProto.InteractiveAnnotation.StatusLinkType;
+  }
+  namespace InteractiveAnnotation {
+    /** enum InteractiveAnnotation.StatusLinkType: RASTERIZED_LINK_PREVIEW = 1, RASTERIZED_LINK_TRUNCATED = 2, RASTERIZED_LINK_FULL_URL = 3 */
+    type StatusLinkType = 1 | 2 | 3;
+  }
+  interface InteractiveMessageAdditionalMetadata {
+    isGalaxyFlowCompleted?: boolean;
+  }
+  interface KeepInChat {
+    keepType?: WAProto.KeepType;
+    serverTimestamp?: Long64;
+    key?: WAProto.MessageKey;
+    deviceJid?: string;
+    clientTimestampMs?: Long64;
+    serverTimestampMs?: Long64;
+  }
+  /** enum KeepType: UNKNOWN = 0, KEEP_FOR_ALL = 1, UNDO_KEEP_FOR_ALL = 2 */
+  type KeepType = 0 | 1 | 2;
+  interface KeyExchangeMessage {
+    id?: number;
+    baseKey?: Uint8Array;
+    ratchetKey?: Uint8Array;
+    identityKey?: Uint8Array;
+    baseKeySignature?: Uint8Array;
+  }
+  interface KeyId {
+    id?: Uint8Array;
+  }
+  interface LIDMigrationMapping {
+    pn?: Long64;
+    assignedLid?: Long64;
+    latestLid?: Long64;
+  }
+  interface LIDMigrationMappingSyncMessage {
+    encodedMappingPayload?: Uint8Array;
+  }
+  interface LIDMigrationMappingSyncPayload {
+    pnToLidMappings?: WAProto.LIDMigrationMapping[];
+    chatDbMigrationTimestamp?: Long64;
+  }
+  interface LegacyMessage {
+    eventResponseMessage?: WAProto.Message.EventResponseMessage;
+    pollVote?: WAProto.Message.PollVoteMessage;
+  }
+  interface LimitSharing {
+    sharingLimited?: boolean;
+    trigger?: WAProto.LimitSharing.TriggerType;
+    limitSharingSettingTimestamp?: Long64;
+    initiatedByMe?: boolean;
+  }
+  namespace LimitSharing {
+    /** enum LimitSharing.TriggerType: UNKNOWN = 0, CHAT_SETTING = 1, BIZ_SUPPORTS_FB_HOSTING = 2, UNKNOWN_GROUP = 3 */
+    type TriggerType = 0 | 1 | 2 | 3;
+  }
+  interface LocalizedName {
+    lg?: string;
+    lc?: string;
+    verifiedName?: string;
+  }
+  interface Location {
+    degreesLatitude?: number;
+    degreesLongitude?: number;
+    name?: string;
+  }
+  interface MediaData {
+    localPath?: string;
+  }
+  interface MediaNotifyMessage {
+    expressPathUrl?: string;
+    fileEncSha256?: Uint8Array;
+    fileLength?: Long64;
+  }
+  interface MediaRetryNotification {
+    stanzaId?: string;
+    directPath?: string;
+    result?: WAProto.MediaRetryNotification.ResultType;
+    messageSecret?: Uint8Array;
+  }
+  namespace MediaRetryNotification {
+    /** enum MediaRetryNotification.ResultType: GENERAL_ERROR = 0, SUCCESS = 1, NOT_FOUND = 2, DECRYPTION_ERROR = 3 */
+    type ResultType = 0 | 1 | 2 | 3;
+  }
+  /** enum MediaVisibility: DEFAULT = 0, OFF = 1, ON = 2 */
+  type MediaVisibility = 0 | 1 | 2;
+  interface MemberLabel {
+    label?: string;
+    labelTimestamp?: Long64;
+  }
+  interface Message {
+    conversation?: string;
+    senderKeyDistributionMessage?: WAProto.Message.SenderKeyDistributionMessage;
+    imageMessage?: WAProto.Message.ImageMessage;
+    contactMessage?: WAProto.Message.ContactMessage;
+    locationMessage?: WAProto.Message.LocationMessage;
+    extendedTextMessage?: WAProto.Message.ExtendedTextMessage;
+    documentMessage?: WAProto.Message.DocumentMessage;
+    audioMessage?: WAProto.Message.AudioMessage;
+    videoMessage?: WAProto.Message.VideoMessage;
+    call?: WAProto.Message.Call;
+    chat?: WAProto.Message.Chat;
+    protocolMessage?: WAProto.Message.ProtocolMessage;
+    contactsArrayMessage?: WAProto.Message.ContactsArrayMessage;
+    highlyStructuredMessage?: WAProto.Message.HighlyStructuredMessage;
+    fastRatchetKeySenderKeyDistributionMessage?: WAProto.Message.SenderKeyDistributionMessage;
+    sendPaymentMessage?: WAProto.Message.SendPaymentMessage;
+    liveLocationMessage?: WAProto.Message.LiveLocationMessage;
+    requestPaymentMessage?: WAProto.Message.RequestPaymentMessage;
+    declinePaymentRequestMessage?: WAProto.Message.DeclinePaymentRequestMessage;
+    cancelPaymentRequestMessage?: WAProto.Message.CancelPaymentRequestMessage;
+    templateMessage?: WAProto.Message.TemplateMessage;
+    stickerMessage?: WAProto.Message.StickerMessage;
+    groupInviteMessage?: WAProto.Message.GroupInviteMessage;
+    templateButtonReplyMessage?: WAProto.Message.TemplateButtonReplyMessage;
+    productMessage?: WAProto.Message.ProductMessage;
+    deviceSentMessage?: WAProto.Message.DeviceSentMessage;
+    messageContextInfo?: WAProto.MessageContextInfo;
+    listMessage?: WAProto.Message.ListMessage;
+    viewOnceMessage?: WAProto.Message.FutureProofMessage;
+    orderMessage?: WAProto.Message.OrderMessage;
+    listResponseMessage?: WAProto.Message.ListResponseMessage;
+    ephemeralMessage?: WAProto.Message.FutureProofMessage;
+    invoiceMessage?: WAProto.Message.InvoiceMessage;
+    buttonsMessage?: WAProto.Message.ButtonsMessage;
+    buttonsResponseMessage?: WAProto.Message.ButtonsResponseMessage;
+    paymentInviteMessage?: WAProto.Message.PaymentInviteMessage;
+    interactiveMessage?: WAProto.Message.InteractiveMessage;
+    reactionMessage?: WAProto.Message.ReactionMessage;
+    stickerSyncRmrMessage?: WAProto.Message.StickerSyncRMRMessage;
+    interactiveResponseMessage?: WAProto.Message.InteractiveResponseMessage;
+    pollCreationMessage?: WAProto.Message.PollCreationMessage;
+    pollUpdateMessage?: WAProto.Message.PollUpdateMessage;
+    keepInChatMessage?: WAProto.Message.KeepInChatMessage;
+    documentWithCaptionMessage?: WAProto.Message.FutureProofMessage;
+    requestPhoneNumberMessage?: WAProto.Message.RequestPhoneNumberMessage;
+    viewOnceMessageV2?: WAProto.Message.FutureProofMessage;
+    encReactionMessage?: WAProto.Message.EncReactionMessage;
+    editedMessage?: WAProto.Message.FutureProofMessage;
+    viewOnceMessageV2Extension?: WAProto.Message.FutureProofMessage;
+    pollCreationMessageV2?: WAProto.Message.PollCreationMessage;
+    scheduledCallCreationMessage?: WAProto.Message.ScheduledCallCreationMessage;
+    groupMentionedMessage?: WAProto.Message.FutureProofMessage;
+    pinInChatMessage?: WAProto.Message.PinInChatMessage;
+    pollCreationMessageV3?: WAProto.Message.PollCreationMessage;
+    scheduledCallEditMessage?: WAProto.Message.ScheduledCallEditMessage;
+    ptvMessage?: WAProto.Message.VideoMessage;
+    botInvokeMessage?: WAProto.Message.FutureProofMessage;
+    callLogMesssage?: WAProto.Message.CallLogMessage;
+    messageHistoryBundle?: WAProto.Message.MessageHistoryBundle;
+    encCommentMessage?: WAProto.Message.EncCommentMessage;
+    bcallMessage?: WAProto.Message.BCallMessage;
+    lottieStickerMessage?: WAProto.Message.FutureProofMessage;
+    eventMessage?: WAProto.Message.EventMessage;
+    encEventResponseMessage?: WAProto.Message.EncEventResponseMessage;
+    commentMessage?: WAProto.Message.CommentMessage;
+    newsletterAdminInviteMessage?: WAProto.Message.NewsletterAdminInviteMessage;
+    placeholderMessage?: WAProto.Message.PlaceholderMessage;
+    secretEncryptedMessage?: WAProto.Message.SecretEncryptedMessage;
+    albumMessage?: WAProto.Message.AlbumMessage;
+    eventCoverImage?: WAProto.Message.FutureProofMessage;
+    stickerPackMessage?: WAProto.Message.StickerPackMessage;
+    statusMentionMessage?: WAProto.Message.FutureProofMessage;
+    pollResultSnapshotMessage?: WAProto.Message.PollResultSnapshotMessage;
+    pollCreationOptionImageMessage?: WAProto.Message.FutureProofMessage;
+    associatedChildMessage?: WAProto.Message.FutureProofMessage;
+    groupStatusMentionMessage?: WAProto.Message.FutureProofMessage;
+    pollCreationMessageV4?: WAProto.Message.FutureProofMessage;
+    statusAddYours?: WAProto.Message.FutureProofMessage;
+    groupStatusMessage?: WAProto.Message.FutureProofMessage;
+    richResponseMessage?: WAProto.AIRichResponseMessage;
+    statusNotificationMessage?: WAProto.Message.StatusNotificationMessage;
+    limitSharingMessage?: WAProto.Message.FutureProofMessage;
+    botTaskMessage?: WAProto.Message.FutureProofMessage;
+    questionMessage?: WAProto.Message.FutureProofMessage;
+    messageHistoryNotice?: WAProto.Message.MessageHistoryNotice;
+    groupStatusMessageV2?: WAProto.Message.FutureProofMessage;
+    botForwardedMessage?: WAProto.Message.FutureProofMessage;
+    statusQuestionAnswerMessage?: WAProto.Message.StatusQuestionAnswerMessage;
+    questionReplyMessage?: WAProto.Message.FutureProofMessage;
+    questionResponseMessage?: WAProto.Message.QuestionResponseMessage;
+    statusQuotedMessage?: WAProto.Message.StatusQuotedMessage;
+    statusStickerInteractionMessage?: WAProto.Message.StatusStickerInteractionMessage;
+    pollCreationMessageV5?: WAProto.Message.PollCreationMessage;
+    newsletterFollowerInviteMessageV2?: WAProto.Message.NewsletterFollowerInviteMessage;
+    pollResultSnapshotMessageV3?: WAProto.Message.PollResultSnapshotMessage;
+  }
+  namespace Message {
+    interface AlbumMessage {
+      expectedImageCount?: number;
+      expectedVideoCount?: number;
+      contextInfo?: WAProto.ContextInfo;
+    }
+    interface AppStateFatalExceptionNotification {
+      collectionNames?: string[];
+      timestamp?: Long64;
+    }
+    interface AppStateSyncKey {
+      keyId?: WAProto.Message.AppStateSyncKeyId;
+      keyData?: WAProto.Message.AppStateSyncKeyData;
+    }
+    interface AppStateSyncKeyData {
+      keyData?: Uint8Array;
+      fingerprint?: WAProto.Message.AppStateSyncKeyFingerprint;
+      timestamp?: Long64;
+    }
+    interface AppStateSyncKeyFingerprint {
+      rawId?: number;
+      currentIndex?: number;
+      deviceIndexes?: number[];
+    }
+    interface AppStateSyncKeyId {
+      keyId?: Uint8Array;
+    }
+    interface AppStateSyncKeyRequest {
+      keyIds?: WAProto.Message.AppStateSyncKeyId[];
+    }
+    interface AppStateSyncKeyShare {
+      keys?: WAProto.Message.AppStateSyncKey[];
+    }
+    interface AudioMessage {
+      url?: string;
+      mimetype?: string;
+      fileSha256?: Uint8Array;
+      fileLength?: Long64;
+      seconds?: number;
+      ptt?: boolean;
+      mediaKey?: Uint8Array;
+      fileEncSha256?: Uint8Array;
+      directPath?: string;
+      mediaKeyTimestamp?: Long64;
+      contextInfo?: WAProto.ContextInfo;
+      streamingSidecar?: Uint8Array;
+      waveform?: Uint8Array;
+      backgroundArgb?: number;
+      viewOnce?: boolean;
+      accessibilityLabel?: string;
+      mediaKeyDomain?: WAProto.Message.MediaKeyDomain;
+    }
+    interface BCallMessage {
+      sessionId?: string;
+      mediaType?: WAProto.Message.BCallMessage.MediaType;
+      masterKey?: Uint8Array;
+      caption?: string;
+    }
+    namespace BCallMessage {
+      /** enum Message.BCallMessage.MediaType: UNKNOWN = 0, AUDIO = 1, VIDEO = 2 */
+      type MediaType = 0 | 1 | 2;
+    }
+    interface ButtonsMessage {
+      text?: string;
+      documentMessage?: WAProto.Message.DocumentMessage;
+      imageMessage?: WAProto.Message.ImageMessage;
+      videoMessage?: WAProto.Message.VideoMessage;
+      locationMessage?: WAProto.Message.LocationMessage;
+      contentText?: string;
+      footerText?: string;
+      contextInfo?: WAProto.ContextInfo;
+      buttons?: WAProto.Message.ButtonsMessage.Button[];
+      headerType?: WAProto.Message.ButtonsMessage.HeaderType;
+    }
+    namespace ButtonsMessage {
+      interface Button {
+        buttonId?: string;
+        buttonText?: WAProto.Message.ButtonsMessage.Button.ButtonText;
+        type?: WAProto.Message.ButtonsMessage.Button.Type;
+        nativeFlowInfo?: WAProto.Message.ButtonsMessage.Button.NativeFlowInfo;
+      }
+      namespace Button {
+        interface ButtonText {
+          displayText?: string;
+        }
+        interface NativeFlowInfo {
+          name?: string;
+          paramsJson?: string;
+        }
+        /** enum Message.ButtonsMessage.Button.Type: UNKNOWN = 0, RESPONSE = 1, NATIVE_FLOW = 2 */
+        type Type = 0 | 1 | 2;
+      }
+      /** enum Message.ButtonsMessage.HeaderType: UNKNOWN = 0, EMPTY = 1, TEXT = 2, DOCUMENT = 3, IMAGE = 4, VIDEO = 5, LOCATION = 6 */
+      type HeaderType = 0 | 1 | 2 | 3 | 4 | 5 | 6;
+    }
+    interface ButtonsResponseMessage {
+      selectedButtonId?: string;
+      selectedDisplayText?: string;
+      contextInfo?: WAProto.ContextInfo;
+      type?: WAProto.Message.ButtonsResponseMessage.Type;
+    }
+    namespace ButtonsResponseMessage {
+      /** enum Message.ButtonsResponseMessage.Type: UNKNOWN = 0, DISPLAY_TEXT = 1 */
+      type Type = 0 | 1;
+    }
+    interface Call {
+      callKey?: Uint8Array;
+      conversionSource?: string;
+      conversionData?: Uint8Array;
+      conversionDelaySeconds?: number;
+      ctwaSignals?: string;
+      ctwaPayload?: Uint8Array;
+      contextInfo?: WAProto.ContextInfo;
+      nativeFlowCallButtonPayload?: string;
+      deeplinkPayload?: string;
+    }
+    interface CallLogMessage {
+      isVideo?: boolean;
+      callOutcome?: WAProto.Message.CallLogMessage.CallOutcome;
+      durationSecs?: Long64;
+      callType?: WAProto.Message.CallLogMessage.CallType;
+      participants?: WAProto.Message.CallLogMessage.CallParticipant[];
+    }
+    namespace CallLogMessage {
+      /** enum Message.CallLogMessage.CallOutcome: CONNECTED = 0, MISSED = 1, FAILED = 2, REJECTED = 3, ACCEPTED_ELSEWHERE = 4, ONGOING = 5, SILENCED_BY_DND = 6, SILENCED_UNKNOWN_CALLER = 7 */
+      type CallOutcome = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
+      interface CallParticipant {
+        jid?: string;
+        callOutcome?: WAProto.Message.CallLogMessage.CallOutcome;
+      }
+      /** enum Message.CallLogMessage.CallType: REGULAR = 0, SCHEDULED_CALL = 1, VOICE_CHAT = 2 */
+      type CallType = 0 | 1 | 2;
+    }
+    interface CancelPaymentRequestMessage {
+      key?: WAProto.MessageKey;
+    }
+    interface Chat {
+      displayName?: string;
+      id?: string;
+    }
+    interface CloudAPIThreadControlNotification {
+      status?: WAProto.Message.CloudAPIThreadControlNotification.CloudAPIThreadControl;
+      senderNotificationTimestampMs?: Long64;
+      consumerLid?: string;
+      consumerPhoneNumber?: string;
+      notificationContent?: WAProto.Message.CloudAPIThreadControlNotification.CloudAPIThreadControlNotificationContent;
+      shouldSuppressNotification?: boolean;
+    }
+    namespace CloudAPIThreadControlNotification {
+      /** enum Message.CloudAPIThreadControlNotification.CloudAPIThreadControl: UNKNOWN = 0, CONTROL_PASSED = 1, CONTROL_TAKEN = 2 */
+      type CloudAPIThreadControl = 0 | 1 | 2;
+      interface CloudAPIThreadControlNotificationContent {
+        handoffNotificationText?: string;
+        extraJson?: string;
+      }
+    }
+    interface CommentMessage {
+      message?: WAProto.Message;
+      targetMessageKey?: WAProto.MessageKey;
+    }
+    interface ContactMessage {
+      displayName?: string;
+      vcard?: string;
+      contextInfo?: WAProto.ContextInfo;
+    }
+    interface ContactsArrayMessage {
+      displayName?: string;
+      contacts?: WAProto.Message.ContactMessage[];
+      contextInfo?: WAProto.ContextInfo;
+    }
+    interface DeclinePaymentRequestMessage {
+      key?: WAProto.MessageKey;
+    }
+    interface DeviceSentMessage {
+      destinationJid?: string;
+      message?: WAProto.Message;
+      phash?: string;
+    }
+    interface DocumentMessage {
+      url?: string;
+      mimetype?: string;
+      title?: string;
+      fileSha256?: Uint8Array;
+      fileLength?: Long64;
+      pageCount?: number;
+      mediaKey?: Uint8Array;
+      fileName?: string;
+      fileEncSha256?: Uint8Array;
+      directPath?: string;
+      mediaKeyTimestamp?: Long64;
+      contactVcard?: boolean;
+      thumbnailDirectPath?: string;
+      thumbnailSha256?: Uint8Array;
+      thumbnailEncSha256?: Uint8Array;
+      jpegThumbnail?: Uint8Array;
+      contextInfo?: WAProto.ContextInfo;
+      thumbnailHeight?: number;
+      thumbnailWidth?: number;
+      caption?: string;
+      accessibilityLabel?: string;
+      mediaKeyDomain?: WAProto.Message.MediaKeyDomain;
+    }
+    interface EncCommentMessage {
+      targetMessageKey?: WAProto.MessageKey;
+      encPayload?: Uint8Array;
+      encIv?: Uint8Array;
+    }
+    interface EncEventResponseMessage {
+      eventCreationMessageKey?: WAProto.MessageKey;
+      encPayload?: Uint8Array;
+      encIv?: Uint8Array;
+    }
+    interface EncReactionMessage {
+      targetMessageKey?: WAProto.MessageKey;
+      encPayload?: Uint8Array;
+      encIv?: Uint8Array;
+    }
+    interface EventMessage {
+      contextInfo?: WAProto.ContextInfo;
+      isCanceled?: boolean;
+      name?: string;
+      description?: string;
+      location?: WAProto.Message.LocationMessage;
+      joinLink?: string;
+      startTime?: Long64;
+      endTime?: Long64;
+      extraGuestsAllowed?: boolean;
+      isScheduleCall?: boolean;
+      hasReminder?: boolean;
+      reminderOffsetSec?: Long64;
+    }
+    interface EventResponseMessage {
+      response?: WAProto.Message.EventResponseMessage.EventResponseType;
+      timestampMs?: Long64;
+      extraGuestCount?: number;
+    }
+    namespace EventResponseMessage {
+      /** enum Message.EventResponseMessage.EventResponseType: UNKNOWN = 0, GOING = 1, NOT_GOING = 2, MAYBE = 3 */
+      type EventResponseType = 0 | 1 | 2 | 3;
+    }
+    interface ExtendedTextMessage {
+      text?: string;
+      matchedText?: string;
+      description?: string;
+      title?: string;
+      textArgb?: number;
+      backgroundArgb?: number;
+      font?: WAProto.Message.ExtendedTextMessage.FontType;
+      previewType?: WAProto.Message.ExtendedTextMessage.PreviewType;
+      jpegThumbnail?: Uint8Array;
+      contextInfo?: WAProto.ContextInfo;
+      doNotPlayInline?: boolean;
+      thumbnailDirectPath?: string;
+      thumbnailSha256?: Uint8Array;
+      thumbnailEncSha256?: Uint8Array;
+      mediaKey?: Uint8Array;
+      mediaKeyTimestamp?: Long64;
+      thumbnailHeight?: number;
+      thumbnailWidth?: number;
+      inviteLinkGroupType?: WAProto.Message.ExtendedTextMessage.InviteLinkGroupType;
+      inviteLinkParentGroupSubjectV2?: string;
+      inviteLinkParentGroupThumbnailV2?: Uint8Array;
+      inviteLinkGroupTypeV2?: WAProto.Message.ExtendedTextMessage.InviteLinkGroupType;
+      viewOnce?: boolean;
+      videoHeight?: number;
+      videoWidth?: number;
+      faviconMMSMetadata?: WAProto.Message.MMSThumbnailMetadata;
+      linkPreviewMetadata?: WAProto.Message.LinkPreviewMetadata;
+      paymentLinkMetadata?: WAProto.Message.PaymentLinkMetadata;
+      endCardTiles?: WAProto.Message.VideoEndCard[];
+      videoContentUrl?: string;
+      musicMetadata?: WAProto.EmbeddedMusic;
+      paymentExtendedMetadata?: WAProto.Message.PaymentExtendedMetadata;
+    }
+    namespace ExtendedTextMessage {
+      /** enum Message.ExtendedTextMessage.FontType: SYSTEM = 0, SYSTEM_TEXT = 1, FB_SCRIPT = 2, SYSTEM_BOLD = 6, MORNINGBREEZE_REGULAR = 7, CALISTOGA_REGULAR = 8, EXO2_EXTRABOLD = 9, COURIERPRIME_BOLD = 10 */
+      type FontType = 0 | 1 | 2 | 6 | 7 | 8 | 9 | 10;
+      /** enum Message.ExtendedTextMessage.InviteLinkGroupType: DEFAULT = 0, PARENT = 1, SUB = 2, DEFAULT_SUB = 3 */
+      type InviteLinkGroupType = 0 | 1 | 2 | 3;
+      /** enum Message.ExtendedTextMessage.PreviewType: NONE = 0, VIDEO = 1, PLACEHOLDER = 4, IMAGE = 5, PAYMENT_LINKS = 6, PROFILE = 7 */
+      type PreviewType = 0 | 1 | 4 | 5 | 6 | 7;
+    }
+    interface FullHistorySyncOnDemandRequestMetadata {
+      requestId?: string;
+    }
+    interface FutureProofMessage {
+      message?: WAProto.Message;
+    }
+    interface GroupInviteMessage {
+      groupJid?: string;
+      inviteCode?: string;
+      inviteExpiration?: Long64;
+      groupName?: string;
+      jpegThumbnail?: Uint8Array;
+      caption?: string;
+      contextInfo?: WAProto.ContextInfo;
+      groupType?: WAProto.Message.GroupInviteMessage.GroupType;
+    }
+    namespace GroupInviteMessage {
+      /** enum Message.GroupInviteMessage.GroupType: DEFAULT = 0, PARENT = 1 */
+      type GroupType = 0 | 1;
+    }
+    interface HighlyStructuredMessage {
+      namespace?: string;
+      elementName?: string;
+      params?: string[];
+      fallbackLg?: string;
+      fallbackLc?: string;
+      localizableParams?: WAProto.Message.HighlyStructuredMessage.HSMLocalizableParameter[];
+      deterministicLg?: string;
+      deterministicLc?: string;
+      hydratedHsm?: WAProto.Message.TemplateMessage;
+    }
+    namespace HighlyStructuredMessage {
+      interface HSMLocalizableParameter {
+        default?: string;
+        currency?: WAProto.Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMCurrency;
+        dateTime?: WAProto.Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMDateTime;
+      }
+      namespace HSMLocalizableParameter {
+        interface HSMCurrency {
+          currencyCode?: string;
+          amount1000?: Long64;
+        }
+        interface HSMDateTime {
+          component?: WAProto.Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMDateTime.HSMDateTimeComponent;
+          unixEpoch?: WAProto.Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMDateTime.HSMDateTimeUnixEpoch;
+        }
+        namespace HSMDateTime {
+          interface HSMDateTimeComponent {
+            dayOfWeek?: WAProto.Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMDateTime.HSMDateTimeComponent.DayOfWeekType;
+            year?: number;
+            month?: number;
+            dayOfMonth?: number;
+            hour?: number;
+            minute?: number;
+            calendar?: WAProto.Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMDateTime.HSMDateTimeComponent.CalendarType;
+          }
+          namespace HSMDateTimeComponent {
+            /** enum Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMDateTime.HSMDateTimeComponent.CalendarType: GREGORIAN = 1, SOLAR_HIJRI = 2 */
+            type CalendarType = 1 | 2;
+            /** enum Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMDateTime.HSMDateTimeComponent.DayOfWeekType: MONDAY = 1, TUESDAY = 2, WEDNESDAY = 3, THURSDAY = 4, FRIDAY = 5, SATURDAY = 6, SUNDAY = 7 */
+            type DayOfWeekType = 1 | 2 | 3 | 4 | 5 | 6 | 7;
+          }
+          interface HSMDateTimeUnixEpoch {
+            timestamp?: Long64;
+          }
+        }
+      }
+    }
+    interface HistorySyncMessageAccessStatus {
+      completeAccessGranted?: boolean;
+    }
+    interface HistorySyncNotification {
+      fileSha256?: Uint8Array;
+      fileLength?: Long64;
+      mediaKey?: Uint8Array;
+      fileEncSha256?: Uint8Array;
+      directPath?: string;
+      syncType?: WAProto.Message.HistorySyncType;
+      chunkOrder?: number;
+      originalMessageId?: string;
+      progress?: number;
+      oldestMsgInChunkTimestampSec?: Long64;
+      initialHistBootstrapInlinePayload?: Uint8Array;
+      peerDataRequestSessionId?: string;
+      fullHistorySyncOnDemandRequestMetadata?: WAProto.Message.FullHistorySyncOnDemandRequestMetadata;
+      encHandle?: string;
+      messageAccessStatus?: WAProto.Message.HistorySyncMessageAccessStatus;
+    }
+    /** enum Message.HistorySyncType: INITIAL_BOOTSTRAP = 0, INITIAL_STATUS_V3 = 1, FULL = 2, RECENT = 3, PUSH_NAME = 4, NON_BLOCKING_DATA = 5, ON_DEMAND = 6, NO_HISTORY = 7, MESSAGE_ACCESS_STATUS = 8 */
+    type HistorySyncType = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
+    interface ImageMessage {
+      url?: string;
+      mimetype?: string;
+      caption?: string;
+      fileSha256?: Uint8Array;
+      fileLength?: Long64;
+      height?: number;
+      width?: number;
+      mediaKey?: Uint8Array;
+      fileEncSha256?: Uint8Array;
+      interactiveAnnotations?: WAProto.InteractiveAnnotation[];
+      directPath?: string;
+      mediaKeyTimestamp?: Long64;
+      jpegThumbnail?: Uint8Array;
+      contextInfo?: WAProto.ContextInfo;
+      firstScanSidecar?: Uint8Array;
+      firstScanLength?: number;
+      experimentGroupId?: number;
+      scansSidecar?: Uint8Array;
+      scanLengths?: number[];
+      midQualityFileSha256?: Uint8Array;
+      midQualityFileEncSha256?: Uint8Array;
+      viewOnce?: boolean;
+      thumbnailDirectPath?: string;
+      thumbnailSha256?: Uint8Array;
+      thumbnailEncSha256?: Uint8Array;
+      staticUrl?: string;
+      annotations?: WAProto.InteractiveAnnotation[];
+      imageSourceType?: WAProto.Message.ImageMessage.ImageSourceType;
+      accessibilityLabel?: string;
+      mediaKeyDomain?: WAProto.Message.MediaKeyDomain;
+      qrUrl?: string;
+    }
+    namespace ImageMessage {
+      /** enum Message.ImageMessage.ImageSourceType: USER_IMAGE = 0, AI_GENERATED = 1, AI_MODIFIED = 2, RASTERIZED_TEXT_STATUS = 3 */
+      type ImageSourceType = 0 | 1 | 2 | 3;
+    }
+    interface InitialSecurityNotificationSettingSync {
+      securityNotificationEnabled?: boolean;
+    }
+    interface InteractiveMessage {
+      header?: WAProto.Message.InteractiveMessage.Header;
+      body?: WAProto.Message.InteractiveMessage.Body;
+      footer?: WAProto.Message.InteractiveMessage.Footer;
+      shopStorefrontMessage?: WAProto.Message.InteractiveMessage.ShopMessage;
+      collectionMessage?: WAProto.Message.InteractiveMessage.CollectionMessage;
+      nativeFlowMessage?: WAProto.Message.InteractiveMessage.NativeFlowMessage;
+      carouselMessage?: WAProto.Message.InteractiveMessage.CarouselMessage;
+      contextInfo?: WAProto.ContextInfo;
+      urlTrackingMap?: WAProto.UrlTrackingMap;
+    }
+    namespace InteractiveMessage {
+      interface Body {
+        text?: string;
+      }
+      interface CarouselMessage {
+        cards?: WAProto.Message.InteractiveMessage[];
+        messageVersion?: number;
+        carouselCardType?: WAProto.Message.InteractiveMessage.CarouselMessage.CarouselCardType;
+      }
+      namespace CarouselMessage {
+        /** enum Message.InteractiveMessage.CarouselMessage.CarouselCardType: UNKNOWN = 0, HSCROLL_CARDS = 1, ALBUM_IMAGE = 2 */
+        type CarouselCardType = 0 | 1 | 2;
+      }
+      interface CollectionMessage {
+        bizJid?: string;
+        id?: string;
+        messageVersion?: number;
+      }
+      interface Footer {
+        text?: string;
+        audioMessage?: WAProto.Message.AudioMessage;
+        hasMediaAttachment?: boolean;
+      }
+      interface Header {
+        title?: string;
+        subtitle?: string;
+        documentMessage?: WAProto.Message.DocumentMessage;
+        imageMessage?: WAProto.Message.ImageMessage;
+        hasMediaAttachment?: boolean;
+        jpegThumbnail?: Uint8Array;
+        videoMessage?: WAProto.Message.VideoMessage;
+        locationMessage?: WAProto.Message.LocationMessage;
+        productMessage?: WAProto.Message.ProductMessage;
+      }
+      interface NativeFlowMessage {
+        buttons?: WAProto.Message.InteractiveMessage.NativeFlowMessage.NativeFlowButton[];
+        messageParamsJson?: string;
+        messageVersion?: number;
+      }
+      namespace NativeFlowMessage {
+        interface NativeFlowButton {
+          name?: string;
+          buttonParamsJson?: string;
+        }
+      }
+      interface ShopMessage {
+        id?: string;
+        surface?: WAProto.Message.InteractiveMessage.ShopMessage.Surface;
+        messageVersion?: number;
+      }
+      namespace ShopMessage {
+        /** enum Message.InteractiveMessage.ShopMessage.Surface: UNKNOWN_SURFACE = 0, FB = 1, IG = 2, WA = 3 */
+        type Surface = 0 | 1 | 2 | 3;
+      }
+    }
+    interface InteractiveResponseMessage {
+      body?: WAProto.Message.InteractiveResponseMessage.Body;
+      nativeFlowResponseMessage?: WAProto.Message.InteractiveResponseMessage.NativeFlowResponseMessage;
+      contextInfo?: WAProto.ContextInfo;
+    }
+    namespace InteractiveResponseMessage {
+      interface Body {
+        text?: string;
+        format?: WAProto.Message.InteractiveResponseMessage.Body.Format;
+      }
+      namespace Body {
+        /** enum Message.InteractiveResponseMessage.Body.Format: DEFAULT = 0, EXTENSIONS_1 = 1 */
+        type Format = 0 | 1;
+      }
+      interface NativeFlowResponseMessage {
+        name?: string;
+        paramsJson?: string;
+        version?: number;
+      }
+    }
+    interface InvoiceMessage {
+      note?: string;
+      token?: string;
+      attachmentType?: WAProto.Message.InvoiceMessage.AttachmentType;
+      attachmentMimetype?: string;
+      attachmentMediaKey?: Uint8Array;
+      attachmentMediaKeyTimestamp?: Long64;
+      attachmentFileSha256?: Uint8Array;
+      attachmentFileEncSha256?: Uint8Array;
+      attachmentDirectPath?: string;
+      attachmentJpegThumbnail?: Uint8Array;
+    }
+    namespace InvoiceMessage {
+      /** enum Message.InvoiceMessage.AttachmentType: IMAGE = 0, PDF = 1 */
+      type AttachmentType = 0 | 1;
+    }
+    interface KeepInChatMessage {
+      key?: WAProto.MessageKey;
+      keepType?: WAProto.KeepType;
+      timestampMs?: Long64;
+    }
+    interface LinkPreviewMetadata {
+      paymentLinkMetadata?: WAProto.Message.PaymentLinkMetadata;
+      urlMetadata?: WAProto.Message.URLMetadata;
+      fbExperimentId?: number;
+      linkMediaDuration?: number;
+      socialMediaPostType?: WAProto.Message.LinkPreviewMetadata.SocialMediaPostType;
+      linkInlineVideoMuted?: boolean;
+      videoContentUrl?: string;
+      musicMetadata?: WAProto.EmbeddedMusic;
+      videoContentCaption?: string;
+    }
+    namespace LinkPreviewMetadata {
+      /** enum Message.LinkPreviewMetadata.SocialMediaPostType: NONE = 0, REEL = 1, LIVE_VIDEO = 2, LONG_VIDEO = 3, SINGLE_IMAGE = 4, CAROUSEL = 5 */
+      type SocialMediaPostType = 0 | 1 | 2 | 3 | 4 | 5;
+    }
+    interface ListMessage {
+      title?: string;
+      description?: string;
+      buttonText?: string;
+      listType?: WAProto.Message.ListMessage.ListType;
+      sections?: WAProto.Message.ListMessage.Section[];
+      productListInfo?: WAProto.Message.ListMessage.ProductListInfo;
+      footerText?: string;
+      contextInfo?: WAProto.ContextInfo;
+    }
+    namespace ListMessage {
+      /** enum Message.ListMessage.ListType: UNKNOWN = 0, SINGLE_SELECT = 1, PRODUCT_LIST = 2 */
+      type ListType = 0 | 1 | 2;
+      interface Product {
+        productId?: string;
+      }
+      interface ProductListHeaderImage {
+        productId?: string;
+        jpegThumbnail?: Uint8Array;
+      }
+      interface ProductListInfo {
+        productSections?: WAProto.Message.ListMessage.ProductSection[];
+        headerImage?: WAProto.Message.ListMessage.ProductListHeaderImage;
+        businessOwnerJid?: string;
+      }
+      interface ProductSection {
+        title?: string;
+        products?: WAProto.Message.ListMessage.Product[];
+      }
+      interface Row {
+        title?: string;
+        description?: string;
+        rowId?: string;
+      }
+      interface Section {
+        title?: string;
+        rows?: WAProto.Message.ListMessage.Row[];
+      }
+    }
+    interface ListResponseMessage {
+      title?: string;
+      listType?: WAProto.Message.ListResponseMessage.ListType;
+      singleSelectReply?: WAProto.Message.ListResponseMessage.SingleSelectReply;
+      contextInfo?: WAProto.ContextInfo;
+      description?: string;
+    }
+    namespace ListResponseMessage {
+      /** enum Message.ListResponseMessage.ListType: UNKNOWN = 0, SINGLE_SELECT = 1 */
+      type ListType = 0 | 1;
+      interface SingleSelectReply {
+        selectedRowId?: string;
+      }
+    }
+    interface LiveLocationMessage {
+      degreesLatitude?: number;
+      degreesLongitude?: number;
+      accuracyInMeters?: number;
+      speedInMps?: number;
+      degreesClockwiseFromMagneticNorth?: number;
+      caption?: string;
+      sequenceNumber?: Long64;
+      timeOffset?: number;
+      jpegThumbnail?: Uint8Array;
+      contextInfo?: WAProto.ContextInfo;
+    }
+    interface LocationMessage {
+      degreesLatitude?: number;
+      degreesLongitude?: number;
+      name?: string;
+      address?: string;
+      url?: string;
+      isLive?: boolean;
+      accuracyInMeters?: number;
+      speedInMps?: number;
+      degreesClockwiseFromMagneticNorth?: number;
+      comment?: string;
+      jpegThumbnail?: Uint8Array;
+      contextInfo?: WAProto.ContextInfo;
+    }
+    interface MMSThumbnailMetadata {
+      thumbnailDirectPath?: string;
+      thumbnailSha256?: Uint8Array;
+      thumbnailEncSha256?: Uint8Array;
+      mediaKey?: Uint8Array;
+      mediaKeyTimestamp?: Long64;
+      thumbnailHeight?: number;
+      thumbnailWidth?: number;
+      mediaKeyDomain?: WAProto.Message.MediaKeyDomain;
+    }
+    /** enum Message.MediaKeyDomain: UNSET = 0, E2EE_CHAT = 1, STATUS = 2, CAPI = 3, BOT = 4 */
+    type MediaKeyDomain = 0 | 1 | 2 | 3 | 4;
+    interface MessageHistoryBundle {
+      mimetype?: string;
+      fileSha256?: Uint8Array;
+      mediaKey?: Uint8Array;
+      fileEncSha256?: Uint8Array;
+      directPath?: string;
+      mediaKeyTimestamp?: Long64;
+      contextInfo?: WAProto.ContextInfo;
+      messageHistoryMetadata?: WAProto.Message.MessageHistoryMetadata;
+    }
+    interface MessageHistoryMetadata {
+      historyReceivers?: string[];
+      oldestMessageTimestamp?: Long64;
+      messageCount?: Long64;
+    }
+    interface MessageHistoryNotice {
+      contextInfo?: WAProto.ContextInfo;
+      messageHistoryMetadata?: WAProto.Message.MessageHistoryMetadata;
+    }
+    interface NewsletterAdminInviteMessage {
+      newsletterJid?: string;
+      newsletterName?: string;
+      jpegThumbnail?: Uint8Array;
+      caption?: string;
+      inviteExpiration?: Long64;
+      contextInfo?: WAProto.ContextInfo;
+    }
+    interface NewsletterFollowerInviteMessage {
+      newsletterJid?: string;
+      newsletterName?: string;
+      jpegThumbnail?: Uint8Array;
+      caption?: string;
+      contextInfo?: WAProto.ContextInfo;
+    }
+    interface OrderMessage {
+      orderId?: string;
+      thumbnail?: Uint8Array;
+      itemCount?: number;
+      status?: WAProto.Message.OrderMessage.OrderStatus;
+      surface?: WAProto.Message.OrderMessage.OrderSurface;
+      message?: string;
+      orderTitle?: string;
+      sellerJid?: string;
+      token?: string;
+      totalAmount1000?: Long64;
+      totalCurrencyCode?: string;
+      messageVersion?: number;
+      orderRequestMessageId?: WAProto.MessageKey;
+      catalogType?: string;
+      contextInfo?: WAProto.ContextInfo;
+    }
+    namespace OrderMessage {
+      /** enum Message.OrderMessage.OrderStatus: INQUIRY = 1, ACCEPTED = 2, DECLINED = 3 */
+      type OrderStatus = 1 | 2 | 3;
+      /** enum Message.OrderMessage.OrderSurface: CATALOG = 1 */
+      type OrderSurface = 1;
+    }
+    interface PaymentExtendedMetadata {
+      type?: number;
+      platform?: string;
+      messageParamsJson?: string;
+    }
+    interface PaymentInviteMessage {
+      serviceType?: WAProto.Message.PaymentInviteMessage.ServiceType;
+      expiryTimestamp?: Long64;
+    }
+    namespace PaymentInviteMessage {
+      /** enum Message.PaymentInviteMessage.ServiceType: UNKNOWN = 0, FBPAY = 1, NOVI = 2, UPI = 3 */
+      type ServiceType = 0 | 1 | 2 | 3;
+    }
+    interface PaymentLinkMetadata {
+      button?: WAProto.Message.PaymentLinkMetadata.PaymentLinkButton;
+      header?: WAProto.Message.PaymentLinkMetadata.PaymentLinkHeader;
+      provider?: WAProto.Message.PaymentLinkMetadata.PaymentLinkProvider;
+    }
+    namespace PaymentLinkMetadata {
+      interface PaymentLinkButton {
+        displayText?: string;
+      }
+      interface PaymentLinkHeader {
+        headerType?: WAProto.Message.PaymentLinkMetadata.PaymentLinkHeader.PaymentLinkHeaderType;
+      }
+      namespace PaymentLinkHeader {
+        /** enum Message.PaymentLinkMetadata.PaymentLinkHeader.PaymentLinkHeaderType: LINK_PREVIEW = 0, ORDER = 1 */
+        type PaymentLinkHeaderType = 0 | 1;
+      }
+      interface PaymentLinkProvider {
+        paramsJson?: string;
+      }
+    }
+    interface PeerDataOperationRequestMessage {
+      peerDataOperationRequestType?: WAProto.Message.PeerDataOperationRequestType;
+      requestStickerReupload?: WAProto.Message.PeerDataOperationRequestMessage.RequestStickerReupload[];
+      requestUrlPreview?: WAProto.Message.PeerDataOperationRequestMessage.RequestUrlPreview[];
+      historySyncOnDemandRequest?: WAProto.Message.PeerDataOperationRequestMessage.HistorySyncOnDemandRequest;
+      placeholderMessageResendRequest?: WAProto.Message.PeerDataOperationRequestMessage.PlaceholderMessageResendRequest[];
+      fullHistorySyncOnDemandRequest?: WAProto.Message.PeerDataOperationRequestMessage.FullHistorySyncOnDemandRequest;
+      syncdCollectionFatalRecoveryRequest?: WAProto.Message.PeerDataOperationRequestMessage.SyncDCollectionFatalRecoveryRequest;
+      historySyncChunkRetryRequest?: WAProto.Message.PeerDataOperationRequestMessage.HistorySyncChunkRetryRequest;
+      galaxyFlowAction?: WAProto.Message.PeerDataOperationRequestMessage.GalaxyFlowAction;
+    }
+    namespace PeerDataOperationRequestMessage {
+      interface FullHistorySyncOnDemandRequest {
+        requestMetadata?: WAProto.Message.FullHistorySyncOnDemandRequestMetadata;
+        historySyncConfig?: WAProto.DeviceProps.HistorySyncConfig;
+      }
+      interface GalaxyFlowAction {
+        type?: WAProto.Message.PeerDataOperationRequestMessage.GalaxyFlowAction.GalaxyFlowActionType;
+        flowId?: string;
+        stanzaId?: string;
+      }
+      namespace GalaxyFlowAction {
+        /** enum Message.PeerDataOperationRequestMessage.GalaxyFlowAction.GalaxyFlowActionType: NOTIFY_LAUNCH = 1 */
+        type GalaxyFlowActionType = 1;
+      }
+      interface HistorySyncChunkRetryRequest {
+        syncType?: WAProto.Message.HistorySyncType;
+        chunkOrder?: number;
+        chunkNotificationId?: string;
+        regenerateChunk?: boolean;
+      }
+      interface HistorySyncOnDemandRequest {
+        chatJid?: string;
+        oldestMsgId?: string;
+        oldestMsgFromMe?: boolean;
+        onDemandMsgCount?: number;
+        oldestMsgTimestampMs?: Long64;
+        accountLid?: string;
+      }
+      interface PlaceholderMessageResendRequest {
+        messageKey?: WAProto.MessageKey;
+      }
+      interface RequestStickerReupload {
+        fileSha256?: string;
+      }
+      interface RequestUrlPreview {
+        url?: string;
+        includeHqThumbnail?: boolean;
+      }
+      interface SyncDCollectionFatalRecoveryRequest {
+        collectionName?: string;
+        timestamp?: Long64;
+      }
+    }
+    interface PeerDataOperationRequestResponseMessage {
+      peerDataOperationRequestType?: WAProto.Message.PeerDataOperationRequestType;
+      stanzaId?: string;
+      peerDataOperationResult?: WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult[];
+    }
+    namespace PeerDataOperationRequestResponseMessage {
+      interface PeerDataOperationResult {
+        mediaUploadResult?: WAProto.MediaRetryNotification.ResultType;
+        stickerMessage?: WAProto.Message.StickerMessage;
+        linkPreviewResponse?: WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.LinkPreviewResponse;
+        placeholderMessageResendResponse?: WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.PlaceholderMessageResendResponse;
+        waffleNonceFetchRequestResponse?: WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.WaffleNonceFetchResponse;
+        fullHistorySyncOnDemandRequestResponse?: WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.FullHistorySyncOnDemandRequestResponse;
+        companionMetaNonceFetchRequestResponse?: WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.CompanionMetaNonceFetchResponse;
+        syncdSnapshotFatalRecoveryResponse?: WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.SyncDSnapshotFatalRecoveryResponse;
+        companionCanonicalUserNonceFetchRequestResponse?: WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.CompanionCanonicalUserNonceFetchResponse;
+        historySyncChunkRetryResponse?: WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.HistorySyncChunkRetryResponse;
+      }
+      namespace PeerDataOperationResult {
+        interface CompanionCanonicalUserNonceFetchResponse {
+          nonce?: string;
+          waFbid?: string;
+          forceRefresh?: boolean;
+        }
+        interface CompanionMetaNonceFetchResponse {
+          nonce?: string;
+        }
+        interface FullHistorySyncOnDemandRequestResponse {
+          requestMetadata?: WAProto.Message.FullHistorySyncOnDemandRequestMetadata;
+          responseCode?: WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.FullHistorySyncOnDemandResponseCode;
+        }
+        /** enum Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.FullHistorySyncOnDemandResponseCode: REQUEST_SUCCESS = 0, REQUEST_TIME_EXPIRED = 1, DECLINED_SHARING_HISTORY = 2, GENERIC_ERROR = 3, ERROR_REQUEST_ON_NON_SMB_PRIMARY = 4, ERROR_HOSTED_DEVICE_NOT_CONNECTED = 5, ERROR_HOSTED_DEVICE_LOGIN_TIME_NOT_SET = 6 */
+        type FullHistorySyncOnDemandResponseCode = 0 | 1 | 2 | 3 | 4 | 5 | 6;
+        interface HistorySyncChunkRetryResponse {
+          syncType?: WAProto.Message.HistorySyncType;
+          chunkOrder?: number;
+          requestId?: string;
+          responseCode?: WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.HistorySyncChunkRetryResponseCode;
+          canRecover?: boolean;
+        }
+        /** enum Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.HistorySyncChunkRetryResponseCode: GENERATION_ERROR = 1, CHUNK_CONSUMED = 2, TIMEOUT = 3, SESSION_EXHAUSTED = 4, CHUNK_EXHAUSTED = 5, DUPLICATED_REQUEST = 6 */
+        type HistorySyncChunkRetryResponseCode = 1 | 2 | 3 | 4 | 5 | 6;
+        interface LinkPreviewResponse {
+          url?: string;
+          title?: string;
+          description?: string;
+          thumbData?: Uint8Array;
+          matchText?: string;
+          previewType?: string;
+          hqThumbnail?: WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.LinkPreviewResponse.LinkPreviewHighQualityThumbnail;
+          previewMetadata?: WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.LinkPreviewResponse.PaymentLinkPreviewMetadata;
+        }
+        namespace LinkPreviewResponse {
+          interface LinkPreviewHighQualityThumbnail {
+            directPath?: string;
+            thumbHash?: string;
+            encThumbHash?: string;
+            mediaKey?: Uint8Array;
+            mediaKeyTimestampMs?: Long64;
+            thumbWidth?: number;
+            thumbHeight?: number;
+          }
+          interface PaymentLinkPreviewMetadata {
+            isBusinessVerified?: boolean;
+            providerName?: string;
+          }
+        }
+        interface PlaceholderMessageResendResponse {
+          webMessageInfoBytes?: Uint8Array;
+        }
+        interface SyncDSnapshotFatalRecoveryResponse {
+          collectionSnapshot?: Uint8Array;
+          isCompressed?: boolean;
+        }
+        interface WaffleNonceFetchResponse {
+          nonce?: string;
+          waEntFbid?: string;
+        }
+      }
+    }
+    /** enum Message.PeerDataOperationRequestType: UPLOAD_STICKER = 0, SEND_RECENT_STICKER_BOOTSTRAP = 1, GENERATE_LINK_PREVIEW = 2, HISTORY_SYNC_ON_DEMAND = 3, PLACEHOLDER_MESSAGE_RESEND = 4, WAFFLE_LINKING_NONCE_FETCH = 5, FULL_HISTORY_SYNC_ON_DEMAND = 6, COMPANION_META_NONCE_FETCH = 7, COMPANION_SYNCD_SNAPSHOT_FATAL_RECOVERY = 8, COMPANION_CANONICAL_USER_NONCE_FETCH = 9, HISTORY_SYNC_CHUNK_RETRY = 10, GALAXY_FLOW_ACTION = 11 */
+    type PeerDataOperationRequestType = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11;
+    interface PinInChatMessage {
+      key?: WAProto.MessageKey;
+      type?: WAProto.Message.PinInChatMessage.Type;
+      senderTimestampMs?: Long64;
+    }
+    namespace PinInChatMessage {
+      /** enum Message.PinInChatMessage.Type: UNKNOWN_TYPE = 0, PIN_FOR_ALL = 1, UNPIN_FOR_ALL = 2 */
+      type Type = 0 | 1 | 2;
+    }
+    interface PlaceholderMessage {
+      type?: WAProto.Message.PlaceholderMessage.PlaceholderType;
+    }
+    namespace PlaceholderMessage {
+      /** enum Message.PlaceholderMessage.PlaceholderType: MASK_LINKED_DEVICES = 0 */
+      type PlaceholderType = 0;
+    }
+    /** enum Message.PollContentType: UNKNOWN = 0, TEXT = 1, IMAGE = 2 */
+    type PollContentType = 0 | 1 | 2;
+    interface PollCreationMessage {
+      encKey?: Uint8Array;
+      name?: string;
+      options?: WAProto.Message.PollCreationMessage.Option[];
+      selectableOptionsCount?: number;
+      contextInfo?: WAProto.ContextInfo;
+      pollContentType?: WAProto.Message.PollContentType;
+      pollType?: WAProto.Message.PollType;
+      correctAnswer?: WAProto.Message.PollCreationMessage.Option;
+    }
+    namespace PollCreationMessage {
+      interface Option {
+        optionName?: string;
+        optionHash?: string;
+      }
+    }
+    interface PollEncValue {
+      encPayload?: Uint8Array;
+      encIv?: Uint8Array;
+    }
+    interface PollResultSnapshotMessage {
+      name?: string;
+      pollVotes?: WAProto.Message.PollResultSnapshotMessage.PollVote[];
+      contextInfo?: WAProto.ContextInfo;
+      pollType?: WAProto.Message.PollType;
+    }
+    namespace PollResultSnapshotMessage {
+      interface PollVote {
+        optionName?: string;
+        optionVoteCount?: Long64;
+      }
+    }
+    /** enum Message.PollType: POLL = 0, QUIZ = 1 */
+    type PollType = 0 | 1;
+    interface PollUpdateMessage {
+      pollCreationMessageKey?: WAProto.MessageKey;
+      vote?: WAProto.Message.PollEncValue;
+      metadata?: WAProto.Message.PollUpdateMessageMetadata;
+      senderTimestampMs?: Long64;
+    }
+    interface PollUpdateMessageMetadata {
+    }
+    interface PollVoteMessage {
+      selectedOptions?: Uint8Array[];
+    }
+    interface ProductMessage {
+      product?: WAProto.Message.ProductMessage.ProductSnapshot;
+      businessOwnerJid?: string;
+      catalog?: WAProto.Message.ProductMessage.CatalogSnapshot;
+      body?: string;
+      footer?: string;
+      contextInfo?: WAProto.ContextInfo;
+    }
+    namespace ProductMessage {
+      interface CatalogSnapshot {
+        catalogImage?: WAProto.Message.ImageMessage;
+        title?: string;
+        description?: string;
+      }
+      interface ProductSnapshot {
+        productImage?: WAProto.Message.ImageMessage;
+        productId?: string;
+        title?: string;
+        description?: string;
+        currencyCode?: string;
+        priceAmount1000?: Long64;
+        retailerId?: string;
+        url?: string;
+        productImageCount?: number;
+        firstImageId?: string;
+        salePriceAmount1000?: Long64;
+        signedUrl?: string;
+      }
+    }
+    interface ProtocolMessage {
+      key?: WAProto.MessageKey;
+      type?: WAProto.Message.ProtocolMessage.Type;
+      ephemeralExpiration?: number;
+      ephemeralSettingTimestamp?: Long64;
+      historySyncNotification?: WAProto.Message.HistorySyncNotification;
+      appStateSyncKeyShare?: WAProto.Message.AppStateSyncKeyShare;
+      appStateSyncKeyRequest?: WAProto.Message.AppStateSyncKeyRequest;
+      initialSecurityNotificationSettingSync?: WAProto.Message.InitialSecurityNotificationSettingSync;
+      appStateFatalExceptionNotification?: WAProto.Message.AppStateFatalExceptionNotification;
+      disappearingMode?: WAProto.DisappearingMode;
+      editedMessage?: WAProto.Message;
+      timestampMs?: Long64;
+      peerDataOperationRequestMessage?: WAProto.Message.PeerDataOperationRequestMessage;
+      peerDataOperationRequestResponseMessage?: WAProto.Message.PeerDataOperationRequestResponseMessage;
+      botFeedbackMessage?: WAProto.BotFeedbackMessage;
+      invokerJid?: string;
+      requestWelcomeMessageMetadata?: WAProto.Message.RequestWelcomeMessageMetadata;
+      mediaNotifyMessage?: WAProto.MediaNotifyMessage;
+      cloudApiThreadControlNotification?: WAProto.Message.CloudAPIThreadControlNotification;
+      lidMigrationMappingSyncMessage?: WAProto.LIDMigrationMappingSyncMessage;
+      limitSharing?: WAProto.LimitSharing;
+      aiPsiMetadata?: Uint8Array;
+      aiQueryFanout?: WAProto.AIQueryFanout;
+      memberLabel?: WAProto.MemberLabel;
+    }
+    namespace ProtocolMessage {
+      /** enum Message.ProtocolMessage.Type: REVOKE = 0, EPHEMERAL_SETTING = 3, EPHEMERAL_SYNC_RESPONSE = 4, HISTORY_SYNC_NOTIFICATION = 5, APP_STATE_SYNC_KEY_SHARE = 6, APP_STATE_SYNC_KEY_REQUEST = 7, MSG_FANOUT_BACKFILL_REQUEST = 8, INITIAL_SECURITY_NOTIFICATION_SETTING_SYNC = 9, APP_STATE_FATAL_EXCEPTION_NOTIFICATION = 10, SHARE_PHONE_NUMBER = 11, MESSAGE_EDIT = 14, PEER_DATA_OPERATION_REQUEST_MESSAGE = 16, PEER_DATA_OPERATION_REQUEST_RESPONSE_MESSAGE = 17, REQUEST_WELCOME_MESSAGE = 18, BOT_FEEDBACK_MESSAGE = 19, MEDIA_NOTIFY_MESSAGE = 20, CLOUD_API_THREAD_CONTROL_NOTIFICATION = 21, LID_MIGRATION_MAPPING_SYNC = 22, REMINDER_MESSAGE = 23, BOT_MEMU_ONBOARDING_MESSAGE = 24, STATUS_MENTION_MESSAGE = 25, STOP_GENERATION_MESSAGE = 26, LIMIT_SHARING = 27, AI_PSI_METADATA = 28, AI_QUERY_FANOUT = 29, GROUP_MEMBER_LABEL_CHANGE = 30 */
+      type Type = 0 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 14 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28 | 29 | 30;
+    }
+    interface QuestionResponseMessage {
+      key?: WAProto.MessageKey;
+      text?: string;
+    }
+    interface ReactionMessage {
+      key?: WAProto.MessageKey;
+      text?: string;
+      groupingKey?: string;
+      senderTimestampMs?: Long64;
+    }
+    interface RequestPaymentMessage {
+      currencyCodeIso4217?: string;
+      amount1000?: Long64;
+      requestFrom?: string;
+      noteMessage?: WAProto.Message;
+      expiryTimestamp?: Long64;
+      amount?: WAProto.Money;
+      background?: WAProto.PaymentBackground;
+    }
+    interface RequestPhoneNumberMessage {
+      contextInfo?: WAProto.ContextInfo;
+    }
+    interface RequestWelcomeMessageMetadata {
+      localChatState?: WAProto.Message.RequestWelcomeMessageMetadata.LocalChatState;
+    }
+    namespace RequestWelcomeMessageMetadata {
+      /** enum Message.RequestWelcomeMessageMetadata.LocalChatState: EMPTY = 0, NON_EMPTY = 1 */
+      type LocalChatState = 0 | 1;
+    }
+    interface ScheduledCallCreationMessage {
+      scheduledTimestampMs?: Long64;
+      callType?: WAProto.Message.ScheduledCallCreationMessage.CallType;
+      title?: string;
+    }
+    namespace ScheduledCallCreationMessage {
+      /** enum Message.ScheduledCallCreationMessage.CallType: UNKNOWN = 0, VOICE = 1, VIDEO = 2 */
+      type CallType = 0 | 1 | 2;
+    }
+    interface ScheduledCallEditMessage {
+      key?: WAProto.MessageKey;
+      editType?: WAProto.Message.ScheduledCallEditMessage.EditType;
+    }
+    namespace ScheduledCallEditMessage {
+      /** enum Message.ScheduledCallEditMessage.EditType: UNKNOWN = 0, CANCEL = 1 */
+      type EditType = 0 | 1;
+    }
+    interface SecretEncryptedMessage {
+      targetMessageKey?: WAProto.MessageKey;
+      encPayload?: Uint8Array;
+      encIv?: Uint8Array;
+      secretEncType?: WAProto.Message.SecretEncryptedMessage.SecretEncType;
+    }
+    namespace SecretEncryptedMessage {
+      /** enum Message.SecretEncryptedMessage.SecretEncType: UNKNOWN = 0, EVENT_EDIT = 1, MESSAGE_EDIT = 2 */
+      type SecretEncType = 0 | 1 | 2;
+    }
+    interface SendPaymentMessage {
+      noteMessage?: WAProto.Message;
+      requestMessageKey?: WAProto.MessageKey;
+      background?: WAProto.PaymentBackground;
+      transactionData?: string;
+    }
+    interface SenderKeyDistributionMessage {
+      groupId?: string;
+      axolotlSenderKeyDistributionMessage?: Uint8Array;
+    }
+    interface StatusNotificationMessage {
+      responseMessageKey?: WAProto.MessageKey;
+      originalMessageKey?: WAProto.MessageKey;
+      type?: WAProto.Message.StatusNotificationMessage.StatusNotificationType;
+    }
+    namespace StatusNotificationMessage {
+      /** enum Message.StatusNotificationMessage.StatusNotificationType: UNKNOWN = 0, STATUS_ADD_YOURS = 1, STATUS_RESHARE = 2, STATUS_QUESTION_ANSWER_RESHARE = 3 */
+      type StatusNotificationType = 0 | 1 | 2 | 3;
+    }
+    interface StatusQuestionAnswerMessage {
+      key?: WAProto.MessageKey;
+      text?: string;
+    }
+    interface StatusQuotedMessage {
+      type?: WAProto.Message.StatusQuotedMessage.StatusQuotedMessageType;
+      text?: string;
+      thumbnail?: Uint8Array;
+      originalStatusId?: WAProto.MessageKey;
+    }
+    namespace StatusQuotedMessage {
+      /** enum Message.StatusQuotedMessage.StatusQuotedMessageType: QUESTION_ANSWER = 1 */
+      type StatusQuotedMessageType = 1;
+    }
+    interface StatusStickerInteractionMessage {
+      key?: WAProto.MessageKey;
+      stickerKey?: string;
+      type?: WAProto.Message.StatusStickerInteractionMessage.StatusStickerType;
+    }
+    namespace StatusStickerInteractionMessage {
+      /** enum Message.StatusStickerInteractionMessage.StatusStickerType: UNKNOWN = 0, REACTION = 1 */
+      type StatusStickerType = 0 | 1;
+    }
+    interface StickerMessage {
+      url?: string;
+      fileSha256?: Uint8Array;
+      fileEncSha256?: Uint8Array;
+      mediaKey?: Uint8Array;
+      mimetype?: string;
+      height?: number;
+      width?: number;
+      directPath?: string;
+      fileLength?: Long64;
+      mediaKeyTimestamp?: Long64;
+      firstFrameLength?: number;
+      firstFrameSidecar?: Uint8Array;
+      isAnimated?: boolean;
+      pngThumbnail?: Uint8Array;
+      contextInfo?: WAProto.ContextInfo;
+      stickerSentTs?: Long64;
+      isAvatar?: boolean;
+      isAiSticker?: boolean;
+      isLottie?: boolean;
+      accessibilityLabel?: string;
+      mediaKeyDomain?: WAProto.Message.MediaKeyDomain;
+    }
+    interface StickerPackMessage {
+      stickerPackId?: string;
+      name?: string;
+      publisher?: string;
+      stickers?: WAProto.Message.StickerPackMessage.Sticker[];
+      fileLength?: Long64;
+      fileSha256?: Uint8Array;
+      fileEncSha256?: Uint8Array;
+      mediaKey?: Uint8Array;
+      directPath?: string;
+      caption?: string;
+      contextInfo?: WAProto.ContextInfo;
+      packDescription?: string;
+      mediaKeyTimestamp?: Long64;
+      trayIconFileName?: string;
+      thumbnailDirectPath?: string;
+      thumbnailSha256?: Uint8Array;
+      thumbnailEncSha256?: Uint8Array;
+      thumbnailHeight?: number;
+      thumbnailWidth?: number;
+      imageDataHash?: string;
+      stickerPackSize?: Long64;
+      stickerPackOrigin?: WAProto.Message.StickerPackMessage.StickerPackOrigin;
+    }
+    namespace StickerPackMessage {
+      interface Sticker {
+        fileName?: string;
+        isAnimated?: boolean;
+        emojis?: string[];
+        accessibilityLabel?: string;
+        isLottie?: boolean;
+        mimetype?: string;
+      }
+      /** enum Message.StickerPackMessage.StickerPackOrigin: FIRST_PARTY = 0, THIRD_PARTY = 1, USER_CREATED = 2 */
+      type StickerPackOrigin = 0 | 1 | 2;
+    }
+    interface StickerSyncRMRMessage {
+      filehash?: string[];
+      rmrSource?: string;
+      requestTimestamp?: Long64;
+    }
+    interface TemplateButtonReplyMessage {
+      selectedId?: string;
+      selectedDisplayText?: string;
+      contextInfo?: WAProto.ContextInfo;
+      selectedIndex?: number;
+      selectedCarouselCardIndex?: number;
+    }
+    interface TemplateMessage {
+      fourRowTemplate?: WAProto.Message.TemplateMessage.FourRowTemplate;
+      hydratedFourRowTemplate?: WAProto.Message.TemplateMessage.HydratedFourRowTemplate;
+      contextInfo?: WAProto.ContextInfo;
+      hydratedTemplate?: WAProto.Message.TemplateMessage.HydratedFourRowTemplate;
+      interactiveMessageTemplate?: WAProto.Message.InteractiveMessage;
+      templateId?: string;
+    }
+    namespace TemplateMessage {
+      interface FourRowTemplate {
+        documentMessage?: WAProto.Message.DocumentMessage;
+        highlyStructuredMessage?: WAProto.Message.HighlyStructuredMessage;
+        imageMessage?: WAProto.Message.ImageMessage;
+        videoMessage?: WAProto.Message.VideoMessage;
+        locationMessage?: WAProto.Message.LocationMessage;
+        content?: WAProto.Message.HighlyStructuredMessage;
+        footer?: WAProto.Message.HighlyStructuredMessage;
+        buttons?: WAProto.TemplateButton[];
+      }
+      interface HydratedFourRowTemplate {
+        documentMessage?: WAProto.Message.DocumentMessage;
+        hydratedTitleText?: string;
+        imageMessage?: WAProto.Message.ImageMessage;
+        videoMessage?: WAProto.Message.VideoMessage;
+        locationMessage?: WAProto.Message.LocationMessage;
+        hydratedContentText?: string;
+        hydratedFooterText?: string;
+        hydratedButtons?: WAProto.HydratedTemplateButton[];
+        templateId?: string;
+        maskLinkedDevices?: boolean;
+      }
+    }
+    interface URLMetadata {
+      fbExperimentId?: number;
+    }
+    interface VideoEndCard {
+      username?: string;
+      caption?: string;
+      thumbnailImageUrl?: string;
+      profilePictureUrl?: string;
+    }
+    interface VideoMessage {
+      url?: string;
+      mimetype?: string;
+      fileSha256?: Uint8Array;
+      fileLength?: Long64;
+      seconds?: number;
+      mediaKey?: Uint8Array;
+      caption?: string;
+      gifPlayback?: boolean;
+      height?: number;
+      width?: number;
+      fileEncSha256?: Uint8Array;
+      interactiveAnnotations?: WAProto.InteractiveAnnotation[];
+      directPath?: string;
+      mediaKeyTimestamp?: Long64;
+      jpegThumbnail?: Uint8Array;
+      contextInfo?: WAProto.ContextInfo;
+      streamingSidecar?: Uint8Array;
+      gifAttribution?: WAProto.Message.VideoMessage.Attribution;
+      viewOnce?: boolean;
+      thumbnailDirectPath?: string;
+      thumbnailSha256?: Uint8Array;
+      thumbnailEncSha256?: Uint8Array;
+      staticUrl?: string;
+      annotations?: WAProto.InteractiveAnnotation[];
+      accessibilityLabel?: string;
+      processedVideos?: WAProto.ProcessedVideo[];
+      externalShareFullVideoDurationInSeconds?: number;
+      motionPhotoPresentationOffsetMs?: Long64;
+      metadataUrl?: string;
+      videoSourceType?: WAProto.Message.VideoMessage.VideoSourceType;
+      mediaKeyDomain?: WAProto.Message.MediaKeyDomain;
+    }
+    namespace VideoMessage {
+      /** enum Message.VideoMessage.Attribution: NONE = 0, GIPHY = 1, TENOR = 2, KLIPY = 3 */
+      type Attribution = 0 | 1 | 2 | 3;
+      /** enum Message.VideoMessage.VideoSourceType: USER_VIDEO = 0, AI_GENERATED = 1 */
+      type VideoSourceType = 0 | 1;
+    }
+  }
+  interface MessageAddOn {
+    messageAddOnType?: WAProto.MessageAddOn.MessageAddOnType;
+    messageAddOn?: WAProto.Message;
+    senderTimestampMs?: Long64;
+    serverTimestampMs?: Long64;
+    status?: WAProto.WebMessageInfo.Status;
+    addOnContextInfo?: WAProto.MessageAddOnContextInfo;
+    messageAddOnKey?: WAProto.MessageKey;
+    legacyMessage?: WAProto.LegacyMessage;
+  }
+  namespace MessageAddOn {
+    /** enum MessageAddOn.MessageAddOnType: UNDEFINED = 0, REACTION = 1, EVENT_RESPONSE = 2, POLL_UPDATE = 3, PIN_IN_CHAT = 4 */
+    type MessageAddOnType = 0 | 1 | 2 | 3 | 4;
+  }
+  interface MessageAddOnContextInfo {
+    messageAddOnDurationInSecs?: number;
+    messageAddOnExpiryType?: WAProto.MessageContextInfo.MessageAddonExpiryType;
+  }
+  interface MessageAssociation {
+    associationType?: WAProto.MessageAssociation.AssociationType;
+    parentMessageKey?: WAProto.MessageKey;
+    messageIndex?: number;
+  }
+  namespace MessageAssociation {
+    /** enum MessageAssociation.AssociationType: UNKNOWN = 0, MEDIA_ALBUM = 1, BOT_PLUGIN = 2, EVENT_COVER_IMAGE = 3, STATUS_POLL = 4, HD_VIDEO_DUAL_UPLOAD = 5, STATUS_EXTERNAL_RESHARE = 6, MEDIA_POLL = 7, STATUS_ADD_YOURS = 8, STATUS_NOTIFICATION = 9, HD_IMAGE_DUAL_UPLOAD = 10, STICKER_ANNOTATION = 11, MOTION_PHOTO = 12, STATUS_LINK_ACTION = 13, VIEW_ALL_REPLIES = 14, STATUS_ADD_YOURS_AI_IMAGINE = 15, STATUS_QUESTION = 16, STATUS_ADD_YOURS_DIWALI = 17, STATUS_REACTION = 18, HEVC_VIDEO_DUAL_UPLOAD = 19 */
+    type AssociationType = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19;
+  }
+  interface MessageContextInfo {
+    deviceListMetadata?: WAProto.DeviceListMetadata;
+    deviceListMetadataVersion?: number;
+    messageSecret?: Uint8Array;
+    paddingBytes?: Uint8Array;
+    messageAddOnDurationInSecs?: number;
+    botMessageSecret?: Uint8Array;
+    botMetadata?: WAProto.BotMetadata;
+    reportingTokenVersion?: number;
+    messageAddOnExpiryType?: WAProto.MessageContextInfo.MessageAddonExpiryType;
+    messageAssociation?: WAProto.MessageAssociation;
+    capiCreatedGroup?: boolean;
+    supportPayload?: string;
+    limitSharing?: WAProto.LimitSharing;
+    limitSharingV2?: WAProto.LimitSharing;
+    threadId?: WAProto.ThreadID[];
+    weblinkRenderConfig?: WAProto.WebLinkRenderConfig;
+  }
+  namespace MessageContextInfo {
+    /** enum MessageContextInfo.MessageAddonExpiryType: STATIC = 1, DEPENDENT_ON_PARENT = 2 */
+    type MessageAddonExpiryType = 1 | 2;
+  }
+  interface MessageKey {
+    remoteJid?: string;
+    fromMe?: boolean;
+    id?: string;
+    participant?: string;
+  }
+  interface MessageSecretMessage {
+    version?: number;
+    encIv?: Uint8Array;
+    encPayload?: Uint8Array;
+  }
+  interface Money {
+    value?: Long64;
+    offset?: number;
+    currencyCode?: string;
+  }
+  interface MsgOpaqueData {
+    body?: string;
+    caption?: string;
+    lng?: number;
+    isLive?: boolean;
+    lat?: number;
+    paymentAmount1000?: number;
+    paymentNoteMsgBody?: string;
+    matchedText?: string;
+    title?: string;
+    description?: string;
+    futureproofBuffer?: Uint8Array;
+    clientUrl?: string;
+    loc?: string;
+    pollName?: string;
+    pollOptions?: WAProto.MsgOpaqueData.PollOption[];
+    pollSelectableOptionsCount?: number;
+    messageSecret?: Uint8Array;
+    senderTimestampMs?: Long64;
+    pollUpdateParentKey?: string;
+    encPollVote?: WAProto.PollEncValue;
+    encReactionTargetMessageKey?: string;
+    encReactionEncPayload?: Uint8Array;
+    encReactionEncIv?: Uint8Array;
+    isSentCagPollCreation?: boolean;
+    botMessageSecret?: Uint8Array;
+    targetMessageKey?: string;
+    encPayload?: Uint8Array;
+    encIv?: Uint8Array;
+    eventName?: string;
+    isEventCanceled?: boolean;
+    eventDescription?: string;
+    eventJoinLink?: string;
+    eventStartTime?: Long64;
+    eventLocation?: WAProto.MsgOpaqueData.EventLocation;
+    eventEndTime?: Long64;
+    pollVotesSnapshot?: WAProto.MsgOpaqueData.PollVotesSnapshot;
+    pollContentType?: WAProto.MsgOpaqueData.PollContentType;
+    plainProtobufBytes?: Uint8Array;
+    eventIsScheduledCall?: boolean;
+    eventExtraGuestsAllowed?: boolean;
+    pollType?: WAProto.MsgOpaqueData.PollType;
+    correctOptionIndex?: number;
+    originalSelfAuthor?: string;
+  }
+  namespace MsgOpaqueData {
+    interface EventLocation {
+      degreesLatitude?: number;
+      degreesLongitude?: number;
+      name?: string;
+      address?: string;
+      url?: string;
+      jpegThumbnail?: Uint8Array;
+    }
+    /** enum MsgOpaqueData.PollContentType: UNKNOWN = 0, TEXT = 1, IMAGE = 2 */
+    type PollContentType = 0 | 1 | 2;
+    interface PollOption {
+      name?: string;
+      hash?: string;
+    }
+    /** enum MsgOpaqueData.PollType: POLL = 0, QUIZ = 1 */
+    type PollType = 0 | 1;
+    interface PollVoteSnapshot {
+      option?: WAProto.MsgOpaqueData.PollOption;
+      optionVoteCount?: number;
+    }
+    interface PollVotesSnapshot {
+      pollVotes?: WAProto.MsgOpaqueData.PollVoteSnapshot[];
+    }
+  }
+  interface MsgRowOpaqueData {
+    currentMsg?: WAProto.MsgOpaqueData;
+    quotedMsg?: WAProto.MsgOpaqueData;
+  }
+  /** enum MutationProps: STAR_ACTION = 2, CONTACT_ACTION = 3, MUTE_ACTION = 4, PIN_ACTION = 5, SECURITY_NOTIFICATION_SETTING = 6, PUSH_NAME_SETTING = 7, QUICK_REPLY_ACTION = 8, RECENT_EMOJI_WEIGHTS_ACTION = 11, LABEL_MESSAGE_ACTION = 13, LABEL_EDIT_ACTION = 14, LABEL_ASSOCIATION_ACTION = 15, LOCALE_SETTING = 16, ARCHIVE_CHAT_ACTION = 17, DELETE_MESSAGE_FOR_ME_ACTION = 18, KEY_EXPIRATION = 19, MARK_CHAT_AS_READ_ACTION = 20, CLEAR_CHAT_ACTION = 21, DELETE_CHAT_ACTION = 22, UNARCHIVE_CHATS_SETTING = 23, PRIMARY_FEATURE = 24, ANDROID_UNSUPPORTED_ACTIONS = 26, AGENT_ACTION = 27, SUBSCRIPTION_ACTION = 28, USER_STATUS_MUTE_ACTION = 29, TIME_FORMAT_ACTION = 30, NUX_ACTION = 31, PRIMARY_VERSION_ACTION = 32, STICKER_ACTION = 33, REMOVE_RECENT_STICKER_ACTION = 34, CHAT_ASSIGNMENT = 35, CHAT_ASSIGNMENT_OPENED_STATUS = 36, PN_FOR_LID_CHAT_ACTION = 37, MARKETING_MESSAGE_ACTION = 38, MARKETING_MESSAGE_BROADCAST_ACTION = 39, EXTERNAL_WEB_BETA_ACTION = 40, PRIVACY_SETTING_RELAY_ALL_CALLS = 41, CALL_LOG_ACTION = 42, UGC_BOT = 43, STATUS_PRIVACY = 44, BOT_WELCOME_REQUEST_ACTION = 45, DELETE_INDIVIDUAL_CALL_LOG = 46, LABEL_REORDERING_ACTION = 47, PAYMENT_INFO_ACTION = 48, CUSTOM_PAYMENT_METHODS_ACTION = 49, LOCK_CHAT_ACTION = 50, CHAT_LOCK_SETTINGS = 51, WAMO_USER_IDENTIFIER_ACTION = 52, PRIVACY_SETTING_DISABLE_LINK_PREVIEWS_ACTION = 53, DEVICE_CAPABILITIES = 54, NOTE_EDIT_ACTION = 55, FAVORITES_ACTION = 56, MERCHANT_PAYMENT_PARTNER_ACTION = 57, WAFFLE_ACCOUNT_LINK_STATE_ACTION = 58, USERNAME_CHAT_START_MODE = 59, NOTIFICATION_ACTIVITY_SETTING_ACTION = 60, LID_CONTACT_ACTION = 61, CTWA_PER_CUSTOMER_DATA_SHARING_ACTION = 62, PAYMENT_TOS_ACTION = 63, PRIVACY_SETTING_CHANNELS_PERSONALISED_RECOMMENDATION_ACTION = 64, BUSINESS_BROADCAST_ASSOCIATION_ACTION = 65, DETECTED_OUTCOMES_STATUS_ACTION = 66, MAIBA_AI_FEATURES_CONTROL_ACTION = 68, BUSINESS_BROADCAST_LIST_ACTION = 69, MUSIC_USER_ID_ACTION = 70, STATUS_POST_OPT_IN_NOTIFICATION_PREFERENCES_ACTION = 71, AVATAR_UPDATED_ACTION = 72, GALAXY_FLOW_ACTION = 73, PRIVATE_PROCESSING_SETTING_ACTION = 74, NEWSLETTER_SAVED_INTERESTS_ACTION = 75, AI_THREAD_RENAME_ACTION = 76, INTERACTIVE_MESSAGE_ACTION = 77, SHARE_OWN_PN = 10001, BUSINESS_BROADCAST_ACTION = 10002 */
+  type MutationProps = 2 | 3 | 4 | 5 | 6 | 7 | 8 | 11 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 26 | 27 | 28 | 29 | 30 | 31 | 32 | 33 | 34 | 35 | 36 | 37 | 38 | 39 | 40 | 41 | 42 | 43 | 44 | 45 | 46 | 47 | 48 | 49 | 50 | 51 | 52 | 53 | 54 | 55 | 56 | 57 | 58 | 59 | 60 | 61 | 62 | 63 | 64 | 65 | 66 | 68 | 69 | 70 | 71 | 72 | 73 | 74 | 75 | 76 | 77 | 10001 | 10002;
+  interface NoiseCertificate {
+    details?: Uint8Array;
+    signature?: Uint8Array;
+  }
+  namespace NoiseCertificate {
+    interface Details {
+      serial?: number;
+      issuer?: string;
+      expires?: Long64;
+      subject?: string;
+      key?: Uint8Array;
+    }
+  }
+  interface NotificationMessageInfo {
+    key?: WAProto.MessageKey;
+    message?: WAProto.Message;
+    messageTimestamp?: Long64;
+    participant?: string;
+  }
+  interface NotificationSettings {
+    messageVibrate?: string;
+    messagePopup?: string;
+    messageLight?: string;
+    lowPriorityNotifications?: boolean;
+    reactionsMuted?: boolean;
+    callVibrate?: string;
+  }
+  interface PairingRequest {
+    companionPublicKey?: Uint8Array;
+    companionIdentityKey?: Uint8Array;
+    advSecret?: Uint8Array;
+  }
+  interface PastParticipant {
+    userJid?: string;
+    leaveReason?: WAProto.PastParticipant.LeaveReason;
+    leaveTs?: Long64;
+  }
+  namespace PastParticipant {
+    /** enum PastParticipant.LeaveReason: LEFT = 0, REMOVED = 1 */
+    type LeaveReason = 0 | 1;
+  }
+  interface PastParticipants {
+    groupJid?: string;
+    pastParticipants?: WAProto.PastParticipant[];
+  }
+  interface PatchDebugData {
+    currentLthash?: Uint8Array;
+    newLthash?: Uint8Array;
+    patchVersion?: Uint8Array;
+    collectionName?: Uint8Array;
+    firstFourBytesFromAHashOfSnapshotMacKey?: Uint8Array;
+    newLthashSubtract?: Uint8Array;
+    numberAdd?: number;
+    numberRemove?: number;
+    numberOverride?: number;
+    senderPlatform?: WAProto.PatchDebugData.Platform;
+    isSenderPrimary?: boolean;
+  }
+  namespace PatchDebugData {
+    /** enum PatchDebugData.Platform: ANDROID = 0, SMBA = 1, IPHONE = 2, SMBI = 3, WEB = 4, UWP = 5, DARWIN = 6, IPAD = 7, WEAROS = 8, WASG = 9, WEARM = 10, CAPI = 11 */
+    type Platform = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11;
+  }
+  interface PaymentBackground {
+    id?: string;
+    fileLength?: Long64;
+    width?: number;
+    height?: number;
+    mimetype?: string;
+    placeholderArgb?: number;
+    textArgb?: number;
+    subtextArgb?: number;
+    mediaData?: WAProto.PaymentBackground.MediaData;
+    type?: WAProto.PaymentBackground.Type;
+  }
+  namespace PaymentBackground {
+    interface MediaData {
+      mediaKey?: Uint8Array;
+      mediaKeyTimestamp?: Long64;
+      fileSha256?: Uint8Array;
+      fileEncSha256?: Uint8Array;
+      directPath?: string;
+    }
+    /** enum PaymentBackground.Type: UNKNOWN = 0, DEFAULT = 1 */
+    type Type = 0 | 1;
+  }
+  interface PaymentInfo {
+    currencyDeprecated?: WAProto.PaymentInfo.Currency;
+    amount1000?: Long64;
+    receiverJid?: string;
+    status?: WAProto.PaymentInfo.Status;
+    transactionTimestamp?: Long64;
+    requestMessageKey?: WAProto.MessageKey;
+    expiryTimestamp?: Long64;
+    futureproofed?: boolean;
+    currency?: string;
+    txnStatus?: WAProto.PaymentInfo.TxnStatus;
+    useNoviFiatFormat?: boolean;
+    primaryAmount?: WAProto.Money;
+    exchangeAmount?: WAProto.Money;
+  }
+  namespace PaymentInfo {
+    /** enum PaymentInfo.Currency: UNKNOWN_CURRENCY = 0, INR = 1 */
+    type Currency = 0 | 1;
+    /** enum PaymentInfo.Status: UNKNOWN_STATUS = 0, PROCESSING = 1, SENT = 2, NEED_TO_ACCEPT = 3, COMPLETE = 4, COULD_NOT_COMPLETE = 5, REFUNDED = 6, EXPIRED = 7, REJECTED = 8, CANCELLED = 9, WAITING_FOR_PAYER = 10, WAITING = 11 */
+    type Status = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11;
+    /** enum PaymentInfo.TxnStatus: UNKNOWN = 0, PENDING_SETUP = 1, PENDING_RECEIVER_SETUP = 2, INIT = 3, SUCCESS = 4, COMPLETED = 5, FAILED = 6, FAILED_RISK = 7, FAILED_PROCESSING = 8, FAILED_RECEIVER_PROCESSING = 9, FAILED_DA = 10, FAILED_DA_FINAL = 11, REFUNDED_TXN = 12, REFUND_FAILED = 13, REFUND_FAILED_PROCESSING = 14, REFUND_FAILED_DA = 15, EXPIRED_TXN = 16, AUTH_CANCELED = 17, AUTH_CANCEL_FAILED_PROCESSING = 18, AUTH_CANCEL_FAILED = 19, COLLECT_INIT = 20, COLLECT_SUCCESS = 21, COLLECT_FAILED = 22, COLLECT_FAILED_RISK = 23, COLLECT_REJECTED = 24, COLLECT_EXPIRED = 25, COLLECT_CANCELED = 26, COLLECT_CANCELLING = 27, IN_REVIEW = 28, REVERSAL_SUCCESS = 29, REVERSAL_PENDING = 30, REFUND_PENDING = 31 */
+    type TxnStatus = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28 | 29 | 30 | 31;
+  }
+  interface PhoneNumberToLIDMapping {
+    pnJid?: string;
+    lidJid?: string;
+  }
+  interface PhotoChange {
+    oldPhoto?: Uint8Array;
+    newPhoto?: Uint8Array;
+    newPhotoId?: number;
+  }
+  interface PinInChat {
+    type?: WAProto.PinInChat.Type;
+    key?: WAProto.MessageKey;
+    senderTimestampMs?: Long64;
+    serverTimestampMs?: Long64;
+    messageAddOnContextInfo?: WAProto.MessageAddOnContextInfo;
+  }
+  namespace PinInChat {
+    /** enum PinInChat.Type: UNKNOWN_TYPE = 0, PIN_FOR_ALL = 1, UNPIN_FOR_ALL = 2 */
+    type Type = 0 | 1 | 2;
+  }
+  interface Point {
+    xDeprecated?: number;
+    yDeprecated?: number;
+    x?: number;
+    y?: number;
+  }
+  interface PollAdditionalMetadata {
+    pollInvalidated?: boolean;
+  }
+  interface PollEncValue {
+    encPayload?: Uint8Array;
+    encIv?: Uint8Array;
+  }
+  interface PollUpdate {
+    pollUpdateMessageKey?: WAProto.MessageKey;
+    vote?: WAProto.Message.PollVoteMessage;
+    senderTimestampMs?: Long64;
+    serverTimestampMs?: Long64;
+    unread?: boolean;
+  }
+  interface PreKeyRecordStructure {
+    id?: number;
+    publicKey?: Uint8Array;
+    privateKey?: Uint8Array;
+  }
+  interface PreKeySignalMessage {
+    preKeyId?: number;
+    baseKey?: Uint8Array;
+    identityKey?: Uint8Array;
+    message?: Uint8Array;
+    registrationId?: number;
+    signedPreKeyId?: number;
+  }
+  interface PremiumMessageInfo {
+    serverCampaignId?: string;
+  }
+  interface PrimaryEphemeralIdentity {
+    publicKey?: Uint8Array;
+    nonce?: Uint8Array;
+  }
+  /** enum PrivacySystemMessage: E2EE_MSG = 1, NE2EE_SELF = 2, NE2EE_OTHER = 3 */
+  type PrivacySystemMessage = 1 | 2 | 3;
+  interface ProcessedVideo {
+    directPath?: string;
+    fileSha256?: Uint8Array;
+    height?: number;
+    width?: number;
+    fileLength?: Long64;
+    bitrate?: number;
+    quality?: WAProto.ProcessedVideo.VideoQuality;
+    capabilities?: string[];
+  }
+  namespace ProcessedVideo {
+    /** enum ProcessedVideo.VideoQuality: UNDEFINED = 0, LOW = 1, MID = 2, HIGH = 3 */
+    type VideoQuality = 0 | 1 | 2 | 3;
+  }
+  interface ProloguePayload {
+    companionEphemeralIdentity?: Uint8Array;
+    commitment?: WAProto.CompanionCommitment;
+  }
+  interface Pushname {
+    id?: string;
+    pushname?: string;
+  }
+  interface QuarantinedMessage {
+    originalData?: Uint8Array;
+    extractedText?: string;
+  }
+  interface Reaction {
+    key?: WAProto.MessageKey;
+    text?: string;
+    groupingKey?: string;
+    senderTimestampMs?: Long64;
+    unread?: boolean;
+  }
+  interface RecentEmojiWeight {
+    emoji?: string;
+    weight?: number;
+  }
+  interface RecordStructure {
+    currentSession?: WAProto.SessionStructure;
+    previousSessions?: WAProto.SessionStructure[];
+  }
+  interface Reportable {
+    minVersion?: number;
+    maxVersion?: number;
+    notReportableMinVersion?: number;
+    never?: boolean;
+  }
+  interface ReportingTokenInfo {
+    reportingTag?: Uint8Array;
+  }
+  interface SenderKeyDistributionMessage {
+    id?: number;
+    iteration?: number;
+    chainKey?: Uint8Array;
+    signingKey?: Uint8Array;
+  }
+  interface SenderKeyMessage {
+    id?: number;
+    iteration?: number;
+    ciphertext?: Uint8Array;
+  }
+  interface SenderKeyRecordStructure {
+    senderKeyStates?: WAProto.SenderKeyStateStructure[];
+  }
+  interface SenderKeyStateStructure {
+    senderKeyId?: number;
+    senderChainKey?: WAProto.SenderKeyStateStructure.SenderChainKey;
+    senderSigningKey?: WAProto.SenderKeyStateStructure.SenderSigningKey;
+    senderMessageKeys?: WAProto.SenderKeyStateStructure.SenderMessageKey[];
+  }
+  namespace SenderKeyStateStructure {
+    interface SenderChainKey {
+      iteration?: number;
+      seed?: Uint8Array;
+    }
+    interface SenderMessageKey {
+      iteration?: number;
+      seed?: Uint8Array;
+    }
+    interface SenderSigningKey {
+      public?: Uint8Array;
+      private?: Uint8Array;
+    }
+  }
+  interface ServerErrorReceipt {
+    stanzaId?: string;
+  }
+  interface SessionStructure {
+    sessionVersion?: number;
+    localIdentityPublic?: Uint8Array;
+    remoteIdentityPublic?: Uint8Array;
+    rootKey?: Uint8Array;
+    previousCounter?: number;
+    senderChain?: WAProto.SessionStructure.Chain;
+    receiverChains?: WAProto.SessionStructure.Chain[];
+    pendingKeyExchange?: WAProto.SessionStructure.PendingKeyExchange;
+    pendingPreKey?: WAProto.SessionStructure.PendingPreKey;
+    remoteRegistrationId?: number;
+    localRegistrationId?: number;
+    needsRefresh?: boolean;
+    aliceBaseKey?: Uint8Array;
+  }
+  namespace SessionStructure {
+    interface Chain {
+      senderRatchetKey?: Uint8Array;
+      senderRatchetKeyPrivate?: Uint8Array;
+      chainKey?: WAProto.SessionStructure.Chain.ChainKey;
+      messageKeys?: WAProto.SessionStructure.Chain.MessageKey[];
+    }
+    namespace Chain {
+      interface ChainKey {
+        index?: number;
+        key?: Uint8Array;
+      }
+      interface MessageKey {
+        index?: number;
+        cipherKey?: Uint8Array;
+        macKey?: Uint8Array;
+        iv?: Uint8Array;
+      }
+    }
+    interface PendingKeyExchange {
+      sequence?: number;
+      localBaseKey?: Uint8Array;
+      localBaseKeyPrivate?: Uint8Array;
+      localRatchetKey?: Uint8Array;
+      localRatchetKeyPrivate?: Uint8Array;
+      localIdentityKey?: Uint8Array;
+      localIdentityKeyPrivate?: Uint8Array;
+    }
+    interface PendingPreKey {
+      preKeyId?: number;
+      baseKey?: Uint8Array;
+      signedPreKeyId?: number;
+    }
+  }
+  interface SessionTransparencyMetadata {
+    disclaimerText?: string;
+    hcaId?: string;
+    sessionTransparencyType?: WAProto.SessionTransparencyType;
+  }
+  /** enum SessionTransparencyType: UNKNOWN_TYPE = 0, NY_AI_SAFETY_DISCLAIMER = 1 */
+  type SessionTransparencyType = 0 | 1;
+  interface SignalMessage {
+    ratchetKey?: Uint8Array;
+    counter?: number;
+    previousCounter?: number;
+    ciphertext?: Uint8Array;
+  }
+  interface SignedPreKeyRecordStructure {
+    id?: number;
+    publicKey?: Uint8Array;
+    privateKey?: Uint8Array;
+    signature?: Uint8Array;
+    timestamp?: Long64;
+  }
+  interface StatusAttribution {
+    type?: WAProto.StatusAttribution.Type;
+    actionUrl?: string;
+    statusReshare?: WAProto.StatusAttribution.StatusReshare;
+    externalShare?: WAProto.StatusAttribution.ExternalShare;
+    music?: WAProto.StatusAttribution.Music;
+    groupStatus?: WAProto.StatusAttribution.GroupStatus;
+    rlAttribution?: WAProto.StatusAttribution.RLAttribution;
+    aiCreatedAttribution?: WAProto.StatusAttribution.AiCreatedAttribution;
+  }
+  namespace StatusAttribution {
+    interface AiCreatedAttribution {
+      source?: WAProto.StatusAttribution.AiCreatedAttribution.Source;
+    }
+    namespace AiCreatedAttribution {
+      /** enum StatusAttribution.AiCreatedAttribution.Source: UNKNOWN = 0, STATUS_MIMICRY = 1 */
+      type Source = 0 | 1;
+    }
+    interface ExternalShare {
+      actionUrl?: string;
+      source?: WAProto.StatusAttribution.ExternalShare.Source;
+      duration?: number;
+      actionFallbackUrl?: string;
+    }
+    namespace ExternalShare {
+      /** enum StatusAttribution.ExternalShare.Source: UNKNOWN = 0, INSTAGRAM = 1, FACEBOOK = 2, MESSENGER = 3, SPOTIFY = 4, YOUTUBE = 5, PINTEREST = 6, THREADS = 7, APPLE_MUSIC = 8, SHARECHAT = 9, GOOGLE_PHOTOS = 10 */
+      type Source = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10;
+    }
+    interface GroupStatus {
+      authorJid?: string;
+    }
+    interface Music {
+      authorName?: string;
+      songId?: string;
+      title?: string;
+      author?: string;
+      artistAttribution?: string;
+      isExplicit?: boolean;
+    }
+    interface RLAttribution {
+      source?: WAProto.StatusAttribution.RLAttribution.Source;
+    }
+    namespace RLAttribution {
+      /** enum StatusAttribution.RLAttribution.Source: UNKNOWN = 0, RAY_BAN_META_GLASSES = 1, OAKLEY_META_GLASSES = 2, HYPERNOVA_GLASSES = 3 */
+      type Source = 0 | 1 | 2 | 3;
+    }
+    interface StatusReshare {
+      source?: WAProto.StatusAttribution.StatusReshare.Source;
+      metadata?: WAProto.StatusAttribution.StatusReshare.Metadata;
+    }
+    namespace StatusReshare {
+      interface Metadata {
+        duration?: number;
+        channelJid?: string;
+        channelMessageId?: number;
+        hasMultipleReshares?: boolean;
+      }
+      /** enum StatusAttribution.StatusReshare.Source: UNKNOWN = 0, INTERNAL_RESHARE = 1, MENTION_RESHARE = 2, CHANNEL_RESHARE = 3, FORWARD = 4 */
+      type Source = 0 | 1 | 2 | 3 | 4;
+    }
+    /** enum StatusAttribution.Type: UNKNOWN = 0, RESHARE = 1, EXTERNAL_SHARE = 2, MUSIC = 3, STATUS_MENTION = 4, GROUP_STATUS = 5, RL_ATTRIBUTION = 6, AI_CREATED = 7, LAYOUTS = 8 */
+    type Type = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
+  }
+  interface StatusMentionMessage {
+    quotedStatus?: WAProto.Message;
+  }
+  interface StatusPSA {
+    campaignId?: Long64;
+    campaignExpirationTimestamp?: Long64;
+  }
+  interface StickerMetadata {
+    url?: string;
+    fileSha256?: Uint8Array;
+    fileEncSha256?: Uint8Array;
+    mediaKey?: Uint8Array;
+    mimetype?: string;
+    height?: number;
+    width?: number;
+    directPath?: string;
+    fileLength?: Long64;
+    weight?: number;
+    lastStickerSentTs?: Long64;
+    isLottie?: boolean;
+    imageHash?: string;
+    isAvatarSticker?: boolean;
+  }
+  interface SyncActionData {
+    index?: Uint8Array;
+    value?: WAProto.SyncActionValue;
+    padding?: Uint8Array;
+    version?: number;
+  }
+  interface SyncActionValue {
+    timestamp?: Long64;
+    starAction?: WAProto.SyncActionValue.StarAction;
+    contactAction?: WAProto.SyncActionValue.ContactAction;
+    muteAction?: WAProto.SyncActionValue.MuteAction;
+    pinAction?: WAProto.SyncActionValue.PinAction;
+    pushNameSetting?: WAProto.SyncActionValue.PushNameSetting;
+    quickReplyAction?: WAProto.SyncActionValue.QuickReplyAction;
+    recentEmojiWeightsAction?: WAProto.SyncActionValue.RecentEmojiWeightsAction;
+    labelEditAction?: WAProto.SyncActionValue.LabelEditAction;
+    labelAssociationAction?: WAProto.SyncActionValue.LabelAssociationAction;
+    localeSetting?: WAProto.SyncActionValue.LocaleSetting;
+    archiveChatAction?: WAProto.SyncActionValue.ArchiveChatAction;
+    deleteMessageForMeAction?: WAProto.SyncActionValue.DeleteMessageForMeAction;
+    keyExpiration?: WAProto.SyncActionValue.KeyExpiration;
+    markChatAsReadAction?: WAProto.SyncActionValue.MarkChatAsReadAction;
+    clearChatAction?: WAProto.SyncActionValue.ClearChatAction;
+    deleteChatAction?: WAProto.SyncActionValue.DeleteChatAction;
+    unarchiveChatsSetting?: WAProto.SyncActionValue.UnarchiveChatsSetting;
+    primaryFeature?: WAProto.SyncActionValue.PrimaryFeature;
+    androidUnsupportedActions?: WAProto.SyncActionValue.AndroidUnsupportedActions;
+    agentAction?: WAProto.SyncActionValue.AgentAction;
+    subscriptionAction?: WAProto.SyncActionValue.SubscriptionAction;
+    userStatusMuteAction?: WAProto.SyncActionValue.UserStatusMuteAction;
+    timeFormatAction?: WAProto.SyncActionValue.TimeFormatAction;
+    nuxAction?: WAProto.SyncActionValue.NuxAction;
+    primaryVersionAction?: WAProto.SyncActionValue.PrimaryVersionAction;
+    stickerAction?: WAProto.SyncActionValue.StickerAction;
+    removeRecentStickerAction?: WAProto.SyncActionValue.RemoveRecentStickerAction;
+    chatAssignment?: WAProto.SyncActionValue.ChatAssignmentAction;
+    chatAssignmentOpenedStatus?: WAProto.SyncActionValue.ChatAssignmentOpenedStatusAction;
+    pnForLidChatAction?: WAProto.SyncActionValue.PnForLidChatAction;
+    marketingMessageAction?: WAProto.SyncActionValue.MarketingMessageAction;
+    marketingMessageBroadcastAction?: WAProto.SyncActionValue.MarketingMessageBroadcastAction;
+    externalWebBetaAction?: WAProto.SyncActionValue.ExternalWebBetaAction;
+    privacySettingRelayAllCalls?: WAProto.SyncActionValue.PrivacySettingRelayAllCalls;
+    callLogAction?: WAProto.SyncActionValue.CallLogAction;
+    ugcBot?: WAProto.SyncActionValue.UGCBot;
+    statusPrivacy?: WAProto.SyncActionValue.StatusPrivacyAction;
+    botWelcomeRequestAction?: WAProto.SyncActionValue.BotWelcomeRequestAction;
+    deleteIndividualCallLog?: WAProto.SyncActionValue.DeleteIndividualCallLogAction;
+    labelReorderingAction?: WAProto.SyncActionValue.LabelReorderingAction;
+    paymentInfoAction?: WAProto.SyncActionValue.PaymentInfoAction;
+    customPaymentMethodsAction?: WAProto.SyncActionValue.CustomPaymentMethodsAction;
+    lockChatAction?: WAProto.SyncActionValue.LockChatAction;
+    chatLockSettings?: WAProto.ChatLockSettings;
+    wamoUserIdentifierAction?: WAProto.SyncActionValue.WamoUserIdentifierAction;
+    privacySettingDisableLinkPreviewsAction?: WAProto.SyncActionValue.PrivacySettingDisableLinkPreviewsAction;
+    deviceCapabilities?: WAProto.DeviceCapabilities;
+    noteEditAction?: WAProto.SyncActionValue.NoteEditAction;
+    favoritesAction?: WAProto.SyncActionValue.FavoritesAction;
+    merchantPaymentPartnerAction?: WAProto.SyncActionValue.MerchantPaymentPartnerAction;
+    waffleAccountLinkStateAction?: WAProto.SyncActionValue.WaffleAccountLinkStateAction;
+    usernameChatStartMode?: WAProto.SyncActionValue.UsernameChatStartModeAction;
+    notificationActivitySettingAction?: WAProto.SyncActionValue.NotificationActivitySettingAction;
+    lidContactAction?: WAProto.SyncActionValue.LidContactAction;
+    ctwaPerCustomerDataSharingAction?: WAProto.SyncActionValue.CtwaPerCustomerDataSharingAction;
+    paymentTosAction?: WAProto.SyncActionValue.PaymentTosAction;
+    privacySettingChannelsPersonalisedRecommendationAction?: WAProto.SyncActionValue.PrivacySettingChannelsPersonalisedRecommendationAction;
+    businessBroadcastAssociationAction?: WAProto.SyncActionValue.BusinessBroadcastAssociationAction;
+    detectedOutcomesStatusAction?: WAProto.SyncActionValue.DetectedOutcomesStatusAction;
+    maibaAiFeaturesControlAction?: WAProto.SyncActionValue.MaibaAIFeaturesControlAction;
+    businessBroadcastListAction?: WAProto.SyncActionValue.BusinessBroadcastListAction;
+    musicUserIdAction?: WAProto.SyncActionValue.MusicUserIdAction;
+    statusPostOptInNotificationPreferencesAction?: WAProto.SyncActionValue.StatusPostOptInNotificationPreferencesAction;
+    avatarUpdatedAction?: WAProto.SyncActionValue.AvatarUpdatedAction;
+    privateProcessingSettingAction?: WAProto.SyncActionValue.PrivateProcessingSettingAction;
+    newsletterSavedInterestsAction?: WAProto.SyncActionValue.NewsletterSavedInterestsAction;
+    aiThreadRenameAction?: WAProto.SyncActionValue.AiThreadRenameAction;
+    interactiveMessageAction?: WAProto.SyncActionValue.InteractiveMessageAction;
+  }
+  namespace SyncActionValue {
+    interface AgentAction {
+      name?: string;
+      deviceID?: number;
+      isDeleted?: boolean;
+    }
+    interface AiThreadRenameAction {
+      newTitle?: string;
+    }
+    interface AndroidUnsupportedActions {
+      allowed?: boolean;
+    }
+    interface ArchiveChatAction {
+      archived?: boolean;
+      messageRange?: WAProto.SyncActionValue.SyncActionMessageRange;
+    }
+    interface AvatarUpdatedAction {
+      eventType?: WAProto.SyncActionValue.AvatarUpdatedAction.AvatarEventType;
+      recentAvatarStickers?: WAProto.SyncActionValue.StickerAction[];
+    }
+    namespace AvatarUpdatedAction {
+      /** enum SyncActionValue.AvatarUpdatedAction.AvatarEventType: UPDATED = 0, CREATED = 1, DELETED = 2 */
+      type AvatarEventType = 0 | 1 | 2;
+    }
+    interface BotWelcomeRequestAction {
+      isSent?: boolean;
+    }
+    interface BroadcastListParticipant {
+      lidJid?: string;
+      pnJid?: string;
+    }
+    interface BusinessBroadcastAssociationAction {
+      deleted?: boolean;
+    }
+    interface BusinessBroadcastListAction {
+      deleted?: boolean;
+      participants?: WAProto.SyncActionValue.BroadcastListParticipant[];
+      listName?: string;
+    }
+    interface CallLogAction {
+      callLogRecord?: WAProto.CallLogRecord;
+    }
+    interface ChatAssignmentAction {
+      deviceAgentID?: string;
+    }
+    interface ChatAssignmentOpenedStatusAction {
+      chatOpened?: boolean;
+    }
+    interface ClearChatAction {
+      messageRange?: WAProto.SyncActionValue.SyncActionMessageRange;
+    }
+    interface ContactAction {
+      fullName?: string;
+      firstName?: string;
+      lidJid?: string;
+      saveOnPrimaryAddressbook?: boolean;
+      pnJid?: string;
+      username?: string;
+    }
+    interface CtwaPerCustomerDataSharingAction {
+      isCtwaPerCustomerDataSharingEnabled?: boolean;
+    }
+    interface CustomPaymentMethod {
+      credentialId?: string;
+      country?: string;
+      type?: string;
+      metadata?: WAProto.SyncActionValue.CustomPaymentMethodMetadata[];
+    }
+    interface CustomPaymentMethodMetadata {
+      key?: string;
+      value?: string;
+    }
+    interface CustomPaymentMethodsAction {
+      customPaymentMethods?: WAProto.SyncActionValue.CustomPaymentMethod[];
+    }
+    interface DeleteChatAction {
+      messageRange?: WAProto.SyncActionValue.SyncActionMessageRange;
+    }
+    interface DeleteIndividualCallLogAction {
+      peerJid?: string;
+      isIncoming?: boolean;
+    }
+    interface DeleteMessageForMeAction {
+      deleteMedia?: boolean;
+      messageTimestamp?: Long64;
+    }
+    interface DetectedOutcomesStatusAction {
+      isEnabled?: boolean;
+    }
+    interface ExternalWebBetaAction {
+      isOptIn?: boolean;
+    }
+    interface FavoritesAction {
+      favorites?: WAProto.SyncActionValue.FavoritesAction.Favorite[];
+    }
+    namespace FavoritesAction {
+      interface Favorite {
+        id?: string;
+      }
+    }
+    interface InteractiveMessageAction {
+      type?: WAProto.SyncActionValue.InteractiveMessageAction.InteractiveMessageActionMode;
+    }
+    namespace InteractiveMessageAction {
+      /** enum SyncActionValue.InteractiveMessageAction.InteractiveMessageActionMode: DISABLE_CTA = 1 */
+      type InteractiveMessageActionMode = 1;
+    }
+    interface KeyExpiration {
+      expiredKeyEpoch?: number;
+    }
+    interface LabelAssociationAction {
+      labeled?: boolean;
+    }
+    interface LabelEditAction {
+      name?: string;
+      color?: number;
+      predefinedId?: number;
+      deleted?: boolean;
+      orderIndex?: number;
+      isActive?: boolean;
+      type?: WAProto.SyncActionValue.LabelEditAction.ListType;
+      isImmutable?: boolean;
+      muteEndTimeMs?: Long64;
+    }
+    namespace LabelEditAction {
+      /** enum SyncActionValue.LabelEditAction.ListType: NONE = 0, UNREAD = 1, GROUPS = 2, FAVORITES = 3, PREDEFINED = 4, CUSTOM = 5, COMMUNITY = 6, SERVER_ASSIGNED = 7, DRAFTED = 8, AI_HANDOFF = 9 */
+      type ListType = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+    }
+    interface LabelReorderingAction {
+      sortedLabelIds?: number[];
+    }
+    interface LidContactAction {
+      fullName?: string;
+      firstName?: string;
+      username?: string;
+    }
+    interface LocaleSetting {
+      locale?: string;
+    }
+    interface LockChatAction {
+      locked?: boolean;
+    }
+    interface MaibaAIFeaturesControlAction {
+      aiFeatureStatus?: WAProto.SyncActionValue.MaibaAIFeaturesControlAction.MaibaAIFeatureStatus;
+    }
+    namespace MaibaAIFeaturesControlAction {
+      /** enum SyncActionValue.MaibaAIFeaturesControlAction.MaibaAIFeatureStatus: ENABLED = 0, ENABLED_HAS_LEARNING = 1, DISABLED = 2 */
+      type MaibaAIFeatureStatus = 0 | 1 | 2;
+    }
+    interface MarkChatAsReadAction {
+      read?: boolean;
+      messageRange?: WAProto.SyncActionValue.SyncActionMessageRange;
+    }
+    interface MarketingMessageAction {
+      name?: string;
+      message?: string;
+      type?: WAProto.SyncActionValue.MarketingMessageAction.MarketingMessagePrototypeType;
+      createdAt?: Long64;
+      lastSentAt?: Long64;
+      isDeleted?: boolean;
+      mediaId?: string;
+    }
+    namespace MarketingMessageAction {
+      /** enum SyncActionValue.MarketingMessageAction.MarketingMessagePrototypeType: PERSONALIZED = 0 */
+      type MarketingMessagePrototypeType = 0;
+    }
+    interface MarketingMessageBroadcastAction {
+      repliedCount?: number;
+    }
+    interface MerchantPaymentPartnerAction {
+      status?: WAProto.SyncActionValue.MerchantPaymentPartnerAction.Status;
+      country?: string;
+      gatewayName?: string;
+      credentialId?: string;
+    }
+    namespace MerchantPaymentPartnerAction {
+      /** enum SyncActionValue.MerchantPaymentPartnerAction.Status: ACTIVE = 0, INACTIVE = 1 */
+      type Status = 0 | 1;
+    }
+    interface MusicUserIdAction {
+      musicUserId?: string;
+      musicUserIdMap?: Record<string, string>;
+    }
+    interface MuteAction {
+      muted?: boolean;
+      muteEndTimestamp?: Long64;
+      autoMuted?: boolean;
+    }
+    interface NewsletterSavedInterestsAction {
+      newsletterSavedInterests?: string;
+    }
+    interface NoteEditAction {
+      type?: WAProto.SyncActionValue.NoteEditAction.NoteType;
+      chatJid?: string;
+      createdAt?: Long64;
+      deleted?: boolean;
+      unstructuredContent?: string;
+    }
+    namespace NoteEditAction {
+      /** enum SyncActionValue.NoteEditAction.NoteType: UNSTRUCTURED = 1, STRUCTURED = 2 */
+      type NoteType = 1 | 2;
+    }
+    interface NotificationActivitySettingAction {
+      notificationActivitySetting?: WAProto.SyncActionValue.NotificationActivitySettingAction.NotificationActivitySetting;
+    }
+    namespace NotificationActivitySettingAction {
+      /** enum SyncActionValue.NotificationActivitySettingAction.NotificationActivitySetting: DEFAULT_ALL_MESSAGES = 0, ALL_MESSAGES = 1, HIGHLIGHTS = 2, DEFAULT_HIGHLIGHTS = 3 */
+      type NotificationActivitySetting = 0 | 1 | 2 | 3;
+    }
+    interface NuxAction {
+      acknowledged?: boolean;
+    }
+    interface PaymentInfoAction {
+      cpi?: string;
+    }
+    interface PaymentTosAction {
+      paymentNotice?: WAProto.SyncActionValue.PaymentTosAction.PaymentNotice;
+      accepted?: boolean;
+    }
+    namespace PaymentTosAction {
+      /** enum SyncActionValue.PaymentTosAction.PaymentNotice: BR_PAY_PRIVACY_POLICY = 0 */
+      type PaymentNotice = 0;
+    }
+    interface PinAction {
+      pinned?: boolean;
+    }
+    interface PnForLidChatAction {
+      pnJid?: string;
+    }
+    interface PrimaryFeature {
+      flags?: string[];
+    }
+    interface PrimaryVersionAction {
+      version?: string;
+    }
+    interface PrivacySettingChannelsPersonalisedRecommendationAction {
+      isUserOptedOut?: boolean;
+    }
+    interface PrivacySettingDisableLinkPreviewsAction {
+      isPreviewsDisabled?: boolean;
+    }
+    interface PrivacySettingRelayAllCalls {
+      isEnabled?: boolean;
+    }
+    interface PrivateProcessingSettingAction {
+      privateProcessingStatus?: WAProto.SyncActionValue.PrivateProcessingSettingAction.PrivateProcessingStatus;
+    }
+    namespace PrivateProcessingSettingAction {
+      /** enum SyncActionValue.PrivateProcessingSettingAction.PrivateProcessingStatus: UNDEFINED = 0, ENABLED = 1, DISABLED = 2 */
+      type PrivateProcessingStatus = 0 | 1 | 2;
+    }
+    interface PushNameSetting {
+      name?: string;
+    }
+    interface QuickReplyAction {
+      shortcut?: string;
+      message?: string;
+      keywords?: string[];
+      count?: number;
+      deleted?: boolean;
+    }
+    interface RecentEmojiWeightsAction {
+      weights?: WAProto.RecentEmojiWeight[];
+    }
+    interface RemoveRecentStickerAction {
+      lastStickerSentTs?: Long64;
+    }
+    interface StarAction {
+      starred?: boolean;
+    }
+    interface StatusPostOptInNotificationPreferencesAction {
+      enabled?: boolean;
+    }
+    interface StatusPrivacyAction {
+      mode?: WAProto.SyncActionValue.StatusPrivacyAction.StatusDistributionMode;
+      userJid?: string[];
+    }
+    namespace StatusPrivacyAction {
+      /** enum SyncActionValue.StatusPrivacyAction.StatusDistributionMode: ALLOW_LIST = 0, DENY_LIST = 1, CONTACTS = 2, CLOSE_FRIENDS = 3 */
+      type StatusDistributionMode = 0 | 1 | 2 | 3;
+    }
+    interface StickerAction {
+      url?: string;
+      fileEncSha256?: Uint8Array;
+      mediaKey?: Uint8Array;
+      mimetype?: string;
+      height?: number;
+      width?: number;
+      directPath?: string;
+      fileLength?: Long64;
+      isFavorite?: boolean;
+      deviceIdHint?: number;
+      isLottie?: boolean;
+      imageHash?: string;
+      isAvatarSticker?: boolean;
+    }
+    interface SubscriptionAction {
+      isDeactivated?: boolean;
+      isAutoRenewing?: boolean;
+      expirationDate?: Long64;
+    }
+    interface SyncActionMessage {
+      key?: WAProto.MessageKey;
+      timestamp?: Long64;
+    }
+    interface SyncActionMessageRange {
+      lastMessageTimestamp?: Long64;
+      lastSystemMessageTimestamp?: Long64;
+      messages?: WAProto.SyncActionValue.SyncActionMessage[];
+    }
+    interface TimeFormatAction {
+      isTwentyFourHourFormatEnabled?: boolean;
+    }
+    interface UGCBot {
+      definition?: Uint8Array;
+    }
+    interface UnarchiveChatsSetting {
+      unarchiveChats?: boolean;
+    }
+    interface UserStatusMuteAction {
+      muted?: boolean;
+    }
+    interface UsernameChatStartModeAction {
+      chatStartMode?: WAProto.SyncActionValue.UsernameChatStartModeAction.ChatStartMode;
+    }
+    namespace UsernameChatStartModeAction {
+      /** enum SyncActionValue.UsernameChatStartModeAction.ChatStartMode: LID = 1, PN = 2 */
+      type ChatStartMode = 1 | 2;
+    }
+    interface WaffleAccountLinkStateAction {
+      linkState?: WAProto.SyncActionValue.WaffleAccountLinkStateAction.AccountLinkState;
+    }
+    namespace WaffleAccountLinkStateAction {
+      /** enum SyncActionValue.WaffleAccountLinkStateAction.AccountLinkState: ACTIVE = 0, PAUSED = 1, UNLINKED = 2 */
+      type AccountLinkState = 0 | 1 | 2;
+    }
+    interface WamoUserIdentifierAction {
+      identifier?: string;
+    }
+  }
+  interface SyncdIndex {
+    blob?: Uint8Array;
+  }
+  interface SyncdMutation {
+    operation?: WAProto.SyncdMutation.SyncdOperation;
+    record?: WAProto.SyncdRecord;
+  }
+  namespace SyncdMutation {
+    /** enum SyncdMutation.SyncdOperation: SET = 0, REMOVE = 1 */
+    type SyncdOperation = 0 | 1;
+  }
+  interface SyncdMutations {
+    mutations?: WAProto.SyncdMutation[];
+  }
+  interface SyncdPatch {
+    version?: WAProto.SyncdVersion;
+    mutations?: WAProto.SyncdMutation[];
+    externalMutations?: WAProto.ExternalBlobReference;
+    snapshotMac?: Uint8Array;
+    patchMac?: Uint8Array;
+    keyId?: WAProto.KeyId;
+    exitCode?: WAProto.ExitCode;
+    deviceIndex?: number;
+    clientDebugData?: Uint8Array;
+  }
+  interface SyncdRecord {
+    index?: WAProto.SyncdIndex;
+    value?: WAProto.SyncdValue;
+    keyId?: WAProto.KeyId;
+  }
+  interface SyncdSnapshot {
+    version?: WAProto.SyncdVersion;
+    records?: WAProto.SyncdRecord[];
+    mac?: Uint8Array;
+    keyId?: WAProto.KeyId;
+  }
+  interface SyncdValue {
+    blob?: Uint8Array;
+  }
+  interface SyncdVersion {
+    version?: Long64;
+  }
+  interface TapLinkAction {
+    title?: string;
+    tapUrl?: string;
+  }
+  interface TemplateButton {
+    quickReplyButton?: WAProto.TemplateButton.QuickReplyButton;
+    urlButton?: WAProto.TemplateButton.URLButton;
+    callButton?: WAProto.TemplateButton.CallButton;
+    index?: number;
+  }
+  namespace TemplateButton {
+    interface CallButton {
+      displayText?: WAProto.Message.HighlyStructuredMessage;
+      phoneNumber?: WAProto.Message.HighlyStructuredMessage;
+    }
+    interface QuickReplyButton {
+      displayText?: WAProto.Message.HighlyStructuredMessage;
+      id?: string;
+    }
+    interface URLButton {
+      displayText?: WAProto.Message.HighlyStructuredMessage;
+      url?: WAProto.Message.HighlyStructuredMessage;
+    }
+  }
+  interface ThreadID {
+    threadType?: WAProto.ThreadID.ThreadType;
+    threadKey?: WAProto.MessageKey;
+  }
+  namespace ThreadID {
+    /** enum ThreadID.ThreadType: UNKNOWN = 0, VIEW_REPLIES = 1, AI_THREAD = 2 */
+    type ThreadType = 0 | 1 | 2;
+  }
+  interface UrlTrackingMap {
+    urlTrackingMapElements?: WAProto.UrlTrackingMap.UrlTrackingMapElement[];
+  }
+  namespace UrlTrackingMap {
+    interface UrlTrackingMapElement {
+      originalUrl?: string;
+      unconsentedUsersUrl?: string;
+      consentedUsersUrl?: string;
+      cardIndex?: number;
+    }
+  }
+  interface UserPassword {
+    encoding?: WAProto.UserPassword.Encoding;
+    transformer?: WAProto.UserPassword.Transformer;
+    transformerArg?: WAProto.UserPassword.TransformerArg[];
+    transformedData?: Uint8Array;
+  }
+  namespace UserPassword {
+    /** enum UserPassword.Encoding: UTF8 = 0, UTF8_BROKEN = 1 */
+    type Encoding = 0 | 1;
+    /** enum UserPassword.Transformer: NONE = 0, PBKDF2_HMAC_SHA512 = 1, PBKDF2_HMAC_SHA384 = 2 */
+    type Transformer = 0 | 1 | 2;
+    interface TransformerArg {
+      key?: string;
+      value?: WAProto.UserPassword.TransformerArg.Value;
+    }
+    namespace TransformerArg {
+      interface Value {
+        asBlob?: Uint8Array;
+        asUnsignedInteger?: number;
+      }
+    }
+  }
+  interface UserReceipt {
+    userJid?: string;
+    receiptTimestamp?: Long64;
+    readTimestamp?: Long64;
+    playedTimestamp?: Long64;
+    pendingDeviceJid?: string[];
+    deliveredDeviceJid?: string[];
+  }
+  interface VerifiedNameCertificate {
+    details?: Uint8Array;
+    signature?: Uint8Array;
+    serverSignature?: Uint8Array;
+  }
+  namespace VerifiedNameCertificate {
+    interface Details {
+      serial?: Long64;
+      issuer?: string;
+      verifiedName?: string;
+      localizedNames?: WAProto.LocalizedName[];
+      issueTime?: Long64;
+    }
+  }
+  interface WallpaperSettings {
+    filename?: string;
+    opacity?: number;
+  }
+  interface WebFeatures {
+    labelsDisplay?: WAProto.WebFeatures.Flag;
+    voipIndividualOutgoing?: WAProto.WebFeatures.Flag;
+    groupsV3?: WAProto.WebFeatures.Flag;
+    groupsV3Create?: WAProto.WebFeatures.Flag;
+    changeNumberV2?: WAProto.WebFeatures.Flag;
+    queryStatusV3Thumbnail?: WAProto.WebFeatures.Flag;
+    liveLocations?: WAProto.WebFeatures.Flag;
+    queryVname?: WAProto.WebFeatures.Flag;
+    voipIndividualIncoming?: WAProto.WebFeatures.Flag;
+    quickRepliesQuery?: WAProto.WebFeatures.Flag;
+    payments?: WAProto.WebFeatures.Flag;
+    stickerPackQuery?: WAProto.WebFeatures.Flag;
+    liveLocationsFinal?: WAProto.WebFeatures.Flag;
+    labelsEdit?: WAProto.WebFeatures.Flag;
+    mediaUpload?: WAProto.WebFeatures.Flag;
+    mediaUploadRichQuickReplies?: WAProto.WebFeatures.Flag;
+    vnameV2?: WAProto.WebFeatures.Flag;
+    videoPlaybackUrl?: WAProto.WebFeatures.Flag;
+    statusRanking?: WAProto.WebFeatures.Flag;
+    voipIndividualVideo?: WAProto.WebFeatures.Flag;
+    thirdPartyStickers?: WAProto.WebFeatures.Flag;
+    frequentlyForwardedSetting?: WAProto.WebFeatures.Flag;
+    groupsV4JoinPermission?: WAProto.WebFeatures.Flag;
+    recentStickers?: WAProto.WebFeatures.Flag;
+    catalog?: WAProto.WebFeatures.Flag;
+    starredStickers?: WAProto.WebFeatures.Flag;
+    voipGroupCall?: WAProto.WebFeatures.Flag;
+    templateMessage?: WAProto.WebFeatures.Flag;
+    templateMessageInteractivity?: WAProto.WebFeatures.Flag;
+    ephemeralMessages?: WAProto.WebFeatures.Flag;
+    e2ENotificationSync?: WAProto.WebFeatures.Flag;
+    recentStickersV2?: WAProto.WebFeatures.Flag;
+    recentStickersV3?: WAProto.WebFeatures.Flag;
+    userNotice?: WAProto.WebFeatures.Flag;
+    support?: WAProto.WebFeatures.Flag;
+    groupUiiCleanup?: WAProto.WebFeatures.Flag;
+    groupDogfoodingInternalOnly?: WAProto.WebFeatures.Flag;
+    settingsSync?: WAProto.WebFeatures.Flag;
+    archiveV2?: WAProto.WebFeatures.Flag;
+    ephemeralAllowGroupMembers?: WAProto.WebFeatures.Flag;
+    ephemeral24HDuration?: WAProto.WebFeatures.Flag;
+    mdForceUpgrade?: WAProto.WebFeatures.Flag;
+    disappearingMode?: WAProto.WebFeatures.Flag;
+    externalMdOptInAvailable?: WAProto.WebFeatures.Flag;
+    noDeleteMessageTimeLimit?: WAProto.WebFeatures.Flag;
+  }
+  namespace WebFeatures {
+    /** enum WebFeatures.Flag: NOT_STARTED = 0, FORCE_UPGRADE = 1, DEVELOPMENT = 2, PRODUCTION = 3 */
+    type Flag = 0 | 1 | 2 | 3;
+  }
+  /** enum WebLinkRenderConfig: WEBVIEW = 0, SYSTEM = 1 */
+  type WebLinkRenderConfig = 0 | 1;
+  interface WebMessageInfo {
+    key?: WAProto.MessageKey;
+    message?: WAProto.Message;
+    messageTimestamp?: Long64;
+    status?: WAProto.WebMessageInfo.Status;
+    participant?: string;
+    messageC2STimestamp?: Long64;
+    ignore?: boolean;
+    starred?: boolean;
+    broadcast?: boolean;
+    pushName?: string;
+    mediaCiphertextSha256?: Uint8Array;
+    multicast?: boolean;
+    urlText?: boolean;
+    urlNumber?: boolean;
+    messageStubType?: WAProto.WebMessageInfo.StubType;
+    clearMedia?: boolean;
+    messageStubParameters?: string[];
+    duration?: number;
+    labels?: string[];
+    paymentInfo?: WAProto.PaymentInfo;
+    finalLiveLocation?: WAProto.Message.LiveLocationMessage;
+    quotedPaymentInfo?: WAProto.PaymentInfo;
+    ephemeralStartTimestamp?: Long64;
+    ephemeralDuration?: number;
+    ephemeralOffToOn?: boolean;
+    ephemeralOutOfSync?: boolean;
+    bizPrivacyStatus?: WAProto.WebMessageInfo.BizPrivacyStatus;
+    verifiedBizName?: string;
+    mediaData?: WAProto.MediaData;
+    photoChange?: WAProto.PhotoChange;
+    userReceipt?: WAProto.UserReceipt[];
+    reactions?: WAProto.Reaction[];
+    quotedStickerData?: WAProto.MediaData;
+    futureproofData?: Uint8Array;
+    statusPsa?: WAProto.StatusPSA;
+    pollUpdates?: WAProto.PollUpdate[];
+    pollAdditionalMetadata?: WAProto.PollAdditionalMetadata;
+    agentId?: string;
+    statusAlreadyViewed?: boolean;
+    messageSecret?: Uint8Array;
+    keepInChat?: WAProto.KeepInChat;
+    originalSelfAuthorUserJidString?: string;
+    revokeMessageTimestamp?: Long64;
+    pinInChat?: WAProto.PinInChat;
+    premiumMessageInfo?: WAProto.PremiumMessageInfo;
+    is1PBizBotMessage?: boolean;
+    isGroupHistoryMessage?: boolean;
+    botMessageInvokerJid?: string;
+    commentMetadata?: WAProto.CommentMetadata;
+    eventResponses?: WAProto.EventResponse[];
+    reportingTokenInfo?: WAProto.ReportingTokenInfo;
+    newsletterServerId?: Long64;
+    eventAdditionalMetadata?: WAProto.EventAdditionalMetadata;
+    isMentionedInStatus?: boolean;
+    statusMentions?: string[];
+    targetMessageId?: WAProto.MessageKey;
+    messageAddOns?: WAProto.MessageAddOn[];
+    statusMentionMessageInfo?: WAProto.StatusMentionMessage;
+    isSupportAiMessage?: boolean;
+    statusMentionSources?: string[];
+    supportAiCitations?: WAProto.Citation[];
+    botTargetId?: string;
+    groupHistoryIndividualMessageInfo?: WAProto.GroupHistoryIndividualMessageInfo;
+    groupHistoryBundleInfo?: WAProto.GroupHistoryBundleInfo;
+    interactiveMessageAdditionalMetadata?: WAProto.InteractiveMessageAdditionalMetadata;
+    quarantinedMessage?: WAProto.QuarantinedMessage;
+  }
+  namespace WebMessageInfo {
+    /** enum WebMessageInfo.BizPrivacyStatus: E2EE = 0, FB = 2, BSP = 1, BSP_AND_FB = 3 */
+    type BizPrivacyStatus = 0 | 2 | 1 | 3;
+    /** enum WebMessageInfo.Status: ERROR = 0, PENDING = 1, SERVER_ACK = 2, DELIVERY_ACK = 3, READ = 4, PLAYED = 5 */
+    type Status = 0 | 1 | 2 | 3 | 4 | 5;
+    /** enum WebMessageInfo.StubType: UNKNOWN = 0, REVOKE = 1, CIPHERTEXT = 2, FUTUREPROOF = 3, NON_VERIFIED_TRANSITION = 4, UNVERIFIED_TRANSITION = 5, VERIFIED_TRANSITION = 6, VERIFIED_LOW_UNKNOWN = 7, VERIFIED_HIGH = 8, VERIFIED_INITIAL_UNKNOWN = 9, VERIFIED_INITIAL_LOW = 10, VERIFIED_INITIAL_HIGH = 11, VERIFIED_TRANSITION_ANY_TO_NONE = 12, VERIFIED_TRANSITION_ANY_TO_HIGH = 13, VERIFIED_TRANSITION_HIGH_TO_LOW = 14, VERIFIED_TRANSITION_HIGH_TO_UNKNOWN = 15, VERIFIED_TRANSITION_UNKNOWN_TO_LOW = 16, VERIFIED_TRANSITION_LOW_TO_UNKNOWN = 17, VERIFIED_TRANSITION_NONE_TO_LOW = 18, VERIFIED_TRANSITION_NONE_TO_UNKNOWN = 19, GROUP_CREATE = 20, GROUP_CHANGE_SUBJECT = 21, GROUP_CHANGE_ICON = 22, GROUP_CHANGE_INVITE_LINK = 23, GROUP_CHANGE_DESCRIPTION = 24, GROUP_CHANGE_RESTRICT = 25, GROUP_CHANGE_ANNOUNCE = 26, GROUP_PARTICIPANT_ADD = 27, GROUP_PARTICIPANT_REMOVE = 28, GROUP_PARTICIPANT_PROMOTE = 29, GROUP_PARTICIPANT_DEMOTE = 30, GROUP_PARTICIPANT_INVITE = 31, GROUP_PARTICIPANT_LEAVE = 32, GROUP_PARTICIPANT_CHANGE_NUMBER = 33, BROADCAST_CREATE = 34, BROADCAST_ADD = 35, BROADCAST_REMOVE = 36, GENERIC_NOTIFICATION = 37, E2E_IDENTITY_CHANGED = 38, E2E_ENCRYPTED = 39, CALL_MISSED_VOICE = 40, CALL_MISSED_VIDEO = 41, INDIVIDUAL_CHANGE_NUMBER = 42, GROUP_DELETE = 43, GROUP_ANNOUNCE_MODE_MESSAGE_BOUNCE = 44, CALL_MISSED_GROUP_VOICE = 45, CALL_MISSED_GROUP_VIDEO = 46, PAYMENT_CIPHERTEXT = 47, PAYMENT_FUTUREPROOF = 48, PAYMENT_TRANSACTION_STATUS_UPDATE_FAILED = 49, PAYMENT_TRANSACTION_STATUS_UPDATE_REFUNDED = 50, PAYMENT_TRANSACTION_STATUS_UPDATE_REFUND_FAILED = 51, PAYMENT_TRANSACTION_STATUS_RECEIVER_PENDING_SETUP = 52, PAYMENT_TRANSACTION_STATUS_RECEIVER_SUCCESS_AFTER_HICCUP = 53, PAYMENT_ACTION_ACCOUNT_SETUP_REMINDER = 54, PAYMENT_ACTION_SEND_PAYMENT_REMINDER = 55, PAYMENT_ACTION_SEND_PAYMENT_INVITATION = 56, PAYMENT_ACTION_REQUEST_DECLINED = 57, PAYMENT_ACTION_REQUEST_EXPIRED = 58, PAYMENT_ACTION_REQUEST_CANCELLED = 59, BIZ_VERIFIED_TRANSITION_TOP_TO_BOTTOM = 60, BIZ_VERIFIED_TRANSITION_BOTTOM_TO_TOP = 61, BIZ_INTRO_TOP = 62, BIZ_INTRO_BOTTOM = 63, BIZ_NAME_CHANGE = 64, BIZ_MOVE_TO_CONSUMER_APP = 65, BIZ_TWO_TIER_MIGRATION_TOP = 66, BIZ_TWO_TIER_MIGRATION_BOTTOM = 67, OVERSIZED = 68, GROUP_CHANGE_NO_FREQUENTLY_FORWARDED = 69, GROUP_V4_ADD_INVITE_SENT = 70, GROUP_PARTICIPANT_ADD_REQUEST_JOIN = 71, CHANGE_EPHEMERAL_SETTING = 72, E2E_DEVICE_CHANGED = 73, VIEWED_ONCE = 74, E2E_ENCRYPTED_NOW = 75, BLUE_MSG_BSP_FB_TO_BSP_PREMISE = 76, BLUE_MSG_BSP_FB_TO_SELF_FB = 77, BLUE_MSG_BSP_FB_TO_SELF_PREMISE = 78, BLUE_MSG_BSP_FB_UNVERIFIED = 79, BLUE_MSG_BSP_FB_UNVERIFIED_TO_SELF_PREMISE_VERIFIED = 80, BLUE_MSG_BSP_FB_VERIFIED = 81, BLUE_MSG_BSP_FB_VERIFIED_TO_SELF_PREMISE_UNVERIFIED = 82, BLUE_MSG_BSP_PREMISE_TO_SELF_PREMISE = 83, BLUE_MSG_BSP_PREMISE_UNVERIFIED = 84, BLUE_MSG_BSP_PREMISE_UNVERIFIED_TO_SELF_PREMISE_VERIFIED = 85, BLUE_MSG_BSP_PREMISE_VERIFIED = 86, BLUE_MSG_BSP_PREMISE_VERIFIED_TO_SELF_PREMISE_UNVERIFIED = 87, BLUE_MSG_CONSUMER_TO_BSP_FB_UNVERIFIED = 88, BLUE_MSG_CONSUMER_TO_BSP_PREMISE_UNVERIFIED = 89, BLUE_MSG_CONSUMER_TO_SELF_FB_UNVERIFIED = 90, BLUE_MSG_CONSUMER_TO_SELF_PREMISE_UNVERIFIED = 91, BLUE_MSG_SELF_FB_TO_BSP_PREMISE = 92, BLUE_MSG_SELF_FB_TO_SELF_PREMISE = 93, BLUE_MSG_SELF_FB_UNVERIFIED = 94, BLUE_MSG_SELF_FB_UNVERIFIED_TO_SELF_PREMISE_VERIFIED = 95, BLUE_MSG_SELF_FB_VERIFIED = 96, BLUE_MSG_SELF_FB_VERIFIED_TO_SELF_PREMISE_UNVERIFIED = 97, BLUE_MSG_SELF_PREMISE_TO_BSP_PREMISE = 98, BLUE_MSG_SELF_PREMISE_UNVERIFIED = 99, BLUE_MSG_SELF_PREMISE_VERIFIED = 100, BLUE_MSG_TO_BSP_FB = 101, BLUE_MSG_TO_CONSUMER = 102, BLUE_MSG_TO_SELF_FB = 103, BLUE_MSG_UNVERIFIED_TO_BSP_FB_VERIFIED = 104, BLUE_MSG_UNVERIFIED_TO_BSP_PREMISE_VERIFIED = 105, BLUE_MSG_UNVERIFIED_TO_SELF_FB_VERIFIED = 106, BLUE_MSG_UNVERIFIED_TO_VERIFIED = 107, BLUE_MSG_VERIFIED_TO_BSP_FB_UNVERIFIED = 108, BLUE_MSG_VERIFIED_TO_BSP_PREMISE_UNVERIFIED = 109, BLUE_MSG_VERIFIED_TO_SELF_FB_UNVERIFIED = 110, BLUE_MSG_VERIFIED_TO_UNVERIFIED = 111, BLUE_MSG_BSP_FB_UNVERIFIED_TO_BSP_PREMISE_VERIFIED = 112, BLUE_MSG_BSP_FB_UNVERIFIED_TO_SELF_FB_VERIFIED = 113, BLUE_MSG_BSP_FB_VERIFIED_TO_BSP_PREMISE_UNVERIFIED = 114, BLUE_MSG_BSP_FB_VERIFIED_TO_SELF_FB_UNVERIFIED = 115, BLUE_MSG_SELF_FB_UNVERIFIED_TO_BSP_PREMISE_VERIFIED = 116, BLUE_MSG_SELF_FB_VERIFIED_TO_BSP_PREMISE_UNVERIFIED = 117, E2E_IDENTITY_UNAVAILABLE = 118, GROUP_CREATING = 119, GROUP_CREATE_FAILED = 120, GROUP_BOUNCED = 121, BLOCK_CONTACT = 122, EPHEMERAL_SETTING_NOT_APPLIED = 123, SYNC_FAILED = 124, SYNCING = 125, BIZ_PRIVACY_MODE_INIT_FB = 126, BIZ_PRIVACY_MODE_INIT_BSP = 127, BIZ_PRIVACY_MODE_TO_FB = 128, BIZ_PRIVACY_MODE_TO_BSP = 129, DISAPPEARING_MODE = 130, E2E_DEVICE_FETCH_FAILED = 131, ADMIN_REVOKE = 132, GROUP_INVITE_LINK_GROWTH_LOCKED = 133, COMMUNITY_LINK_PARENT_GROUP = 134, COMMUNITY_LINK_SIBLING_GROUP = 135, COMMUNITY_LINK_SUB_GROUP = 136, COMMUNITY_UNLINK_PARENT_GROUP = 137, COMMUNITY_UNLINK_SIBLING_GROUP = 138, COMMUNITY_UNLINK_SUB_GROUP = 139, GROUP_PARTICIPANT_ACCEPT = 140, GROUP_PARTICIPANT_LINKED_GROUP_JOIN = 141, COMMUNITY_CREATE = 142, EPHEMERAL_KEEP_IN_CHAT = 143, GROUP_MEMBERSHIP_JOIN_APPROVAL_REQUEST = 144, GROUP_MEMBERSHIP_JOIN_APPROVAL_MODE = 145, INTEGRITY_UNLINK_PARENT_GROUP = 146, COMMUNITY_PARTICIPANT_PROMOTE = 147, COMMUNITY_PARTICIPANT_DEMOTE = 148, COMMUNITY_PARENT_GROUP_DELETED = 149, COMMUNITY_LINK_PARENT_GROUP_MEMBERSHIP_APPROVAL = 150, GROUP_PARTICIPANT_JOINED_GROUP_AND_PARENT_GROUP = 151, MASKED_THREAD_CREATED = 152, MASKED_THREAD_UNMASKED = 153, BIZ_CHAT_ASSIGNMENT = 154, CHAT_PSA = 155, CHAT_POLL_CREATION_MESSAGE = 156, CAG_MASKED_THREAD_CREATED = 157, COMMUNITY_PARENT_GROUP_SUBJECT_CHANGED = 158, CAG_INVITE_AUTO_ADD = 159, BIZ_CHAT_ASSIGNMENT_UNASSIGN = 160, CAG_INVITE_AUTO_JOINED = 161, SCHEDULED_CALL_START_MESSAGE = 162, COMMUNITY_INVITE_RICH = 163, COMMUNITY_INVITE_AUTO_ADD_RICH = 164, SUB_GROUP_INVITE_RICH = 165, SUB_GROUP_PARTICIPANT_ADD_RICH = 166, COMMUNITY_LINK_PARENT_GROUP_RICH = 167, COMMUNITY_PARTICIPANT_ADD_RICH = 168, SILENCED_UNKNOWN_CALLER_AUDIO = 169, SILENCED_UNKNOWN_CALLER_VIDEO = 170, GROUP_MEMBER_ADD_MODE = 171, GROUP_MEMBERSHIP_JOIN_APPROVAL_REQUEST_NON_ADMIN_ADD = 172, COMMUNITY_CHANGE_DESCRIPTION = 173, SENDER_INVITE = 174, RECEIVER_INVITE = 175, COMMUNITY_ALLOW_MEMBER_ADDED_GROUPS = 176, PINNED_MESSAGE_IN_CHAT = 177, PAYMENT_INVITE_SETUP_INVITER = 178, PAYMENT_INVITE_SETUP_INVITEE_RECEIVE_ONLY = 179, PAYMENT_INVITE_SETUP_INVITEE_SEND_AND_RECEIVE = 180, LINKED_GROUP_CALL_START = 181, REPORT_TO_ADMIN_ENABLED_STATUS = 182, EMPTY_SUBGROUP_CREATE = 183, SCHEDULED_CALL_CANCEL = 184, SUBGROUP_ADMIN_TRIGGERED_AUTO_ADD_RICH = 185, GROUP_CHANGE_RECENT_HISTORY_SHARING = 186, PAID_MESSAGE_SERVER_CAMPAIGN_ID = 187, GENERAL_CHAT_CREATE = 188, GENERAL_CHAT_ADD = 189, GENERAL_CHAT_AUTO_ADD_DISABLED = 190, SUGGESTED_SUBGROUP_ANNOUNCE = 191, BIZ_BOT_1P_MESSAGING_ENABLED = 192, CHANGE_USERNAME = 193, BIZ_COEX_PRIVACY_INIT_SELF = 194, BIZ_COEX_PRIVACY_TRANSITION_SELF = 195, SUPPORT_AI_EDUCATION = 196, BIZ_BOT_3P_MESSAGING_ENABLED = 197, REMINDER_SETUP_MESSAGE = 198, REMINDER_SENT_MESSAGE = 199, REMINDER_CANCEL_MESSAGE = 200, BIZ_COEX_PRIVACY_INIT = 201, BIZ_COEX_PRIVACY_TRANSITION = 202, GROUP_DEACTIVATED = 203, COMMUNITY_DEACTIVATE_SIBLING_GROUP = 204, EVENT_UPDATED = 205, EVENT_CANCELED = 206, COMMUNITY_OWNER_UPDATED = 207, COMMUNITY_SUB_GROUP_VISIBILITY_HIDDEN = 208, CAPI_GROUP_NE2EE_SYSTEM_MESSAGE = 209, STATUS_MENTION = 210, USER_CONTROLS_SYSTEM_MESSAGE = 211, SUPPORT_SYSTEM_MESSAGE = 212, CHANGE_LID = 213, BIZ_CUSTOMER_3PD_DATA_SHARING_OPT_IN_MESSAGE = 214, BIZ_CUSTOMER_3PD_DATA_SHARING_OPT_OUT_MESSAGE = 215, CHANGE_LIMIT_SHARING = 216, GROUP_MEMBER_LINK_MODE = 217, BIZ_AUTOMATICALLY_LABELED_CHAT_SYSTEM_MESSAGE = 218, PHONE_NUMBER_HIDING_CHAT_DEPRECATED_MESSAGE = 219, QUARANTINED_MESSAGE = 220, GROUP_MEMBER_SHARE_GROUP_HISTORY_MODE = 221 */
+    type StubType = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12 | 13 | 14 | 15 | 16 | 17 | 18 | 19 | 20 | 21 | 22 | 23 | 24 | 25 | 26 | 27 | 28 | 29 | 30 | 31 | 32 | 33 | 34 | 35 | 36 | 37 | 38 | 39 | 40 | 41 | 42 | 43 | 44 | 45 | 46 | 47 | 48 | 49 | 50 | 51 | 52 | 53 | 54 | 55 | 56 | 57 | 58 | 59 | 60 | 61 | 62 | 63 | 64 | 65 | 66 | 67 | 68 | 69 | 70 | 71 | 72 | 73 | 74 | 75 | 76 | 77 | 78 | 79 | 80 | 81 | 82 | 83 | 84 | 85 | 86 | 87 | 88 | 89 | 90 | 91 | 92 | 93 | 94 | 95 | 96 | 97 | 98 | 99 | 100 | 101 | 102 | 103 | 104 | 105 | 106 | 107 | 108 | 109 | 110 | 111 | 112 | 113 | 114 | 115 | 116 | 117 | 118 | 119 | 120 | 121 | 122 | 123 | 124 | 125 | 126 | 127 | 128 | 129 | 130 | 131 | 132 | 133 | 134 | 135 | 136 | 137 | 138 | 139 | 140 | 141 | 142 | 143 | 144 | 145 | 146 | 147 | 148 | 149 | 150 | 151 | 152 | 153 | 154 | 155 | 156 | 157 | 158 | 159 | 160 | 161 | 162 | 163 | 164 | 165 | 166 | 167 | 168 | 169 | 170 | 171 | 172 | 173 | 174 | 175 | 176 | 177 | 178 | 179 | 180 | 181 | 182 | 183 | 184 | 185 | 186 | 187 | 188 | 189 | 190 | 191 | 192 | 193 | 194 | 195 | 196 | 197 | 198 | 199 | 200 | 201 | 202 | 203 | 204 | 205 | 206 | 207 | 208 | 209 | 210 | 211 | 212 | 213 | 214 | 215 | 216 | 217 | 218 | 219 | 220 | 221;
+  }
+  interface WebNotificationsInfo {
+    timestamp?: Long64;
+    unreadChats?: number;
+    notifyMessageCount?: number;
+    notifyMessages?: WAProto.WebMessageInfo[];
+  }
+}
+/** Every message type by the name proto.decode() and proto.encode() take. */
+export interface WAProtoTypes {
+  "ADVDeviceIdentity": WAProto.ADVDeviceIdentity;
+  "ADVKeyIndexList": WAProto.ADVKeyIndexList;
+  "ADVSignedDeviceIdentity": WAProto.ADVSignedDeviceIdentity;
+  "ADVSignedDeviceIdentityHMAC": WAProto.ADVSignedDeviceIdentityHMAC;
+  "ADVSignedKeyIndexList": WAProto.ADVSignedKeyIndexList;
+  "AIHomeState": WAProto.AIHomeState;
+  "AIHomeState.AIHomeOption": WAProto.AIHomeState.AIHomeOption;
+  "AIQueryFanout": WAProto.AIQueryFanout;
+  "AIRegenerateMetadata": WAProto.AIRegenerateMetadata;
+  "AIRichResponseCodeMetadata": WAProto.AIRichResponseCodeMetadata;
+  "AIRichResponseCodeMetadata.AIRichResponseCodeBlock": WAProto.AIRichResponseCodeMetadata.AIRichResponseCodeBlock;
+  "AIRichResponseContentItemsMetadata": WAProto.AIRichResponseContentItemsMetadata;
+  "AIRichResponseContentItemsMetadata.AIRichResponseContentItemMetadata": WAProto.AIRichResponseContentItemsMetadata.AIRichResponseContentItemMetadata;
+  "AIRichResponseContentItemsMetadata.AIRichResponseReelItem": WAProto.AIRichResponseContentItemsMetadata.AIRichResponseReelItem;
+  "AIRichResponseDynamicMetadata": WAProto.AIRichResponseDynamicMetadata;
+  "AIRichResponseGridImageMetadata": WAProto.AIRichResponseGridImageMetadata;
+  "AIRichResponseImageURL": WAProto.AIRichResponseImageURL;
+  "AIRichResponseInlineImageMetadata": WAProto.AIRichResponseInlineImageMetadata;
+  "AIRichResponseLatexMetadata": WAProto.AIRichResponseLatexMetadata;
+  "AIRichResponseLatexMetadata.AIRichResponseLatexExpression": WAProto.AIRichResponseLatexMetadata.AIRichResponseLatexExpression;
+  "AIRichResponseMapMetadata": WAProto.AIRichResponseMapMetadata;
+  "AIRichResponseMapMetadata.AIRichResponseMapAnnotation": WAProto.AIRichResponseMapMetadata.AIRichResponseMapAnnotation;
+  "AIRichResponseMessage": WAProto.AIRichResponseMessage;
+  "AIRichResponseSubMessage": WAProto.AIRichResponseSubMessage;
+  "AIRichResponseTableMetadata": WAProto.AIRichResponseTableMetadata;
+  "AIRichResponseTableMetadata.AIRichResponseTableRow": WAProto.AIRichResponseTableMetadata.AIRichResponseTableRow;
+  "AIRichResponseUnifiedResponse": WAProto.AIRichResponseUnifiedResponse;
+  "AIThreadInfo": WAProto.AIThreadInfo;
+  "AIThreadInfo.AIThreadClientInfo": WAProto.AIThreadInfo.AIThreadClientInfo;
+  "AIThreadInfo.AIThreadServerInfo": WAProto.AIThreadInfo.AIThreadServerInfo;
+  "Account": WAProto.Account;
+  "ActionLink": WAProto.ActionLink;
+  "AutoDownloadSettings": WAProto.AutoDownloadSettings;
+  "AvatarUserSettings": WAProto.AvatarUserSettings;
+  "BizAccountLinkInfo": WAProto.BizAccountLinkInfo;
+  "BizAccountPayload": WAProto.BizAccountPayload;
+  "BizIdentityInfo": WAProto.BizIdentityInfo;
+  "BotAgeCollectionMetadata": WAProto.BotAgeCollectionMetadata;
+  "BotAvatarMetadata": WAProto.BotAvatarMetadata;
+  "BotCapabilityMetadata": WAProto.BotCapabilityMetadata;
+  "BotFeedbackMessage": WAProto.BotFeedbackMessage;
+  "BotFeedbackMessage.SideBySideSurveyMetadata": WAProto.BotFeedbackMessage.SideBySideSurveyMetadata;
+  "BotFeedbackMessage.SideBySideSurveyMetadata.SideBySideSurveyAnalyticsData": WAProto.BotFeedbackMessage.SideBySideSurveyMetadata.SideBySideSurveyAnalyticsData;
+  "BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData": WAProto.BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData;
+  "BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyAbandonEventData": WAProto.BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyAbandonEventData;
+  "BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyCTAClickEventData": WAProto.BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyCTAClickEventData;
+  "BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyCTAImpressionEventData": WAProto.BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyCTAImpressionEventData;
+  "BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyCardImpressionEventData": WAProto.BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyCardImpressionEventData;
+  "BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyResponseEventData": WAProto.BotFeedbackMessage.SideBySideSurveyMetadata.SidebySideSurveyMetaAiAnalyticsData.SideBySideSurveyResponseEventData;
+  "BotImagineMetadata": WAProto.BotImagineMetadata;
+  "BotLinkedAccount": WAProto.BotLinkedAccount;
+  "BotLinkedAccountsMetadata": WAProto.BotLinkedAccountsMetadata;
+  "BotMediaMetadata": WAProto.BotMediaMetadata;
+  "BotMemoryFact": WAProto.BotMemoryFact;
+  "BotMemoryMetadata": WAProto.BotMemoryMetadata;
+  "BotMemuMetadata": WAProto.BotMemuMetadata;
+  "BotMessageOrigin": WAProto.BotMessageOrigin;
+  "BotMessageOriginMetadata": WAProto.BotMessageOriginMetadata;
+  "BotMessageSharingInfo": WAProto.BotMessageSharingInfo;
+  "BotMetadata": WAProto.BotMetadata;
+  "BotMetricsMetadata": WAProto.BotMetricsMetadata;
+  "BotModeSelectionMetadata": WAProto.BotModeSelectionMetadata;
+  "BotModelMetadata": WAProto.BotModelMetadata;
+  "BotPluginMetadata": WAProto.BotPluginMetadata;
+  "BotProgressIndicatorMetadata": WAProto.BotProgressIndicatorMetadata;
+  "BotProgressIndicatorMetadata.BotPlanningStepMetadata": WAProto.BotProgressIndicatorMetadata.BotPlanningStepMetadata;
+  "BotProgressIndicatorMetadata.BotPlanningStepMetadata.BotPlanningSearchSourceMetadata": WAProto.BotProgressIndicatorMetadata.BotPlanningStepMetadata.BotPlanningSearchSourceMetadata;
+  "BotProgressIndicatorMetadata.BotPlanningStepMetadata.BotPlanningSearchSourcesMetadata": WAProto.BotProgressIndicatorMetadata.BotPlanningStepMetadata.BotPlanningSearchSourcesMetadata;
+  "BotProgressIndicatorMetadata.BotPlanningStepMetadata.BotPlanningStepSectionMetadata": WAProto.BotProgressIndicatorMetadata.BotPlanningStepMetadata.BotPlanningStepSectionMetadata;
+  "BotPromotionMessageMetadata": WAProto.BotPromotionMessageMetadata;
+  "BotPromptSuggestion": WAProto.BotPromptSuggestion;
+  "BotPromptSuggestions": WAProto.BotPromptSuggestions;
+  "BotQuotaMetadata": WAProto.BotQuotaMetadata;
+  "BotQuotaMetadata.BotFeatureQuotaMetadata": WAProto.BotQuotaMetadata.BotFeatureQuotaMetadata;
+  "BotReminderMetadata": WAProto.BotReminderMetadata;
+  "BotRenderingMetadata": WAProto.BotRenderingMetadata;
+  "BotRenderingMetadata.Keyword": WAProto.BotRenderingMetadata.Keyword;
+  "BotSessionMetadata": WAProto.BotSessionMetadata;
+  "BotSignatureVerificationMetadata": WAProto.BotSignatureVerificationMetadata;
+  "BotSignatureVerificationUseCaseProof": WAProto.BotSignatureVerificationUseCaseProof;
+  "BotSourcesMetadata": WAProto.BotSourcesMetadata;
+  "BotSourcesMetadata.BotSourceItem": WAProto.BotSourcesMetadata.BotSourceItem;
+  "BotSuggestedPromptMetadata": WAProto.BotSuggestedPromptMetadata;
+  "BotUnifiedResponseMutation": WAProto.BotUnifiedResponseMutation;
+  "BotUnifiedResponseMutation.MediaDetailsMetadata": WAProto.BotUnifiedResponseMutation.MediaDetailsMetadata;
+  "BotUnifiedResponseMutation.SideBySideMetadata": WAProto.BotUnifiedResponseMutation.SideBySideMetadata;
+  "CallLogRecord": WAProto.CallLogRecord;
+  "CallLogRecord.ParticipantInfo": WAProto.CallLogRecord.ParticipantInfo;
+  "CertChain": WAProto.CertChain;
+  "CertChain.NoiseCertificate": WAProto.CertChain.NoiseCertificate;
+  "CertChain.NoiseCertificate.Details": WAProto.CertChain.NoiseCertificate.Details;
+  "ChatLockSettings": WAProto.ChatLockSettings;
+  "ChatRowOpaqueData": WAProto.ChatRowOpaqueData;
+  "ChatRowOpaqueData.DraftMessage": WAProto.ChatRowOpaqueData.DraftMessage;
+  "ChatRowOpaqueData.DraftMessage.CtwaContextData": WAProto.ChatRowOpaqueData.DraftMessage.CtwaContextData;
+  "ChatRowOpaqueData.DraftMessage.CtwaContextLinkData": WAProto.ChatRowOpaqueData.DraftMessage.CtwaContextLinkData;
+  "Citation": WAProto.Citation;
+  "ClientPairingProps": WAProto.ClientPairingProps;
+  "ClientPayload": WAProto.ClientPayload;
+  "ClientPayload.DNSSource": WAProto.ClientPayload.DNSSource;
+  "ClientPayload.DevicePairingRegistrationData": WAProto.ClientPayload.DevicePairingRegistrationData;
+  "ClientPayload.InteropData": WAProto.ClientPayload.InteropData;
+  "ClientPayload.UserAgent": WAProto.ClientPayload.UserAgent;
+  "ClientPayload.UserAgent.AppVersion": WAProto.ClientPayload.UserAgent.AppVersion;
+  "ClientPayload.WebInfo": WAProto.ClientPayload.WebInfo;
+  "ClientPayload.WebInfo.WebdPayload": WAProto.ClientPayload.WebInfo.WebdPayload;
+  "CommentMetadata": WAProto.CommentMetadata;
+  "CompanionCommitment": WAProto.CompanionCommitment;
+  "CompanionEphemeralIdentity": WAProto.CompanionEphemeralIdentity;
+  "Config": WAProto.Config;
+  "ContextInfo": WAProto.ContextInfo;
+  "ContextInfo.AdReplyInfo": WAProto.ContextInfo.AdReplyInfo;
+  "ContextInfo.BusinessMessageForwardInfo": WAProto.ContextInfo.BusinessMessageForwardInfo;
+  "ContextInfo.DataSharingContext": WAProto.ContextInfo.DataSharingContext;
+  "ContextInfo.DataSharingContext.Parameters": WAProto.ContextInfo.DataSharingContext.Parameters;
+  "ContextInfo.ExternalAdReplyInfo": WAProto.ContextInfo.ExternalAdReplyInfo;
+  "ContextInfo.FeatureEligibilities": WAProto.ContextInfo.FeatureEligibilities;
+  "ContextInfo.ForwardedNewsletterMessageInfo": WAProto.ContextInfo.ForwardedNewsletterMessageInfo;
+  "ContextInfo.QuestionReplyQuotedMessage": WAProto.ContextInfo.QuestionReplyQuotedMessage;
+  "ContextInfo.StatusAudienceMetadata": WAProto.ContextInfo.StatusAudienceMetadata;
+  "ContextInfo.UTMInfo": WAProto.ContextInfo.UTMInfo;
+  "Conversation": WAProto.Conversation;
+  "DeviceCapabilities": WAProto.DeviceCapabilities;
+  "DeviceCapabilities.BusinessBroadcast": WAProto.DeviceCapabilities.BusinessBroadcast;
+  "DeviceCapabilities.LIDMigration": WAProto.DeviceCapabilities.LIDMigration;
+  "DeviceCapabilities.UserHasAvatar": WAProto.DeviceCapabilities.UserHasAvatar;
+  "DeviceConsistencyCodeMessage": WAProto.DeviceConsistencyCodeMessage;
+  "DeviceListMetadata": WAProto.DeviceListMetadata;
+  "DeviceProps": WAProto.DeviceProps;
+  "DeviceProps.AppVersion": WAProto.DeviceProps.AppVersion;
+  "DeviceProps.HistorySyncConfig": WAProto.DeviceProps.HistorySyncConfig;
+  "DisappearingMode": WAProto.DisappearingMode;
+  "EmbeddedContent": WAProto.EmbeddedContent;
+  "EmbeddedMessage": WAProto.EmbeddedMessage;
+  "EmbeddedMusic": WAProto.EmbeddedMusic;
+  "EncryptedPairingRequest": WAProto.EncryptedPairingRequest;
+  "EphemeralSetting": WAProto.EphemeralSetting;
+  "EventAdditionalMetadata": WAProto.EventAdditionalMetadata;
+  "EventResponse": WAProto.EventResponse;
+  "ExitCode": WAProto.ExitCode;
+  "ExternalBlobReference": WAProto.ExternalBlobReference;
+  "Field": WAProto.Field;
+  "ForwardedAIBotMessageInfo": WAProto.ForwardedAIBotMessageInfo;
+  "GlobalSettings": WAProto.GlobalSettings;
+  "GroupHistoryBundleInfo": WAProto.GroupHistoryBundleInfo;
+  "GroupHistoryIndividualMessageInfo": WAProto.GroupHistoryIndividualMessageInfo;
+  "GroupMention": WAProto.GroupMention;
+  "GroupParticipant": WAProto.GroupParticipant;
+  "HandshakeMessage": WAProto.HandshakeMessage;
+  "HandshakeMessage.ClientFinish": WAProto.HandshakeMessage.ClientFinish;
+  "HandshakeMessage.ClientHello": WAProto.HandshakeMessage.ClientHello;
+  "HandshakeMessage.ServerHello": WAProto.HandshakeMessage.ServerHello;
+  "HistorySync": WAProto.HistorySync;
+  "HistorySyncMsg": WAProto.HistorySyncMsg;
+  "HydratedTemplateButton": WAProto.HydratedTemplateButton;
+  "HydratedTemplateButton.HydratedCallButton": WAProto.HydratedTemplateButton.HydratedCallButton;
+  "HydratedTemplateButton.HydratedQuickReplyButton": WAProto.HydratedTemplateButton.HydratedQuickReplyButton;
+  "HydratedTemplateButton.HydratedURLButton": WAProto.HydratedTemplateButton.HydratedURLButton;
+  "IdentityKeyPairStructure": WAProto.IdentityKeyPairStructure;
+  "InThreadSurveyMetadata": WAProto.InThreadSurveyMetadata;
+  "InThreadSurveyMetadata.InThreadSurveyOption": WAProto.InThreadSurveyMetadata.InThreadSurveyOption;
+  "InThreadSurveyMetadata.InThreadSurveyPrivacyStatementPart": WAProto.InThreadSurveyMetadata.InThreadSurveyPrivacyStatementPart;
+  "InThreadSurveyMetadata.InThreadSurveyQuestion": WAProto.InThreadSurveyMetadata.InThreadSurveyQuestion;
+  "InteractiveAnnotation": WAProto.InteractiveAnnotation;
+  "InteractiveMessageAdditionalMetadata": WAProto.InteractiveMessageAdditionalMetadata;
+  "KeepInChat": WAProto.KeepInChat;
+  "KeyExchangeMessage": WAProto.KeyExchangeMessage;
+  "KeyId": WAProto.KeyId;
+  "LIDMigrationMapping": WAProto.LIDMigrationMapping;
+  "LIDMigrationMappingSyncMessage": WAProto.LIDMigrationMappingSyncMessage;
+  "LIDMigrationMappingSyncPayload": WAProto.LIDMigrationMappingSyncPayload;
+  "LegacyMessage": WAProto.LegacyMessage;
+  "LimitSharing": WAProto.LimitSharing;
+  "LocalizedName": WAProto.LocalizedName;
+  "Location": WAProto.Location;
+  "MediaData": WAProto.MediaData;
+  "MediaNotifyMessage": WAProto.MediaNotifyMessage;
+  "MediaRetryNotification": WAProto.MediaRetryNotification;
+  "MemberLabel": WAProto.MemberLabel;
+  "Message": WAProto.Message;
+  "Message.AlbumMessage": WAProto.Message.AlbumMessage;
+  "Message.AppStateFatalExceptionNotification": WAProto.Message.AppStateFatalExceptionNotification;
+  "Message.AppStateSyncKey": WAProto.Message.AppStateSyncKey;
+  "Message.AppStateSyncKeyData": WAProto.Message.AppStateSyncKeyData;
+  "Message.AppStateSyncKeyFingerprint": WAProto.Message.AppStateSyncKeyFingerprint;
+  "Message.AppStateSyncKeyId": WAProto.Message.AppStateSyncKeyId;
+  "Message.AppStateSyncKeyRequest": WAProto.Message.AppStateSyncKeyRequest;
+  "Message.AppStateSyncKeyShare": WAProto.Message.AppStateSyncKeyShare;
+  "Message.AudioMessage": WAProto.Message.AudioMessage;
+  "Message.BCallMessage": WAProto.Message.BCallMessage;
+  "Message.ButtonsMessage": WAProto.Message.ButtonsMessage;
+  "Message.ButtonsMessage.Button": WAProto.Message.ButtonsMessage.Button;
+  "Message.ButtonsMessage.Button.ButtonText": WAProto.Message.ButtonsMessage.Button.ButtonText;
+  "Message.ButtonsMessage.Button.NativeFlowInfo": WAProto.Message.ButtonsMessage.Button.NativeFlowInfo;
+  "Message.ButtonsResponseMessage": WAProto.Message.ButtonsResponseMessage;
+  "Message.Call": WAProto.Message.Call;
+  "Message.CallLogMessage": WAProto.Message.CallLogMessage;
+  "Message.CallLogMessage.CallParticipant": WAProto.Message.CallLogMessage.CallParticipant;
+  "Message.CancelPaymentRequestMessage": WAProto.Message.CancelPaymentRequestMessage;
+  "Message.Chat": WAProto.Message.Chat;
+  "Message.CloudAPIThreadControlNotification": WAProto.Message.CloudAPIThreadControlNotification;
+  "Message.CloudAPIThreadControlNotification.CloudAPIThreadControlNotificationContent": WAProto.Message.CloudAPIThreadControlNotification.CloudAPIThreadControlNotificationContent;
+  "Message.CommentMessage": WAProto.Message.CommentMessage;
+  "Message.ContactMessage": WAProto.Message.ContactMessage;
+  "Message.ContactsArrayMessage": WAProto.Message.ContactsArrayMessage;
+  "Message.DeclinePaymentRequestMessage": WAProto.Message.DeclinePaymentRequestMessage;
+  "Message.DeviceSentMessage": WAProto.Message.DeviceSentMessage;
+  "Message.DocumentMessage": WAProto.Message.DocumentMessage;
+  "Message.EncCommentMessage": WAProto.Message.EncCommentMessage;
+  "Message.EncEventResponseMessage": WAProto.Message.EncEventResponseMessage;
+  "Message.EncReactionMessage": WAProto.Message.EncReactionMessage;
+  "Message.EventMessage": WAProto.Message.EventMessage;
+  "Message.EventResponseMessage": WAProto.Message.EventResponseMessage;
+  "Message.ExtendedTextMessage": WAProto.Message.ExtendedTextMessage;
+  "Message.FullHistorySyncOnDemandRequestMetadata": WAProto.Message.FullHistorySyncOnDemandRequestMetadata;
+  "Message.FutureProofMessage": WAProto.Message.FutureProofMessage;
+  "Message.GroupInviteMessage": WAProto.Message.GroupInviteMessage;
+  "Message.HighlyStructuredMessage": WAProto.Message.HighlyStructuredMessage;
+  "Message.HighlyStructuredMessage.HSMLocalizableParameter": WAProto.Message.HighlyStructuredMessage.HSMLocalizableParameter;
+  "Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMCurrency": WAProto.Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMCurrency;
+  "Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMDateTime": WAProto.Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMDateTime;
+  "Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMDateTime.HSMDateTimeComponent": WAProto.Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMDateTime.HSMDateTimeComponent;
+  "Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMDateTime.HSMDateTimeUnixEpoch": WAProto.Message.HighlyStructuredMessage.HSMLocalizableParameter.HSMDateTime.HSMDateTimeUnixEpoch;
+  "Message.HistorySyncMessageAccessStatus": WAProto.Message.HistorySyncMessageAccessStatus;
+  "Message.HistorySyncNotification": WAProto.Message.HistorySyncNotification;
+  "Message.ImageMessage": WAProto.Message.ImageMessage;
+  "Message.InitialSecurityNotificationSettingSync": WAProto.Message.InitialSecurityNotificationSettingSync;
+  "Message.InteractiveMessage": WAProto.Message.InteractiveMessage;
+  "Message.InteractiveMessage.Body": WAProto.Message.InteractiveMessage.Body;
+  "Message.InteractiveMessage.CarouselMessage": WAProto.Message.InteractiveMessage.CarouselMessage;
+  "Message.InteractiveMessage.CollectionMessage": WAProto.Message.InteractiveMessage.CollectionMessage;
+  "Message.InteractiveMessage.Footer": WAProto.Message.InteractiveMessage.Footer;
+  "Message.InteractiveMessage.Header": WAProto.Message.InteractiveMessage.Header;
+  "Message.InteractiveMessage.NativeFlowMessage": WAProto.Message.InteractiveMessage.NativeFlowMessage;
+  "Message.InteractiveMessage.NativeFlowMessage.NativeFlowButton": WAProto.Message.InteractiveMessage.NativeFlowMessage.NativeFlowButton;
+  "Message.InteractiveMessage.ShopMessage": WAProto.Message.InteractiveMessage.ShopMessage;
+  "Message.InteractiveResponseMessage": WAProto.Message.InteractiveResponseMessage;
+  "Message.InteractiveResponseMessage.Body": WAProto.Message.InteractiveResponseMessage.Body;
+  "Message.InteractiveResponseMessage.NativeFlowResponseMessage": WAProto.Message.InteractiveResponseMessage.NativeFlowResponseMessage;
+  "Message.InvoiceMessage": WAProto.Message.InvoiceMessage;
+  "Message.KeepInChatMessage": WAProto.Message.KeepInChatMessage;
+  "Message.LinkPreviewMetadata": WAProto.Message.LinkPreviewMetadata;
+  "Message.ListMessage": WAProto.Message.ListMessage;
+  "Message.ListMessage.Product": WAProto.Message.ListMessage.Product;
+  "Message.ListMessage.ProductListHeaderImage": WAProto.Message.ListMessage.ProductListHeaderImage;
+  "Message.ListMessage.ProductListInfo": WAProto.Message.ListMessage.ProductListInfo;
+  "Message.ListMessage.ProductSection": WAProto.Message.ListMessage.ProductSection;
+  "Message.ListMessage.Row": WAProto.Message.ListMessage.Row;
+  "Message.ListMessage.Section": WAProto.Message.ListMessage.Section;
+  "Message.ListResponseMessage": WAProto.Message.ListResponseMessage;
+  "Message.ListResponseMessage.SingleSelectReply": WAProto.Message.ListResponseMessage.SingleSelectReply;
+  "Message.LiveLocationMessage": WAProto.Message.LiveLocationMessage;
+  "Message.LocationMessage": WAProto.Message.LocationMessage;
+  "Message.MMSThumbnailMetadata": WAProto.Message.MMSThumbnailMetadata;
+  "Message.MessageHistoryBundle": WAProto.Message.MessageHistoryBundle;
+  "Message.MessageHistoryMetadata": WAProto.Message.MessageHistoryMetadata;
+  "Message.MessageHistoryNotice": WAProto.Message.MessageHistoryNotice;
+  "Message.NewsletterAdminInviteMessage": WAProto.Message.NewsletterAdminInviteMessage;
+  "Message.NewsletterFollowerInviteMessage": WAProto.Message.NewsletterFollowerInviteMessage;
+  "Message.OrderMessage": WAProto.Message.OrderMessage;
+  "Message.PaymentExtendedMetadata": WAProto.Message.PaymentExtendedMetadata;
+  "Message.PaymentInviteMessage": WAProto.Message.PaymentInviteMessage;
+  "Message.PaymentLinkMetadata": WAProto.Message.PaymentLinkMetadata;
+  "Message.PaymentLinkMetadata.PaymentLinkButton": WAProto.Message.PaymentLinkMetadata.PaymentLinkButton;
+  "Message.PaymentLinkMetadata.PaymentLinkHeader": WAProto.Message.PaymentLinkMetadata.PaymentLinkHeader;
+  "Message.PaymentLinkMetadata.PaymentLinkProvider": WAProto.Message.PaymentLinkMetadata.PaymentLinkProvider;
+  "Message.PeerDataOperationRequestMessage": WAProto.Message.PeerDataOperationRequestMessage;
+  "Message.PeerDataOperationRequestMessage.FullHistorySyncOnDemandRequest": WAProto.Message.PeerDataOperationRequestMessage.FullHistorySyncOnDemandRequest;
+  "Message.PeerDataOperationRequestMessage.GalaxyFlowAction": WAProto.Message.PeerDataOperationRequestMessage.GalaxyFlowAction;
+  "Message.PeerDataOperationRequestMessage.HistorySyncChunkRetryRequest": WAProto.Message.PeerDataOperationRequestMessage.HistorySyncChunkRetryRequest;
+  "Message.PeerDataOperationRequestMessage.HistorySyncOnDemandRequest": WAProto.Message.PeerDataOperationRequestMessage.HistorySyncOnDemandRequest;
+  "Message.PeerDataOperationRequestMessage.PlaceholderMessageResendRequest": WAProto.Message.PeerDataOperationRequestMessage.PlaceholderMessageResendRequest;
+  "Message.PeerDataOperationRequestMessage.RequestStickerReupload": WAProto.Message.PeerDataOperationRequestMessage.RequestStickerReupload;
+  "Message.PeerDataOperationRequestMessage.RequestUrlPreview": WAProto.Message.PeerDataOperationRequestMessage.RequestUrlPreview;
+  "Message.PeerDataOperationRequestMessage.SyncDCollectionFatalRecoveryRequest": WAProto.Message.PeerDataOperationRequestMessage.SyncDCollectionFatalRecoveryRequest;
+  "Message.PeerDataOperationRequestResponseMessage": WAProto.Message.PeerDataOperationRequestResponseMessage;
+  "Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult": WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult;
+  "Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.CompanionCanonicalUserNonceFetchResponse": WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.CompanionCanonicalUserNonceFetchResponse;
+  "Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.CompanionMetaNonceFetchResponse": WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.CompanionMetaNonceFetchResponse;
+  "Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.FullHistorySyncOnDemandRequestResponse": WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.FullHistorySyncOnDemandRequestResponse;
+  "Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.HistorySyncChunkRetryResponse": WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.HistorySyncChunkRetryResponse;
+  "Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.LinkPreviewResponse": WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.LinkPreviewResponse;
+  "Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.LinkPreviewResponse.LinkPreviewHighQualityThumbnail": WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.LinkPreviewResponse.LinkPreviewHighQualityThumbnail;
+  "Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.LinkPreviewResponse.PaymentLinkPreviewMetadata": WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.LinkPreviewResponse.PaymentLinkPreviewMetadata;
+  "Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.PlaceholderMessageResendResponse": WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.PlaceholderMessageResendResponse;
+  "Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.SyncDSnapshotFatalRecoveryResponse": WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.SyncDSnapshotFatalRecoveryResponse;
+  "Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.WaffleNonceFetchResponse": WAProto.Message.PeerDataOperationRequestResponseMessage.PeerDataOperationResult.WaffleNonceFetchResponse;
+  "Message.PinInChatMessage": WAProto.Message.PinInChatMessage;
+  "Message.PlaceholderMessage": WAProto.Message.PlaceholderMessage;
+  "Message.PollCreationMessage": WAProto.Message.PollCreationMessage;
+  "Message.PollCreationMessage.Option": WAProto.Message.PollCreationMessage.Option;
+  "Message.PollEncValue": WAProto.Message.PollEncValue;
+  "Message.PollResultSnapshotMessage": WAProto.Message.PollResultSnapshotMessage;
+  "Message.PollResultSnapshotMessage.PollVote": WAProto.Message.PollResultSnapshotMessage.PollVote;
+  "Message.PollUpdateMessage": WAProto.Message.PollUpdateMessage;
+  "Message.PollUpdateMessageMetadata": WAProto.Message.PollUpdateMessageMetadata;
+  "Message.PollVoteMessage": WAProto.Message.PollVoteMessage;
+  "Message.ProductMessage": WAProto.Message.ProductMessage;
+  "Message.ProductMessage.CatalogSnapshot": WAProto.Message.ProductMessage.CatalogSnapshot;
+  "Message.ProductMessage.ProductSnapshot": WAProto.Message.ProductMessage.ProductSnapshot;
+  "Message.ProtocolMessage": WAProto.Message.ProtocolMessage;
+  "Message.QuestionResponseMessage": WAProto.Message.QuestionResponseMessage;
+  "Message.ReactionMessage": WAProto.Message.ReactionMessage;
+  "Message.RequestPaymentMessage": WAProto.Message.RequestPaymentMessage;
+  "Message.RequestPhoneNumberMessage": WAProto.Message.RequestPhoneNumberMessage;
+  "Message.RequestWelcomeMessageMetadata": WAProto.Message.RequestWelcomeMessageMetadata;
+  "Message.ScheduledCallCreationMessage": WAProto.Message.ScheduledCallCreationMessage;
+  "Message.ScheduledCallEditMessage": WAProto.Message.ScheduledCallEditMessage;
+  "Message.SecretEncryptedMessage": WAProto.Message.SecretEncryptedMessage;
+  "Message.SendPaymentMessage": WAProto.Message.SendPaymentMessage;
+  "Message.SenderKeyDistributionMessage": WAProto.Message.SenderKeyDistributionMessage;
+  "Message.StatusNotificationMessage": WAProto.Message.StatusNotificationMessage;
+  "Message.StatusQuestionAnswerMessage": WAProto.Message.StatusQuestionAnswerMessage;
+  "Message.StatusQuotedMessage": WAProto.Message.StatusQuotedMessage;
+  "Message.StatusStickerInteractionMessage": WAProto.Message.StatusStickerInteractionMessage;
+  "Message.StickerMessage": WAProto.Message.StickerMessage;
+  "Message.StickerPackMessage": WAProto.Message.StickerPackMessage;
+  "Message.StickerPackMessage.Sticker": WAProto.Message.StickerPackMessage.Sticker;
+  "Message.StickerSyncRMRMessage": WAProto.Message.StickerSyncRMRMessage;
+  "Message.TemplateButtonReplyMessage": WAProto.Message.TemplateButtonReplyMessage;
+  "Message.TemplateMessage": WAProto.Message.TemplateMessage;
+  "Message.TemplateMessage.FourRowTemplate": WAProto.Message.TemplateMessage.FourRowTemplate;
+  "Message.TemplateMessage.HydratedFourRowTemplate": WAProto.Message.TemplateMessage.HydratedFourRowTemplate;
+  "Message.URLMetadata": WAProto.Message.URLMetadata;
+  "Message.VideoEndCard": WAProto.Message.VideoEndCard;
+  "Message.VideoMessage": WAProto.Message.VideoMessage;
+  "MessageAddOn": WAProto.MessageAddOn;
+  "MessageAddOnContextInfo": WAProto.MessageAddOnContextInfo;
+  "MessageAssociation": WAProto.MessageAssociation;
+  "MessageContextInfo": WAProto.MessageContextInfo;
+  "MessageKey": WAProto.MessageKey;
+  "MessageSecretMessage": WAProto.MessageSecretMessage;
+  "Money": WAProto.Money;
+  "MsgOpaqueData": WAProto.MsgOpaqueData;
+  "MsgOpaqueData.EventLocation": WAProto.MsgOpaqueData.EventLocation;
+  "MsgOpaqueData.PollOption": WAProto.MsgOpaqueData.PollOption;
+  "MsgOpaqueData.PollVoteSnapshot": WAProto.MsgOpaqueData.PollVoteSnapshot;
+  "MsgOpaqueData.PollVotesSnapshot": WAProto.MsgOpaqueData.PollVotesSnapshot;
+  "MsgRowOpaqueData": WAProto.MsgRowOpaqueData;
+  "NoiseCertificate": WAProto.NoiseCertificate;
+  "NoiseCertificate.Details": WAProto.NoiseCertificate.Details;
+  "NotificationMessageInfo": WAProto.NotificationMessageInfo;
+  "NotificationSettings": WAProto.NotificationSettings;
+  "PairingRequest": WAProto.PairingRequest;
+  "PastParticipant": WAProto.PastParticipant;
+  "PastParticipants": WAProto.PastParticipants;
+  "PatchDebugData": WAProto.PatchDebugData;
+  "PaymentBackground": WAProto.PaymentBackground;
+  "PaymentBackground.MediaData": WAProto.PaymentBackground.MediaData;
+  "PaymentInfo": WAProto.PaymentInfo;
+  "PhoneNumberToLIDMapping": WAProto.PhoneNumberToLIDMapping;
+  "PhotoChange": WAProto.PhotoChange;
+  "PinInChat": WAProto.PinInChat;
+  "Point": WAProto.Point;
+  "PollAdditionalMetadata": WAProto.PollAdditionalMetadata;
+  "PollEncValue": WAProto.PollEncValue;
+  "PollUpdate": WAProto.PollUpdate;
+  "PreKeyRecordStructure": WAProto.PreKeyRecordStructure;
+  "PreKeySignalMessage": WAProto.PreKeySignalMessage;
+  "PremiumMessageInfo": WAProto.PremiumMessageInfo;
+  "PrimaryEphemeralIdentity": WAProto.PrimaryEphemeralIdentity;
+  "ProcessedVideo": WAProto.ProcessedVideo;
+  "ProloguePayload": WAProto.ProloguePayload;
+  "Pushname": WAProto.Pushname;
+  "QuarantinedMessage": WAProto.QuarantinedMessage;
+  "Reaction": WAProto.Reaction;
+  "RecentEmojiWeight": WAProto.RecentEmojiWeight;
+  "RecordStructure": WAProto.RecordStructure;
+  "Reportable": WAProto.Reportable;
+  "ReportingTokenInfo": WAProto.ReportingTokenInfo;
+  "SenderKeyDistributionMessage": WAProto.SenderKeyDistributionMessage;
+  "SenderKeyMessage": WAProto.SenderKeyMessage;
+  "SenderKeyRecordStructure": WAProto.SenderKeyRecordStructure;
+  "SenderKeyStateStructure": WAProto.SenderKeyStateStructure;
+  "SenderKeyStateStructure.SenderChainKey": WAProto.SenderKeyStateStructure.SenderChainKey;
+  "SenderKeyStateStructure.SenderMessageKey": WAProto.SenderKeyStateStructure.SenderMessageKey;
+  "SenderKeyStateStructure.SenderSigningKey": WAProto.SenderKeyStateStructure.SenderSigningKey;
+  "ServerErrorReceipt": WAProto.ServerErrorReceipt;
+  "SessionStructure": WAProto.SessionStructure;
+  "SessionStructure.Chain": WAProto.SessionStructure.Chain;
+  "SessionStructure.Chain.ChainKey": WAProto.SessionStructure.Chain.ChainKey;
+  "SessionStructure.Chain.MessageKey": WAProto.SessionStructure.Chain.MessageKey;
+  "SessionStructure.PendingKeyExchange": WAProto.SessionStructure.PendingKeyExchange;
+  "SessionStructure.PendingPreKey": WAProto.SessionStructure.PendingPreKey;
+  "SessionTransparencyMetadata": WAProto.SessionTransparencyMetadata;
+  "SignalMessage": WAProto.SignalMessage;
+  "SignedPreKeyRecordStructure": WAProto.SignedPreKeyRecordStructure;
+  "StatusAttribution": WAProto.StatusAttribution;
+  "StatusAttribution.AiCreatedAttribution": WAProto.StatusAttribution.AiCreatedAttribution;
+  "StatusAttribution.ExternalShare": WAProto.StatusAttribution.ExternalShare;
+  "StatusAttribution.GroupStatus": WAProto.StatusAttribution.GroupStatus;
+  "StatusAttribution.Music": WAProto.StatusAttribution.Music;
+  "StatusAttribution.RLAttribution": WAProto.StatusAttribution.RLAttribution;
+  "StatusAttribution.StatusReshare": WAProto.StatusAttribution.StatusReshare;
+  "StatusAttribution.StatusReshare.Metadata": WAProto.StatusAttribution.StatusReshare.Metadata;
+  "StatusMentionMessage": WAProto.StatusMentionMessage;
+  "StatusPSA": WAProto.StatusPSA;
+  "StickerMetadata": WAProto.StickerMetadata;
+  "SyncActionData": WAProto.SyncActionData;
+  "SyncActionValue": WAProto.SyncActionValue;
+  "SyncActionValue.AgentAction": WAProto.SyncActionValue.AgentAction;
+  "SyncActionValue.AiThreadRenameAction": WAProto.SyncActionValue.AiThreadRenameAction;
+  "SyncActionValue.AndroidUnsupportedActions": WAProto.SyncActionValue.AndroidUnsupportedActions;
+  "SyncActionValue.ArchiveChatAction": WAProto.SyncActionValue.ArchiveChatAction;
+  "SyncActionValue.AvatarUpdatedAction": WAProto.SyncActionValue.AvatarUpdatedAction;
+  "SyncActionValue.BotWelcomeRequestAction": WAProto.SyncActionValue.BotWelcomeRequestAction;
+  "SyncActionValue.BroadcastListParticipant": WAProto.SyncActionValue.BroadcastListParticipant;
+  "SyncActionValue.BusinessBroadcastAssociationAction": WAProto.SyncActionValue.BusinessBroadcastAssociationAction;
+  "SyncActionValue.BusinessBroadcastListAction": WAProto.SyncActionValue.BusinessBroadcastListAction;
+  "SyncActionValue.CallLogAction": WAProto.SyncActionValue.CallLogAction;
+  "SyncActionValue.ChatAssignmentAction": WAProto.SyncActionValue.ChatAssignmentAction;
+  "SyncActionValue.ChatAssignmentOpenedStatusAction": WAProto.SyncActionValue.ChatAssignmentOpenedStatusAction;
+  "SyncActionValue.ClearChatAction": WAProto.SyncActionValue.ClearChatAction;
+  "SyncActionValue.ContactAction": WAProto.SyncActionValue.ContactAction;
+  "SyncActionValue.CtwaPerCustomerDataSharingAction": WAProto.SyncActionValue.CtwaPerCustomerDataSharingAction;
+  "SyncActionValue.CustomPaymentMethod": WAProto.SyncActionValue.CustomPaymentMethod;
+  "SyncActionValue.CustomPaymentMethodMetadata": WAProto.SyncActionValue.CustomPaymentMethodMetadata;
+  "SyncActionValue.CustomPaymentMethodsAction": WAProto.SyncActionValue.CustomPaymentMethodsAction;
+  "SyncActionValue.DeleteChatAction": WAProto.SyncActionValue.DeleteChatAction;
+  "SyncActionValue.DeleteIndividualCallLogAction": WAProto.SyncActionValue.DeleteIndividualCallLogAction;
+  "SyncActionValue.DeleteMessageForMeAction": WAProto.SyncActionValue.DeleteMessageForMeAction;
+  "SyncActionValue.DetectedOutcomesStatusAction": WAProto.SyncActionValue.DetectedOutcomesStatusAction;
+  "SyncActionValue.ExternalWebBetaAction": WAProto.SyncActionValue.ExternalWebBetaAction;
+  "SyncActionValue.FavoritesAction": WAProto.SyncActionValue.FavoritesAction;
+  "SyncActionValue.FavoritesAction.Favorite": WAProto.SyncActionValue.FavoritesAction.Favorite;
+  "SyncActionValue.InteractiveMessageAction": WAProto.SyncActionValue.InteractiveMessageAction;
+  "SyncActionValue.KeyExpiration": WAProto.SyncActionValue.KeyExpiration;
+  "SyncActionValue.LabelAssociationAction": WAProto.SyncActionValue.LabelAssociationAction;
+  "SyncActionValue.LabelEditAction": WAProto.SyncActionValue.LabelEditAction;
+  "SyncActionValue.LabelReorderingAction": WAProto.SyncActionValue.LabelReorderingAction;
+  "SyncActionValue.LidContactAction": WAProto.SyncActionValue.LidContactAction;
+  "SyncActionValue.LocaleSetting": WAProto.SyncActionValue.LocaleSetting;
+  "SyncActionValue.LockChatAction": WAProto.SyncActionValue.LockChatAction;
+  "SyncActionValue.MaibaAIFeaturesControlAction": WAProto.SyncActionValue.MaibaAIFeaturesControlAction;
+  "SyncActionValue.MarkChatAsReadAction": WAProto.SyncActionValue.MarkChatAsReadAction;
+  "SyncActionValue.MarketingMessageAction": WAProto.SyncActionValue.MarketingMessageAction;
+  "SyncActionValue.MarketingMessageBroadcastAction": WAProto.SyncActionValue.MarketingMessageBroadcastAction;
+  "SyncActionValue.MerchantPaymentPartnerAction": WAProto.SyncActionValue.MerchantPaymentPartnerAction;
+  "SyncActionValue.MusicUserIdAction": WAProto.SyncActionValue.MusicUserIdAction;
+  "SyncActionValue.MuteAction": WAProto.SyncActionValue.MuteAction;
+  "SyncActionValue.NewsletterSavedInterestsAction": WAProto.SyncActionValue.NewsletterSavedInterestsAction;
+  "SyncActionValue.NoteEditAction": WAProto.SyncActionValue.NoteEditAction;
+  "SyncActionValue.NotificationActivitySettingAction": WAProto.SyncActionValue.NotificationActivitySettingAction;
+  "SyncActionValue.NuxAction": WAProto.SyncActionValue.NuxAction;
+  "SyncActionValue.PaymentInfoAction": WAProto.SyncActionValue.PaymentInfoAction;
+  "SyncActionValue.PaymentTosAction": WAProto.SyncActionValue.PaymentTosAction;
+  "SyncActionValue.PinAction": WAProto.SyncActionValue.PinAction;
+  "SyncActionValue.PnForLidChatAction": WAProto.SyncActionValue.PnForLidChatAction;
+  "SyncActionValue.PrimaryFeature": WAProto.SyncActionValue.PrimaryFeature;
+  "SyncActionValue.PrimaryVersionAction": WAProto.SyncActionValue.PrimaryVersionAction;
+  "SyncActionValue.PrivacySettingChannelsPersonalisedRecommendationAction": WAProto.SyncActionValue.PrivacySettingChannelsPersonalisedRecommendationAction;
+  "SyncActionValue.PrivacySettingDisableLinkPreviewsAction": WAProto.SyncActionValue.PrivacySettingDisableLinkPreviewsAction;
+  "SyncActionValue.PrivacySettingRelayAllCalls": WAProto.SyncActionValue.PrivacySettingRelayAllCalls;
+  "SyncActionValue.PrivateProcessingSettingAction": WAProto.SyncActionValue.PrivateProcessingSettingAction;
+  "SyncActionValue.PushNameSetting": WAProto.SyncActionValue.PushNameSetting;
+  "SyncActionValue.QuickReplyAction": WAProto.SyncActionValue.QuickReplyAction;
+  "SyncActionValue.RecentEmojiWeightsAction": WAProto.SyncActionValue.RecentEmojiWeightsAction;
+  "SyncActionValue.RemoveRecentStickerAction": WAProto.SyncActionValue.RemoveRecentStickerAction;
+  "SyncActionValue.StarAction": WAProto.SyncActionValue.StarAction;
+  "SyncActionValue.StatusPostOptInNotificationPreferencesAction": WAProto.SyncActionValue.StatusPostOptInNotificationPreferencesAction;
+  "SyncActionValue.StatusPrivacyAction": WAProto.SyncActionValue.StatusPrivacyAction;
+  "SyncActionValue.StickerAction": WAProto.SyncActionValue.StickerAction;
+  "SyncActionValue.SubscriptionAction": WAProto.SyncActionValue.SubscriptionAction;
+  "SyncActionValue.SyncActionMessage": WAProto.SyncActionValue.SyncActionMessage;
+  "SyncActionValue.SyncActionMessageRange": WAProto.SyncActionValue.SyncActionMessageRange;
+  "SyncActionValue.TimeFormatAction": WAProto.SyncActionValue.TimeFormatAction;
+  "SyncActionValue.UGCBot": WAProto.SyncActionValue.UGCBot;
+  "SyncActionValue.UnarchiveChatsSetting": WAProto.SyncActionValue.UnarchiveChatsSetting;
+  "SyncActionValue.UserStatusMuteAction": WAProto.SyncActionValue.UserStatusMuteAction;
+  "SyncActionValue.UsernameChatStartModeAction": WAProto.SyncActionValue.UsernameChatStartModeAction;
+  "SyncActionValue.WaffleAccountLinkStateAction": WAProto.SyncActionValue.WaffleAccountLinkStateAction;
+  "SyncActionValue.WamoUserIdentifierAction": WAProto.SyncActionValue.WamoUserIdentifierAction;
+  "SyncdIndex": WAProto.SyncdIndex;
+  "SyncdMutation": WAProto.SyncdMutation;
+  "SyncdMutations": WAProto.SyncdMutations;
+  "SyncdPatch": WAProto.SyncdPatch;
+  "SyncdRecord": WAProto.SyncdRecord;
+  "SyncdSnapshot": WAProto.SyncdSnapshot;
+  "SyncdValue": WAProto.SyncdValue;
+  "SyncdVersion": WAProto.SyncdVersion;
+  "TapLinkAction": WAProto.TapLinkAction;
+  "TemplateButton": WAProto.TemplateButton;
+  "TemplateButton.CallButton": WAProto.TemplateButton.CallButton;
+  "TemplateButton.QuickReplyButton": WAProto.TemplateButton.QuickReplyButton;
+  "TemplateButton.URLButton": WAProto.TemplateButton.URLButton;
+  "ThreadID": WAProto.ThreadID;
+  "UrlTrackingMap": WAProto.UrlTrackingMap;
+  "UrlTrackingMap.UrlTrackingMapElement": WAProto.UrlTrackingMap.UrlTrackingMapElement;
+  "UserPassword": WAProto.UserPassword;
+  "UserPassword.TransformerArg": WAProto.UserPassword.TransformerArg;
+  "UserPassword.TransformerArg.Value": WAProto.UserPassword.TransformerArg.Value;
+  "UserReceipt": WAProto.UserReceipt;
+  "VerifiedNameCertificate": WAProto.VerifiedNameCertificate;
+  "VerifiedNameCertificate.Details": WAProto.VerifiedNameCertificate.Details;
+  "WallpaperSettings": WAProto.WallpaperSettings;
+  "WebFeatures": WAProto.WebFeatures;
+  "WebMessageInfo": WAProto.WebMessageInfo;
+  "WebNotificationsInfo": WAProto.WebNotificationsInfo;
+}
+// </generated>
 
 /** A node as decodeBinaryNode and NoiseTransport#decodeFrames return it (a BinaryNode). Decoded
  * text content that travelled as raw bytes (not a token, packed digits or a JID) comes back as
@@ -644,6 +5342,40 @@ export interface Wacore extends JidHelpers {
   createAesGcmDecryptor(key: Bytes, iv: Bytes, aad?: Bytes | null): GcmDecryptStream;
   createHash(algorithm: 'sha256' | 'sha512'): HashStream;
   createHmac(algorithm: 'sha256' | 'sha512', key: Bytes): HashStream;
+  /** WhatsApp's protobuf messages (WAProto): decode, encode, history-sync blobs. */
+  readonly proto: ProtoApi;
+  /** The key under which decoded objects keep fields the schema does not declare. */
+  readonly PROTO_UNKNOWN_FIELDS: unique symbol;
+  /** The messageSecret use cases and their HKDF info names. */
+  readonly MESSAGE_SECRET_USE_CASES: Readonly<Record<MessageSecretUseCase, { readonly info: string; readonly aad: boolean }>>;
+  /** A use case's 32-byte key: HKDF-SHA256(messageSecret, info = id ‖ originalSender ‖ modifier ‖ use case). */
+  messageSecretKey(args: MessageSecretKeyArgs & { useCase: MessageSecretUseCase }): OutputBytes;
+  /** Encrypts an add-on (AES-256-GCM; additional data for poll votes and event responses). */
+  encryptMessageSecret(args: MessageSecretKeyArgs & { useCase: Exclude<MessageSecretUseCase, 'reportToken'>; plaintext: Bytes; iv?: Bytes }): MessageSecretCiphertext;
+  /** Decrypts an add-on: ERR_AUTH_TAG when any key input or byte is wrong. */
+  decryptMessageSecret(args: MessageSecretKeyArgs & MessageSecretCiphertextInput & { useCase: Exclude<MessageSecretUseCase, 'reportToken'> }): OutputBytes;
+  /** SHA-256 of a poll option's name. */
+  pollOptionHash(optionName: string): OutputBytes;
+  /** A vote for PollUpdateMessage.vote; options by name or by hash. */
+  encryptPollVote(args: MessageSecretKeyArgs & { selectedOptions: readonly (string | Bytes)[] }): MessageSecretCiphertext;
+  /** The option hashes a vote selects ([] for a vote withdrawn). */
+  decryptPollVote(args: MessageSecretKeyArgs & MessageSecretCiphertextInput): Uint8Array[];
+  encryptEventResponse(args: MessageSecretKeyArgs & { response: WAProtoInput<WAProto.Message.EventResponseMessage> }): MessageSecretCiphertext;
+  decryptEventResponse(args: MessageSecretKeyArgs & MessageSecretCiphertextInput): WAProto.Message.EventResponseMessage;
+  /** A Message (a ReactionMessage for encReaction) encrypted for a use case. */
+  encryptSecretMessage(args: MessageSecretKeyArgs & { useCase: 'encReaction' | 'encComment' | 'eventEdit' | 'messageEdit' | 'pollEdit' | 'pollAddOption'; message: object }): MessageSecretCiphertext;
+  /** The Message an add-on carries; the use case by name, or as SecretEncryptedMessage.secretEncType. */
+  decryptSecretMessage(args: MessageSecretKeyArgs & MessageSecretCiphertextInput & ({ useCase: MessageSecretUseCase } | { secretEncType: number })): WAProto.Message;
+  /** A report token: HMAC-SHA256 with the reportToken key over the reporting fields, 16 bytes. */
+  reportingToken(args: MessageSecretKeyArgs & { content: Bytes }): OutputBytes;
+  /** The key of a bot's reply (two HKDF steps). */
+  botMessageKey(args: BotMessageKeyArgs): OutputBytes;
+  encryptBotMessage(args: BotMessageKeyArgs & { message: WAProtoInput<WAProto.Message>; iv?: Bytes }): MessageSecretCiphertext;
+  decryptBotMessage(args: BotMessageKeyArgs & MessageSecretCiphertextInput): WAProto.Message;
+  /** WhatsApp's random padding: 1 to 16 bytes, each the count. */
+  padMessage(data: Bytes, count?: number): OutputBytes;
+  /** Removes the padding strictly (ERR_BAD_PADDING otherwise): a view of data. */
+  unpadMessage(data: Bytes): Uint8Array;
   /** Encodes a node as a frame (flag byte 0, then the node), byte-identical with Baileys' encoder
    * for the same dictionary. Attributes with undefined or null values are skipped. A frame of 65 B to
    * 4 KiB is a view into a shared 8 KiB ArrayBuffer, as DecodedBinaryNode's byte contents are:

@@ -13,6 +13,8 @@
 import createWacoreModule from './dist/wacore.glue.mjs';
 import { makeAppState } from './lib/appstate.mjs';
 import { makeBinary } from './lib/binary.mjs';
+import { makeProto, PROTO_UNKNOWN_FIELDS } from './lib/proto.mjs';
+import { makeMessageSecret, MESSAGE_SECRET_USE_CASES, padMessage, unpadMessage } from './lib/message-secret.mjs';
 import { asBytes, describe as describeValue } from './lib/args.mjs';
 import { WacoreError } from './lib/errors.mjs';
 import { makeCore } from './lib/internal/io.mjs';
@@ -298,6 +300,10 @@ async function compileFrom({ source, url }) {
   return WebAssembly.compile(await response.arrayBuffer());
 }
 
+// What the API shows of the protobuf layer (the facade reads the schema through the rest).
+const publicProto = ({ decode, encode, inflate, decodeHistorySync, describe, enumValues, messageTypes, enumTypes }) =>
+  Object.freeze({ decode, encode, inflate, decodeHistorySync, describe, enumValues, messageTypes, enumTypes });
+
 function makeApi(M, nodeCrypto) {
   const core = { ...makeCore(M, ERRORS), nodeCrypto };
   // The plain exports (bindings/boundary.json), each raising its errors as the core's WacoreError.
@@ -308,6 +314,7 @@ function makeApi(M, nodeCrypto) {
   const curve = makeCurve(core);
   const binary = makeBinary(core);
   const { encodeBinaryNode, decodeBinaryNode } = binary;
+  const proto = makeProto(core);
   return Object.freeze({
     variant: M.variant,
     WacoreError,
@@ -316,6 +323,12 @@ function makeApi(M, nodeCrypto) {
     ...makeMedia(core, crypto),
     encodeBinaryNode,
     decodeBinaryNode,
+    proto: publicProto(proto),
+    PROTO_UNKNOWN_FIELDS,
+    ...makeMessageSecret(crypto, proto),
+    MESSAGE_SECRET_USE_CASES,
+    padMessage,
+    unpadMessage,
     ...makeNoise(core, binary),
     ...makeAppState(core),
     ...makeSignal(core, curve),

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Fuzzes the binary node codec, the Noise frame decoder, Signal sessions or the sender-key and
-# app-state patch parsers with libFuzzer (ASan + UBSan) for a bounded time; exits non-zero on any
-# crash, sanitizer report, property violation, timeout or out-of-memory.
+# Fuzzes the binary node codec, the Noise frame decoder, Signal sessions, the sender-key and
+# app-state patch parsers or the WAProto codec with libFuzzer (ASan + UBSan) for a bounded time;
+# exits non-zero on any crash, sanitizer report, property violation, timeout or out-of-memory.
 #
-#   scripts/fuzz.sh [seconds] [binary|noise|signal_parse|signal_session|groups]     default 30 binary
+#   scripts/fuzz.sh [seconds] [binary|noise|signal_parse|signal_session|groups|proto]     default 30 binary
 #
 # Builds build/sanitize with clang first if needed: the sanitized native tree, whose core the
 # GoogleTest suite under ASan + UBSan shares (cmake/Fuzz.cmake). `scripts/fuzz.sh --build` builds that
@@ -32,8 +32,8 @@ if [ "${1:-}" = "--build" ]; then
 fi
 secs="${1:-30}"
 target="${2:-binary}"
-[[ "$secs" =~ ^[0-9]+$ && "$target" =~ ^(binary|noise|signal_parse|signal_session|groups)$ ]] ||
-  { echo "usage: scripts/fuzz.sh [seconds] [binary|noise|signal_parse|signal_session|groups]" >&2; exit 2; }
+[[ "$secs" =~ ^[0-9]+$ && "$target" =~ ^(binary|noise|signal_parse|signal_session|groups|proto)$ ]] ||
+  { echo "usage: scripts/fuzz.sh [seconds] [binary|noise|signal_parse|signal_session|groups|proto]" >&2; exit 2; }
 
 if [ -z "${WACORE_FUZZ_BUILT:-}" ]; then
   configure

@@ -73,9 +73,9 @@ ctest --test-dir build/sanitize --output-on-failure -j "$(nproc)"
 # A fixed fuzzing seed unless one is given: the same inputs in every test run (scripts/fuzz.sh).
 export WACORE_FUZZ_SEED="${WACORE_FUZZ_SEED:-20261201}"
 
-step "fuzzing in two lanes of 45 s: the binary codec (30 s), then sender keys and app-state patches (15 s; seeds from tests/fuzz/make-groups-corpus.mjs) | Signal sessions as a stateful conversation (20 s), the Noise frame decoder and handshake parsers (15 s), the Signal parsers (10 s)"
+step "fuzzing in two lanes of 45 s: the binary codec (25 s), sender keys and app-state patches (10 s; seeds from tests/fuzz/make-groups-corpus.mjs), the WAProto codec (10 s) | Signal sessions as a stateful conversation (20 s), the Noise frame decoder and handshake parsers (15 s), the Signal parsers (10 s)"
 fuzz() { WACORE_FUZZ_BUILT=1 scripts/fuzz.sh "$@"; }
-fuzz_lane1() { fuzz 30 binary && fuzz 15 groups; }
+fuzz_lane1() { fuzz 25 binary && fuzz 10 groups && fuzz 10 proto; }
 fuzz_lane2() { fuzz 20 signal_session && fuzz 15 noise && fuzz 10 signal_parse; }
 run_lanes fuzz_lane1 fuzz_lane2
 

@@ -19,16 +19,17 @@
 #include "crypto/hash.h"
 #include "media/media.h"
 #include "noise/noise.h"
+#include "proto/codec.h"
 #include "signal/sender_keys.h"
 #include "signal/session.h"
 #include "../wire.h"
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x755ff1ce;
+inline constexpr uint32_t kBoundaryDigest = 0x02e7ac43;
 
 // The JS error table (npm/lib/generated/boundary.mjs) was read from src/common/error.h: as many entries.
-static_assert(static_cast<int>(wacore::Error::count_) == 53, "src/common/error.h changed: run node scripts/gen-boundary.mjs");
+static_assert(static_cast<int>(wacore::Error::count_) == 57, "src/common/error.h changed: run node scripts/gen-boundary.mjs");
 
 // Constants: those of the core are checked against it, so that the JS side cannot drift from it.
 inline constexpr size_t kPublicKeyBytes = 33;  // a Curve25519 public key with libsignal's type byte 0x05
@@ -76,6 +77,56 @@ inline constexpr size_t kMediaKeysMacKeyAt = 48;  // where the MAC key starts in
 static_assert(kMediaKeysMacKeyAt == (offsetof(wacore::media::Keys, mac)), "bindings/boundary.json: MEDIA_KEYS_MAC_KEY_AT disagrees with offsetof(wacore::media::Keys, mac)");
 inline constexpr size_t kMediaKeysRefKeyAt = 80;  // where the ref key starts in the expanded media keys
 static_assert(kMediaKeysRefKeyAt == (offsetof(wacore::media::Keys, ref)), "bindings/boundary.json: MEDIA_KEYS_REF_KEY_AT disagrees with offsetof(wacore::media::Keys, ref)");
+inline constexpr size_t kProtoTapeEnd = -1;  // a protobuf tape's word ending a message (src/proto/codec.h)
+static_assert(kProtoTapeEnd == (wacore::proto::kEnd), "bindings/boundary.json: PROTO_TAPE_END disagrees with wacore::proto::kEnd");
+inline constexpr size_t kProtoTapeUnknown = -2;  // a protobuf tape's word before an unknown field's offset and length
+static_assert(kProtoTapeUnknown == (wacore::proto::kUnknown), "bindings/boundary.json: PROTO_TAPE_UNKNOWN disagrees with wacore::proto::kUnknown");
+inline constexpr size_t kProtoMaxDepth = 100;  // how deeply protobuf messages may nest
+static_assert(kProtoMaxDepth == (wacore::proto::kMaxDepth), "bindings/boundary.json: PROTO_MAX_DEPTH disagrees with wacore::proto::kMaxDepth");
+inline constexpr size_t kProtoFlagRepeated = 1;  // a schema field flag: repeated
+static_assert(kProtoFlagRepeated == (wacore::proto::kRepeated), "bindings/boundary.json: PROTO_FLAG_REPEATED disagrees with wacore::proto::kRepeated");
+inline constexpr size_t kProtoFlagPacked = 2;  // a schema field flag: packed
+static_assert(kProtoFlagPacked == (wacore::proto::kPacked), "bindings/boundary.json: PROTO_FLAG_PACKED disagrees with wacore::proto::kPacked");
+inline constexpr size_t kProtoFlagPresence = 4;  // a schema field flag: explicit presence
+static_assert(kProtoFlagPresence == (wacore::proto::kPresence), "bindings/boundary.json: PROTO_FLAG_PRESENCE disagrees with wacore::proto::kPresence");
+inline constexpr size_t kProtoFlagMap = 8;  // a schema field flag: a map
+static_assert(kProtoFlagMap == (wacore::proto::kMapField), "bindings/boundary.json: PROTO_FLAG_MAP disagrees with wacore::proto::kMapField");
+inline constexpr size_t kProtoKindMap = 0;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindMap == (wacore::proto::kMap), "bindings/boundary.json: PROTO_KIND_MAP disagrees with wacore::proto::kMap");
+inline constexpr size_t kProtoKindDouble = 1;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindDouble == (wacore::proto::kDouble), "bindings/boundary.json: PROTO_KIND_DOUBLE disagrees with wacore::proto::kDouble");
+inline constexpr size_t kProtoKindFloat = 2;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindFloat == (wacore::proto::kFloat), "bindings/boundary.json: PROTO_KIND_FLOAT disagrees with wacore::proto::kFloat");
+inline constexpr size_t kProtoKindInt64 = 3;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindInt64 == (wacore::proto::kInt64), "bindings/boundary.json: PROTO_KIND_INT64 disagrees with wacore::proto::kInt64");
+inline constexpr size_t kProtoKindUint64 = 4;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindUint64 == (wacore::proto::kUint64), "bindings/boundary.json: PROTO_KIND_UINT64 disagrees with wacore::proto::kUint64");
+inline constexpr size_t kProtoKindInt32 = 5;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindInt32 == (wacore::proto::kInt32), "bindings/boundary.json: PROTO_KIND_INT32 disagrees with wacore::proto::kInt32");
+inline constexpr size_t kProtoKindFixed64 = 6;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindFixed64 == (wacore::proto::kFixed64), "bindings/boundary.json: PROTO_KIND_FIXED64 disagrees with wacore::proto::kFixed64");
+inline constexpr size_t kProtoKindFixed32 = 7;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindFixed32 == (wacore::proto::kFixed32), "bindings/boundary.json: PROTO_KIND_FIXED32 disagrees with wacore::proto::kFixed32");
+inline constexpr size_t kProtoKindBool = 8;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindBool == (wacore::proto::kBool), "bindings/boundary.json: PROTO_KIND_BOOL disagrees with wacore::proto::kBool");
+inline constexpr size_t kProtoKindString = 9;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindString == (wacore::proto::kString), "bindings/boundary.json: PROTO_KIND_STRING disagrees with wacore::proto::kString");
+inline constexpr size_t kProtoKindMessage = 11;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindMessage == (wacore::proto::kMessage), "bindings/boundary.json: PROTO_KIND_MESSAGE disagrees with wacore::proto::kMessage");
+inline constexpr size_t kProtoKindBytes = 12;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindBytes == (wacore::proto::kBytes), "bindings/boundary.json: PROTO_KIND_BYTES disagrees with wacore::proto::kBytes");
+inline constexpr size_t kProtoKindUint32 = 13;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindUint32 == (wacore::proto::kUint32), "bindings/boundary.json: PROTO_KIND_UINT32 disagrees with wacore::proto::kUint32");
+inline constexpr size_t kProtoKindEnum = 14;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindEnum == (wacore::proto::kEnum), "bindings/boundary.json: PROTO_KIND_ENUM disagrees with wacore::proto::kEnum");
+inline constexpr size_t kProtoKindSfixed32 = 15;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindSfixed32 == (wacore::proto::kSfixed32), "bindings/boundary.json: PROTO_KIND_SFIXED32 disagrees with wacore::proto::kSfixed32");
+inline constexpr size_t kProtoKindSfixed64 = 16;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindSfixed64 == (wacore::proto::kSfixed64), "bindings/boundary.json: PROTO_KIND_SFIXED64 disagrees with wacore::proto::kSfixed64");
+inline constexpr size_t kProtoKindSint32 = 17;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindSint32 == (wacore::proto::kSint32), "bindings/boundary.json: PROTO_KIND_SINT32 disagrees with wacore::proto::kSint32");
+inline constexpr size_t kProtoKindSint64 = 18;  // a schema field kind (descriptor.proto's TYPE_ number)
+static_assert(kProtoKindSint64 == (wacore::proto::kSint64), "bindings/boundary.json: PROTO_KIND_SINT64 disagrees with wacore::proto::kSint64");
 inline constexpr size_t kTapeContentNone = 0;  // a node description's content word: no content
 static_assert(kTapeContentNone == (wacore::binary::kContentNone), "bindings/boundary.json: TAPE_CONTENT_NONE disagrees with wacore::binary::kContentNone");
 inline constexpr size_t kTapeContentText = 1;  // content word: text (a string reference follows)
@@ -152,6 +203,16 @@ enum class BinaryResultWord : int {
 };
 inline constexpr int kBinaryResultWordFirst = 0;
 inline constexpr int kBinaryResultWordLast = 10;
+
+// the u32 words of the result each protobuf call leaves at wacore_protoResult(): the last decode's tape, or the last encode's or inflate's output
+enum class ProtoResultWord : int {
+  kWords = 0,
+  kWordCount = 1,
+  kOut = 2,
+  kOutLength = 3,
+};
+inline constexpr int kProtoResultWordFirst = 0;
+inline constexpr int kProtoResultWordLast = 3;
 
 // the one-shot digests and MACs (wacore_sha, wacore_hmac)
 enum class HashKind : int {
@@ -830,6 +891,12 @@ size_t binary_tokens(int32_t dict, uintptr_t out);  // a dictionary's token stri
 Error binary_decode(uintptr_t data, size_t len, int32_t dict);  // decodes a binary node into the tape the result words describe
 void binary_wipe(uintptr_t data, size_t len);  // zeroes what the last codec call left (tape, strings, bytes, inflated frame, encoded frame) and the len bytes at data
 Error binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t string_count, uintptr_t area, size_t area_len, int32_t dict);  // encodes a node tape (zeroed once read): the output the result words describe
+size_t proto_schema(uintptr_t out);  // the compact WAProto schema (src/proto/schema.h), written to out unless it is 0: its length
+uintptr_t proto_result();  // the ProtoResultWord words the protobuf calls leave
+Error proto_decode(uint32_t type, uintptr_t data, size_t len);  // decodes a message of a schema type into the tape the result words describe
+Error proto_encode(uint32_t type, uintptr_t words, size_t word_count, uintptr_t area, size_t area_len);  // encodes a tape (zeroed once read): the output the result words describe
+Error proto_inflate(uintptr_t data, size_t len, size_t max);  // inflates a zlib stream of at most max bytes: the output the result words describe
+void proto_wipe(uintptr_t data, size_t len);  // zeroes what the last protobuf call left (tape, output) and the len bytes at data
 Error media_keys(uintptr_t key, size_t key_len, uintptr_t info, size_t info_len, uintptr_t out);  // expands a media key (MEDIA_KEYS_BYTES)
 wire::Value media_encrypt(uintptr_t keys, uintptr_t data, size_t len, uintptr_t out, uintptr_t sha, uintptr_t enc_sha);  // encrypts a whole file and hashes both forms: the upload length
 wire::Value media_decrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t enc_sha, uintptr_t sha, uintptr_t out);  // checks and decrypts an upload (expected hashes at 0 are not checked): the plaintext length

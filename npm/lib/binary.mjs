@@ -8,7 +8,7 @@
 // A decoded node is plain JS: nothing to free.
 import { asBytes } from './args.mjs';
 import { WacoreError } from './errors.mjs';
-import { NodeBuffer } from './internal/node-buffer.mjs';
+import { asciiOf, utf8Decoder, writeUtf8 } from './internal/text.mjs';
 import { makeBytePool } from './internal/output.mjs';
 import { BinaryResultWord, TAPE_CONTENT_BYTES, TAPE_CONTENT_CHILDREN, TAPE_CONTENT_NONE, TAPE_CONTENT_TEXT } from './generated/boundary.mjs';
 
@@ -29,20 +29,7 @@ const {
   outLength: R_OUT_LENGTH,
 } = BinaryResultWord;
 
-const utf8 = new TextDecoder('utf-8');
-// ASCII bytes to a string: Node's Buffer has a direct one-byte path (latin1Slice, which takes any
-// Uint8Array as `this`), about half the time of TextDecoder on a stanza's strings. Used where it
-// exists and gives the right string on a probe; elsewhere TextDecoder (in browsers the fastest).
-const latin1Slice = (() => {
-  const f = NodeBuffer?.prototype.latin1Slice;
-  try {
-    if (typeof f === 'function' && f.call(new Uint8Array([0x41, 0x7a, 0x40, 0x7e]), 1, 3) === 'z@') return f;
-  } catch {}
-  return undefined;
-})();
-const asciiOf =
-  latin1Slice !== undefined ? (u8, start, end) => latin1Slice.call(u8, start, end) : (u8, start, end) => utf8.decode(u8.subarray(start, end));
-const utf8Encoder = new TextEncoder();
+const utf8 = utf8Decoder;
 
 export function makeBinary({ M, plain, io }) {
   const result = plain.binaryResult() >> 2;
@@ -203,20 +190,8 @@ export function makeBinary({ M, plain, io }) {
       table = t;
     }
     const start = na;
-    // ASCII is written byte by byte (cheaper than encodeInto for short strings); anything else once
-    // through TextEncoder.
-    room(s.length);
-    let i = 0;
-    for (; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0x80) break;
-      area[na++] = c;
-    }
-    if (i < s.length) {
-      na = start;
-      room(s.length * 3);
-      na += utf8Encoder.encodeInto(s, area.subarray(na)).written;
-    }
+    room(s.length * 3);
+    na += writeUtf8(area, na, s);
     table[ns * 2] = start;
     table[ns * 2 + 1] = na - start;
     return -1 - ns++;

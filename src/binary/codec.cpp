@@ -1,6 +1,5 @@
 #include "binary/codec.h"
 
-#include <zlib.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -8,6 +7,7 @@
 
 #include "binary/tape.h"
 #include "binary/tokens_generated.h"
+#include "common/inflate.h"
 
 namespace wacore::binary {
 namespace {
@@ -498,70 +498,14 @@ class TapeSink {
   }
 };
 
-// zlib's allocations, with their size in front so that each block is zeroed when freed: the window
-// and state hold decompressed stanzas.
-constexpr size_t kZHeader = 16;  // keeps the blocks 16-byte aligned, as malloc's are
-voidpf z_alloc(voidpf, uInt items, uInt size) {
-  const size_t n = static_cast<size_t>(items) * size;
-  auto* p = static_cast<uint8_t*>(std::malloc(n + kZHeader));
-  if (p == nullptr) return Z_NULL;
-  std::memcpy(p, &n, sizeof n);
-  return p + kZHeader;
-}
-void z_free(voidpf, voidpf address) {
-  if (address == Z_NULL) return;
-  uint8_t* p = static_cast<uint8_t*>(address) - kZHeader;
-  size_t n = 0;
-  std::memcpy(&n, p, sizeof n);
-  // explicit_bzero: kept before free() (the codec does not link libsodium, whose sodium_memzero
-  // the rest of the core uses).
-  explicit_bzero(p, n + kZHeader);
-  std::free(p);
-}
-
-// An inflate stream that is ended however its scope is left (an allocation failing in scratch
-// unwinds through it).
-struct Inflater {
-  z_stream z{};
-  bool live = false;
-  Inflater() {
-    z.zalloc = &z_alloc;
-    z.zfree = &z_free;
-    live = inflateInit(&z) == Z_OK;
-  }
-  ~Inflater() {
-    if (live) inflateEnd(&z);
-  }
-  Inflater(const Inflater&) = delete;
-  Inflater& operator=(const Inflater&) = delete;
-};
-
 // Strips the flag byte and inflates a compressed frame into scratch, capped at kMaxInflatedBytes.
 Error frame_body(std::span<const uint8_t> frame, std::vector<uint8_t>& scratch, std::span<const uint8_t>& body) {
   if (frame.empty()) return Error::binary_truncated;
   body = frame.subspan(1);
   if ((frame[0] & kFlagCompressed) == 0) return Error::ok;
 
-  Inflater inflater;
-  if (!inflater.live) return Error::out_of_memory;
-  z_stream& z = inflater.z;
-  z.next_in = const_cast<Bytef*>(body.data());
-  z.avail_in = static_cast<uInt>(body.size());
-  scratch.clear();
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    const size_t have = scratch.size();
-    if (have >= kMaxInflatedBytes) break;
-    const size_t grow = std::min<size_t>(kMaxInflatedBytes - have, std::max<size_t>(4096, have));
-    scratch.resize(have + grow);
-    z.next_out = scratch.data() + have;
-    z.avail_out = static_cast<uInt>(grow);
-    rc = inflate(&z, Z_NO_FLUSH);
-    scratch.resize(have + grow - z.avail_out);
-    if (rc == Z_BUF_ERROR && z.avail_in == 0) break;  // input ended before the stream did
-  }
-  if (rc == Z_MEM_ERROR) return Error::out_of_memory;
-  if (rc != Z_STREAM_END || z.avail_in != 0) return Error::binary_inflate;
+  if (Error e = inflate_capped(body, kMaxInflatedBytes, scratch, Error::binary_inflate, Error::binary_inflate); e != Error::ok)
+    return e;
   body = scratch;
   return Error::ok;
 }

@@ -63,7 +63,11 @@ namespace wacore {
   X(index_mac, "ERR_INDEX_MAC", "app-state mutation index MAC does not match its index")           \
   X(snapshot_mac, "ERR_SNAPSHOT_MAC", "LTHash does not match the snapshot MAC after applying")     \
   X(remove_without_set, "ERR_REMOVE_WITHOUT_SET", "REMOVE of an index that has no value (strict mode)") \
-  X(type, "ERR_TYPE", "an argument names no known kind or operation")
+  X(type, "ERR_TYPE", "an argument names no known kind or operation")                           \
+  X(proto_malformed, "ERR_PROTO_MALFORMED", "malformed protobuf: truncated, overlong or invalid wire data") \
+  X(proto_depth, "ERR_PROTO_DEPTH", "protobuf messages nested too deeply")                        \
+  X(proto_too_large, "ERR_PROTO_TOO_LARGE", "protobuf message or its decoded form is too large")   \
+  X(proto_tape, "ERR_PROTO_TAPE", "malformed protobuf encode description (a bug of the caller)")
 
 enum class Error : int32_t {
 #define WACORE_ERROR_ENUM(name, code, message) name,

@@ -6,7 +6,7 @@
 import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x755ff1ce;
+export const BOUNDARY_DIGEST = 0x02e7ac43;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
@@ -63,9 +63,13 @@ export const ERRORS = Object.freeze([
   ["ERR_SNAPSHOT_MAC", "LTHash does not match the snapshot MAC after applying"],
   ["ERR_REMOVE_WITHOUT_SET", "REMOVE of an index that has no value (strict mode)"],
   ["ERR_TYPE", "an argument names no known kind or operation"],
+  ["ERR_PROTO_MALFORMED", "malformed protobuf: truncated, overlong or invalid wire data"],
+  ["ERR_PROTO_DEPTH", "protobuf messages nested too deeply"],
+  ["ERR_PROTO_TOO_LARGE", "protobuf message or its decoded form is too large"],
+  ["ERR_PROTO_TAPE", "malformed protobuf encode description (a bug of the caller)"],
 ]);
 /** How many of ERRORS are the core's (an error number from wasm indexes them). */
-export const CORE_ERROR_COUNT = 53;
+export const CORE_ERROR_COUNT = 57;
 /** The codes only the JS side raises. */
 export const JS_ERRORS = Object.freeze({
   ERR_VARIANT: "the requested variant is not 'auto', 'scalar' or 'simd'",
@@ -120,6 +124,56 @@ export const MEDIA_KEYS_CIPHER_KEY_AT = 16;
 export const MEDIA_KEYS_MAC_KEY_AT = 48;
 /** where the ref key starts in the expanded media keys (offsetof(wacore::media::Keys, ref)) */
 export const MEDIA_KEYS_REF_KEY_AT = 80;
+/** a protobuf tape's word ending a message (src/proto/codec.h) (wacore::proto::kEnd) */
+export const PROTO_TAPE_END = -1;
+/** a protobuf tape's word before an unknown field's offset and length (wacore::proto::kUnknown) */
+export const PROTO_TAPE_UNKNOWN = -2;
+/** how deeply protobuf messages may nest (wacore::proto::kMaxDepth) */
+export const PROTO_MAX_DEPTH = 100;
+/** a schema field flag: repeated (wacore::proto::kRepeated) */
+export const PROTO_FLAG_REPEATED = 1;
+/** a schema field flag: packed (wacore::proto::kPacked) */
+export const PROTO_FLAG_PACKED = 2;
+/** a schema field flag: explicit presence (wacore::proto::kPresence) */
+export const PROTO_FLAG_PRESENCE = 4;
+/** a schema field flag: a map (wacore::proto::kMapField) */
+export const PROTO_FLAG_MAP = 8;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kMap) */
+export const PROTO_KIND_MAP = 0;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kDouble) */
+export const PROTO_KIND_DOUBLE = 1;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kFloat) */
+export const PROTO_KIND_FLOAT = 2;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kInt64) */
+export const PROTO_KIND_INT64 = 3;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kUint64) */
+export const PROTO_KIND_UINT64 = 4;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kInt32) */
+export const PROTO_KIND_INT32 = 5;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kFixed64) */
+export const PROTO_KIND_FIXED64 = 6;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kFixed32) */
+export const PROTO_KIND_FIXED32 = 7;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kBool) */
+export const PROTO_KIND_BOOL = 8;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kString) */
+export const PROTO_KIND_STRING = 9;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kMessage) */
+export const PROTO_KIND_MESSAGE = 11;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kBytes) */
+export const PROTO_KIND_BYTES = 12;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kUint32) */
+export const PROTO_KIND_UINT32 = 13;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kEnum) */
+export const PROTO_KIND_ENUM = 14;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kSfixed32) */
+export const PROTO_KIND_SFIXED32 = 15;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kSfixed64) */
+export const PROTO_KIND_SFIXED64 = 16;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kSint32) */
+export const PROTO_KIND_SINT32 = 17;
+/** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kSint64) */
+export const PROTO_KIND_SINT64 = 18;
 /** a node description's content word: no content (wacore::binary::kContentNone) */
 export const TAPE_CONTENT_NONE = 0;
 /** content word: text (a string reference follows) (wacore::binary::kContentText) */
@@ -153,6 +207,8 @@ export const NoiseRole = Object.freeze({ client: 0, responder: 1 });
 export const NoiseResultWord = Object.freeze({ out: 0, outLength: 1, count: 2, done: 3 });
 /** the u32 words of the result each codec call leaves at wacore_binaryResult(): the last decode's tape, string table, string pool and byte area, or the last encode's output */
 export const BinaryResultWord = Object.freeze({ words: 0, wordCount: 1, strings: 2, stringCount: 3, pool: 4, poolLength: 5, blob: 6, blobLength: 7, ascii: 8, out: 9, outLength: 10 });
+/** the u32 words of the result each protobuf call leaves at wacore_protoResult(): the last decode's tape, or the last encode's or inflate's output */
+export const ProtoResultWord = Object.freeze({ words: 0, wordCount: 1, out: 2, outLength: 3 });
 /** the one-shot digests and MACs (wacore_sha, wacore_hmac) */
 export const HashKind = Object.freeze({ sha256: 0, sha512: 1, md5: 2 });
 
@@ -796,6 +852,29 @@ export function bindPlain(M, raise, io) {
     binaryEncode(words, wordCount, strings, stringCount, area, areaLen, dict) {
       const rc = M._wacore_binaryEncode(words, wordCount, strings, stringCount, area, areaLen, dict);
       if (rc !== 0) raise(-rc);
+    },
+    /** the compact WAProto schema (src/proto/schema.h), written to out unless it is 0: its length */
+    protoSchema: (out) => M._wacore_protoSchema(out) >>> 0,
+    /** the ProtoResultWord words the protobuf calls leave */
+    protoResult: () => M._wacore_protoResult() >>> 0,
+    /** decodes a message of a schema type into the tape the result words describe */
+    protoDecode(type, data, len) {
+      const rc = M._wacore_protoDecode(type, data, len);
+      if (rc !== 0) raise(-rc);
+    },
+    /** encodes a tape (zeroed once read): the output the result words describe */
+    protoEncode(type, words, wordCount, area, areaLen) {
+      const rc = M._wacore_protoEncode(type, words, wordCount, area, areaLen);
+      if (rc !== 0) raise(-rc);
+    },
+    /** inflates a zlib stream of at most max bytes: the output the result words describe */
+    protoInflate(data, len, max) {
+      const rc = M._wacore_protoInflate(data, len, max);
+      if (rc !== 0) raise(-rc);
+    },
+    /** zeroes what the last protobuf call left (tape, output) and the len bytes at data */
+    protoWipe(data, len) {
+      M._wacore_protoWipe(data, len);
     },
     /** expands a media key (MEDIA_KEYS_BYTES) */
     mediaKeys(key, keyLen, info, infoLen, out) {

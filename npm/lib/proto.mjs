@@ -1,0 +1,652 @@
+// WhatsApp's message layer (WAProto): protobuf messages as plain objects, by the schema compiled
+// into the core (src/proto/schema.h). One call into wasm per decode or encode:
+//  - decode: the bytes are copied in, decoded in wasm into a tape of 32-bit words
+//    (src/proto/codec.h), and the JS side builds plain objects from it with the schema's names;
+//  - encode: the JS side writes the object as a tape (fields in field-number order, strings as
+//    UTF-8, bytes as they are), and one call turns it into wire bytes.
+// The schema is read out of the module on first use (it ships once, inside the .wasm).
+//
+// Object shape (protobufjs's toObject without options, as Baileys users know it): camelCase field
+// names; only fields present on the wire (repeated: non-empty arrays; maps: objects); enums as
+// numbers; bytes as Uint8Array (each its own memory); 64-bit integers as numbers when they are
+// safe integers, else BigInt (or as the `longs` option says); fields the schema does not declare
+// kept under the PROTO_UNKNOWN_FIELDS symbol and written back by encode.
+import { asBytes } from './args.mjs';
+import { WacoreError } from './errors.mjs';
+import {
+  PROTO_FLAG_MAP,
+  PROTO_FLAG_PACKED,
+  PROTO_FLAG_PRESENCE,
+  PROTO_FLAG_REPEATED,
+  PROTO_KIND_BOOL,
+  PROTO_KIND_BYTES,
+  PROTO_KIND_DOUBLE,
+  PROTO_KIND_ENUM,
+  PROTO_KIND_FIXED32,
+  PROTO_KIND_FIXED64,
+  PROTO_KIND_FLOAT,
+  PROTO_KIND_INT32,
+  PROTO_KIND_INT64,
+  PROTO_KIND_MESSAGE,
+  PROTO_KIND_SFIXED32,
+  PROTO_KIND_SFIXED64,
+  PROTO_KIND_SINT32,
+  PROTO_KIND_SINT64,
+  PROTO_KIND_STRING,
+  PROTO_KIND_UINT32,
+  PROTO_KIND_UINT64,
+  PROTO_MAX_DEPTH,
+  PROTO_TAPE_END,
+  PROTO_TAPE_UNKNOWN,
+  ProtoResultWord,
+} from './generated/boundary.mjs';
+import { NodeBuffer } from './internal/node-buffer.mjs';
+import { asciiOf, utf8Decoder, writeUtf8 } from './internal/text.mjs';
+
+/** The key under which decoded objects keep fields the schema does not declare (an array of their
+ * wire bytes, tag included); encode writes them back after the declared fields. */
+export const PROTO_UNKNOWN_FIELDS = Symbol.for('wacore-wasm.protoUnknownFields');
+
+const { words: R_WORDS, wordCount: R_WORD_COUNT, out: R_OUT, outLength: R_OUT_LENGTH } = ProtoResultWord;
+
+// History-sync blobs inflate to a few MB; this default cap is far above any seen and far below
+// what would exhaust a page's memory.
+const DEFAULT_MAX_INFLATED = 256 << 20;
+
+const utf8 = utf8Decoder;
+
+// Float and double bits.
+const scratch = new ArrayBuffer(8);
+const scratchF32 = new Float32Array(scratch);
+const scratchF64 = new Float64Array(scratch);
+const scratchI32 = new Int32Array(scratch);
+
+const TWO32 = 4294967296;
+const SIGNED_64 = new Set([PROTO_KIND_INT64, PROTO_KIND_SINT64, PROTO_KIND_SFIXED64]);
+const LONG_KINDS = new Set([PROTO_KIND_INT64, PROTO_KIND_UINT64, PROTO_KIND_SINT64, PROTO_KIND_FIXED64, PROTO_KIND_SFIXED64]);
+const LONGS = new Set(['number', 'bigint', 'string']);
+
+const typeError = (msg) => new WacoreError('ERR_TYPE', msg);
+
+/** Parses the compact schema (scripts/gen-proto.mjs) into types and enums with their names. */
+function parseSchema(bytes) {
+  let p = 0;
+  const varint = () => {
+    let v = 0;
+    let scale = 1;
+    for (;;) {
+      const b = bytes[p++];
+      v += (b & 0x7f) * scale;
+      if (b < 0x80) return v;
+      scale *= 128;
+    }
+  };
+  const zigzag = () => {
+    const v = varint();
+    return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
+  };
+  if (String.fromCharCode(...bytes.subarray(0, 4)) !== 'WAP1') throw new WacoreError('ERR_INTERNAL', 'the module holds no WAProto schema');
+  p = 4;
+  const namesLength = varint();
+  const names = utf8.decode(bytes.subarray(p, p + namesLength)).split('\n');
+  p += namesLength;
+  let n = 0;
+  const name = () => names[n++];
+
+  const enums = [];
+  const enumCount = varint();
+  for (let e = 0; e < enumCount; e++) {
+    const enumName = name();
+    const count = varint();
+    const values = {};
+    let next = 0;
+    for (let i = 0; i < count; i++) {
+      const valueName = name();
+      const v = next + zigzag();
+      next = v + 1;
+      values[valueName] = v;
+    }
+    enums.push({ name: enumName, values });
+  }
+  const types = [];
+  const typeCount = varint();
+  for (let t = 0; t < typeCount; t++) {
+    const typeName = name();
+    const count = varint();
+    const fields = [];
+    let next = 1;
+    for (let i = 0; i < count; i++) {
+      const number = next + zigzag();
+      next = number + 1;
+      const fieldName = name();
+      const kind = bytes[p++];
+      const flags = bytes[p++];
+      const f = { name: fieldName, number, kind, flags, type: -1, keyKind: 0, valueKind: 0, repeated: (flags & PROTO_FLAG_REPEATED) !== 0, map: (flags & PROTO_FLAG_MAP) !== 0 };
+      if (f.map) {
+        f.keyKind = bytes[p++];
+        f.valueKind = bytes[p++];
+        if (f.valueKind === PROTO_KIND_MESSAGE || f.valueKind === PROTO_KIND_ENUM) f.type = varint();
+      } else if (kind === PROTO_KIND_MESSAGE || kind === PROTO_KIND_ENUM) {
+        f.type = varint();
+      }
+      fields.push(f);
+    }
+    const oneofs = [];
+    const oneofCount = varint();
+    for (let o = 0; o < oneofCount; o++) {
+      const oneofName = name();
+      const members = varint();
+      const list = [];
+      for (let i = 0; i < members; i++) list.push(fields[varint()].name);
+      oneofs.push({ name: oneofName, fields: list });
+    }
+    types.push({ name: typeName, index: t, fields, byName: new Map(fields.map((f, i) => [f.name, i])), oneofs });
+  }
+  if (p !== bytes.length || n !== names.length) throw new WacoreError('ERR_INTERNAL', 'the WAProto schema did not read to its end');
+  return { types, enums, typeIndex: new Map(types.map((t, i) => [t.name, i])), enumIndex: new Map(enums.map((e, i) => [e.name, i])) };
+}
+
+export function makeProto({ M, plain, io }) {
+  const result = plain.protoResult() >> 2;
+  let schema;
+  const getSchema = () => {
+    if (schema === undefined) {
+      const n = plain.protoSchema(0);
+      const p = io(n);
+      plain.protoSchema(p);
+      schema = parseSchema(M.HEAPU8.slice(p, p + n));
+    }
+    return schema;
+  };
+  /** A type's index from its name ("Message", "Message.ImageMessage"; a leading "proto." is allowed). */
+  const typeOf = (name) => {
+    if (typeof name !== 'string') throw typeError('the message type must be a name such as "Message"');
+    const s = getSchema();
+    const t = s.typeIndex.get(name.startsWith('proto.') ? name.slice(6) : name);
+    if (t === undefined) throw typeError(`no WAProto message type ${JSON.stringify(name)}`);
+    return t;
+  };
+
+  // --- decode ---------------------------------------------------------------------------------------
+
+  // State of the decode in progress (synchronous, never re-entered).
+  let h32;
+  let u8;
+  let wi = 0;
+  let base = 0;
+  let longMode = 'number';
+  let makeBytes = (a, b) => u8.slice(a, b);
+
+  const long = (kind) => {
+    const lo = h32[wi] >>> 0;
+    const hi = h32[wi + 1];
+    wi += 2;
+    const signed = SIGNED_64.has(kind);
+    if (longMode === 'number') {
+      if (signed ? hi >= -0x200000 && hi < 0x200000 : hi >>> 0 < 0x200000) return (signed ? hi : hi >>> 0) * TWO32 + lo;
+    }
+    const big = ((signed ? BigInt(hi) : BigInt(hi >>> 0)) << 32n) | BigInt(lo);
+    return longMode === 'string' ? big.toString() : big;
+  };
+
+  const readValue = (kind, type) => {
+    switch (kind) {
+      case PROTO_KIND_STRING: {
+        const off = base + h32[wi];
+        const lw = h32[wi + 1];
+        wi += 2;
+        const end = off + (lw >>> 1);
+        return (lw & 1) === 0 ? asciiOf(u8, off, end) : utf8.decode(u8.subarray(off, end));
+      }
+      case PROTO_KIND_MESSAGE:
+        return readMessage(type);
+      case PROTO_KIND_INT32:
+      case PROTO_KIND_SINT32:
+      case PROTO_KIND_ENUM:
+      case PROTO_KIND_SFIXED32:
+        return h32[wi++];
+      case PROTO_KIND_UINT32:
+      case PROTO_KIND_FIXED32:
+        return h32[wi++] >>> 0;
+      case PROTO_KIND_BOOL:
+        return h32[wi++] !== 0;
+      case PROTO_KIND_BYTES: {
+        const off = base + h32[wi];
+        const end = off + h32[wi + 1];
+        wi += 2;
+        return makeBytes(off, end);
+      }
+      case PROTO_KIND_FLOAT:
+        scratchI32[0] = h32[wi++];
+        return scratchF32[0];
+      case PROTO_KIND_DOUBLE:
+        scratchI32[0] = h32[wi];
+        scratchI32[1] = h32[wi + 1];
+        wi += 2;
+        return scratchF64[0];
+      default:
+        return long(kind);
+    }
+  };
+
+  const readMessage = (t) => {
+    const fields = schema.types[t].fields;
+    const o = {};
+    for (;;) {
+      const h = h32[wi++];
+      if (h < 0) {
+        if (h === PROTO_TAPE_END) return o;
+        const off = base + h32[wi];
+        const end = off + h32[wi + 1];
+        wi += 2;
+        (o[PROTO_UNKNOWN_FIELDS] ??= []).push(u8.slice(off, end));
+        continue;
+      }
+      const f = fields[h];
+      if (f.map) {
+        const key = readValue(f.keyKind, -1);
+        const value = readValue(f.valueKind, f.type);
+        const m = (o[f.name] ??= {});
+        // A key from the wire must not reach the object's prototype.
+        if (key === '__proto__') Object.defineProperty(m, key, { value, enumerable: true, writable: true, configurable: true });
+        else m[key] = value;
+        continue;
+      }
+      const v = readValue(f.kind, f.type);
+      if (f.repeated) {
+        const a = o[f.name];
+        if (a === undefined) o[f.name] = [v];
+        else a.push(v);
+      } else o[f.name] = v;
+    }
+  };
+
+  const options = (opts) => {
+    const longs = opts?.longs ?? 'number';
+    if (!LONGS.has(longs)) throw typeError("longs must be 'number', 'bigint' or 'string'");
+    return longs;
+  };
+
+  /** Reads the tape the last protoDecode left for type t, the message at `at` in wasm memory. */
+  function readTape(t, at, opts, bytesOut) {
+    h32 = M.HEAP32;
+    u8 = M.HEAPU8;
+    wi = h32[result + R_WORDS] >> 2;
+    base = at;
+    longMode = options(opts);
+    makeBytes = bytesOut;
+    return readMessage(t);
+  }
+
+  const plainBytes = (a, b) => u8.slice(a, b);
+  const bufferBytes = NodeBuffer ? (a, b) => NodeBuffer.from(u8.slice(a, b).buffer) : plainBytes;
+
+  /** Copies `data` into the I/O buffer and runs fn(address, length); the input and what the core
+   * left (tape, output) are zeroed after, whatever the outcome. */
+  const withInput = (data, fn) => {
+    const bytes = asBytes(data, 'data');
+    const p = io(bytes.length);
+    M.HEAPU8.set(bytes, p);
+    try {
+      return fn(p, bytes.length);
+    } finally {
+      plain.protoWipe(p, bytes.length);
+    }
+  };
+  const outAt = () => M.HEAP32[result + R_OUT];
+  const outLength = () => M.HEAP32[result + R_OUT_LENGTH];
+
+  /** Decodes `data` as a message of the named type into a plain object. */
+  function decode(type, data, opts) {
+    const t = typeOf(type);
+    const longs = options(opts);
+    return withInput(data, (p, n) => {
+      plain.protoDecode(t, p, n);
+      return readTape(t, p, { longs }, opts?.buffers ? bufferBytes : plainBytes);
+    });
+  }
+
+  // --- encode ---------------------------------------------------------------------------------------
+
+  const MAX_TAPE_WORDS = 1 << 25;
+  const MAX_AREA_BYTES = 1 << 30;
+  const tooLarge = () => new WacoreError('ERR_PROTO_TOO_LARGE', 'the message is too large to encode (over 2^25 tape words or 1 GiB of strings and bytes)');
+
+  // Scratch kept between calls (grown when needed): tape words and the byte area.
+  let words = new Int32Array(1024);
+  let area = new Uint8Array(8192);
+  let nw = 0;
+  let na = 0;
+
+  const word = (v) => {
+    if (nw === words.length) {
+      if (nw >= MAX_TAPE_WORDS) throw tooLarge();
+      const w = new Int32Array(words.length * 2);
+      w.set(words);
+      words = w;
+    }
+    words[nw++] = v;
+  };
+  const room = (n) => {
+    if (na + n > area.length) {
+      if (na + n > MAX_AREA_BYTES) throw tooLarge();
+      const a = new Uint8Array(Math.max(area.length * 2, na + n));
+      a.set(area.subarray(0, na));
+      area.fill(0, 0, na);
+      area = a;
+    }
+  };
+  const putString = (s) => {
+    const start = na;
+    room(s.length * 3);
+    na += writeUtf8(area, na, s);
+    word(start);
+    word(na - start);
+  };
+  const putBytes = (b) => {
+    room(b.length);
+    area.set(b, na);
+    word(na);
+    word(b.length);
+    na += b.length;
+  };
+
+  const where = (t, f) => `${schema.types[t].name}.${f.name}`;
+
+  // 64-bit values: number (an integer), bigint, decimal string, or a Long-like { low, high }.
+  const putLong = (v, what) => {
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) throw typeError(`${what} must be a finite integer`);
+      v = Math.trunc(v);
+      if (Number.isSafeInteger(v)) {
+        // Two's complement: the low word v mod 2^32, the high word floor(v / 2^32).
+        const lo = v % TWO32;
+        word(lo < 0 ? lo + TWO32 : lo);
+        word(Math.floor(v / TWO32) | 0);
+        return;
+      }
+      v = BigInt(v);
+    } else if (typeof v === 'string') {
+      if (!/^-?[0-9]+$/.test(v)) throw typeError(`${what} must be an integer (a decimal string)`);
+      v = BigInt(v);
+    } else if (typeof v === 'object' && v !== null && typeof v.low === 'number' && typeof v.high === 'number') {
+      word(v.low | 0);
+      word(v.high | 0);
+      return;
+    } else if (typeof v !== 'bigint') {
+      throw typeError(`${what} must be a number, bigint, decimal string or Long`);
+    }
+    if (v < -(1n << 63n) || v >= 1n << 64n) throw typeError(`${what} is out of the 64-bit range`);
+    const u = BigInt.asUintN(64, v);
+    word(Number(u & 0xffffffffn) | 0);
+    word(Number(u >> 32n) | 0);
+  };
+
+  const enumValue = (type, v, what) => {
+    if (typeof v === 'number') return v | 0;
+    if (typeof v === 'string') {
+      const n = schema.enums[type].values[v];
+      if (n !== undefined && Object.hasOwn(schema.enums[type].values, v)) return n;
+      throw typeError(`${what}: ${JSON.stringify(v)} is not a value of ${schema.enums[type].name}`);
+    }
+    throw typeError(`${what} must be a number or a name of ${schema.enums[type].name}`);
+  };
+
+  // The proto3 default of an implicit-presence field: not written (as the schema says).
+  const isDefault = (kind, type, v) => {
+    switch (kind) {
+      case PROTO_KIND_STRING:
+        return v === '';
+      case PROTO_KIND_BYTES:
+        return (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) && v.byteLength === 0;
+      case PROTO_KIND_BOOL:
+        return v === false;
+      case PROTO_KIND_MESSAGE:
+        return false;
+      case PROTO_KIND_ENUM:
+        return v === 0 || (typeof v === 'string' && schema.enums[type].values[v] === 0);
+      default:
+        return v === 0 || v === 0n || v === '0' || (typeof v === 'object' && v !== null && v.low === 0 && v.high === 0);
+    }
+  };
+
+  const putValue = (kind, type, v, depth, what) => {
+    switch (kind) {
+      case PROTO_KIND_STRING:
+        if (typeof v !== 'string') throw typeError(`${what} must be a string`);
+        putString(v);
+        return;
+      case PROTO_KIND_MESSAGE:
+        writeMessage(type, v, depth + 1, what);
+        return;
+      case PROTO_KIND_BYTES:
+        if (typeof v === 'string') {
+          // protobufjs takes base64 text for bytes; so does this.
+          const b = NodeBuffer ? NodeBuffer.from(v, 'base64') : Uint8Array.from(atob(v), (c) => c.charCodeAt(0));
+          putBytes(b);
+        } else putBytes(asBytes(v, what));
+        return;
+      case PROTO_KIND_INT32:
+      case PROTO_KIND_SINT32:
+      case PROTO_KIND_SFIXED32:
+      case PROTO_KIND_UINT32:
+      case PROTO_KIND_FIXED32:
+        if (typeof v !== 'number') throw typeError(`${what} must be a number`);
+        word(v | 0);
+        return;
+      case PROTO_KIND_ENUM:
+        word(enumValue(type, v, what));
+        return;
+      case PROTO_KIND_BOOL:
+        if (typeof v !== 'boolean' && typeof v !== 'number') throw typeError(`${what} must be a boolean`);
+        word(v ? 1 : 0);
+        return;
+      case PROTO_KIND_FLOAT:
+        if (typeof v !== 'number') throw typeError(`${what} must be a number`);
+        scratchF32[0] = v;
+        word(scratchI32[0]);
+        return;
+      case PROTO_KIND_DOUBLE:
+        if (typeof v !== 'number') throw typeError(`${what} must be a number`);
+        scratchF64[0] = v;
+        word(scratchI32[0]);
+        word(scratchI32[1]);
+        return;
+      default:
+        putLong(v, what);
+    }
+  };
+
+  // Map keys arrive as property names (strings): back to the key's kind.
+  const putKey = (kind, key, what) => {
+    if (kind === PROTO_KIND_STRING) putString(key);
+    else if (kind === PROTO_KIND_BOOL) word(key === 'true' || key === '1' ? 1 : 0);
+    else if (LONG_KINDS.has(kind)) putLong(key, what);
+    else {
+      const n = Number(key);
+      if (!Number.isInteger(n)) throw typeError(`${what}: map key ${JSON.stringify(key)} is not an integer`);
+      word(n | 0);
+    }
+  };
+
+  // Field indexes of the object being written, in field-number order (reused per depth).
+  const order = [];
+
+  function writeMessage(t, obj, depth, what) {
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw typeError(`${what} must be an object`);
+    if (depth > PROTO_MAX_DEPTH) throw new WacoreError('ERR_PROTO_DEPTH', 'protobuf messages nested too deeply');
+    const T = schema.types[t];
+    const fields = T.fields;
+    // Own enumerable keys (a polluted Object.prototype adds nothing), in field-number order.
+    const keys = Object.keys(obj);
+    const idx = (order[depth] ??= []);
+    idx.length = 0;
+    for (let k = 0; k < keys.length; k++) {
+      const i = T.byName.get(keys[k]);
+      if (i === undefined) continue;
+      let j = idx.length;
+      idx.push(i);
+      while (j > 0 && idx[j - 1] > i) {
+        idx[j] = idx[j - 1];
+        j--;
+      }
+      idx[j] = i;
+    }
+    for (let k = 0; k < idx.length; k++) {
+      const i = idx[k];
+      const f = fields[i];
+      const v = obj[f.name];
+      if (v === undefined || v === null) continue;
+      if (f.map) {
+        if (typeof v !== 'object') throw typeError(`${where(t, f)} must be an object (a map)`);
+        for (const key of Object.keys(v)) {
+          const value = v[key];
+          if (value === undefined || value === null) continue;
+          word(i);
+          putKey(f.keyKind, key, where(t, f));
+          putValue(f.valueKind, f.type, value, depth, where(t, f));
+        }
+      } else if (f.repeated) {
+        if (!Array.isArray(v)) throw typeError(`${where(t, f)} must be an array`);
+        for (let e = 0; e < v.length; e++) {
+          if (v[e] === undefined || v[e] === null) throw typeError(`${where(t, f)}[${e}] is ${v[e]}`);
+          word(i);
+          putValue(f.kind, f.type, v[e], depth, where(t, f));
+        }
+      } else {
+        if ((f.flags & PROTO_FLAG_PRESENCE) === 0 && isDefault(f.kind, f.type, v)) continue;
+        word(i);
+        putValue(f.kind, f.type, v, depth, where(t, f));
+      }
+    }
+    const unknown = obj[PROTO_UNKNOWN_FIELDS];
+    if (unknown !== undefined) {
+      if (!Array.isArray(unknown)) throw typeError(`${T.name}: the unknown fields must be an array of bytes`);
+      for (const raw of unknown) {
+        word(PROTO_TAPE_UNKNOWN);
+        putBytes(asBytes(raw, `${T.name}: an unknown field`));
+      }
+    }
+    word(PROTO_TAPE_END);
+  }
+
+  /** Encodes a plain object (or a decoded message) of the named type to protobuf bytes. */
+  function encode(type, obj) {
+    const t = typeOf(type);
+    nw = na = 0;
+    try {
+      writeMessage(t, obj, 0, schema.types[t].name);
+    } catch (e) {
+      area.fill(0, 0, na);
+      words.fill(0, 0, nw);
+      if (words.length > 1 << 16) words = new Int32Array(1024);
+      if (area.length > 1 << 20) area = new Uint8Array(8192);
+      throw e;
+    }
+    const wordsBytes = nw * 4;
+    const p = io(wordsBytes + na);
+    M.HEAP32.set(words.subarray(0, nw), p >> 2);
+    M.HEAPU8.set(area.subarray(0, na), p + wordsBytes);
+    area.fill(0, 0, na); // in the I/O buffer now, which the core zeroes
+    words.fill(0, 0, nw);
+    try {
+      plain.protoEncode(t, p, nw, p + wordsBytes, na);
+      return M.HEAPU8.slice(outAt(), outAt() + outLength());
+    } finally {
+      plain.protoWipe(0, 0);
+    }
+  }
+
+  // --- history sync ---------------------------------------------------------------------------------
+
+  const maxOf = (opts) => {
+    const max = opts?.maxInflatedBytes ?? DEFAULT_MAX_INFLATED;
+    if (!Number.isSafeInteger(max) || max < 0 || max > 0x7fffffff) throw typeError('maxInflatedBytes must be an integer from 0 to 2^31 - 1');
+    return max;
+  };
+
+  /** Inflates a zlib stream (a history-sync blob as downloaded and decrypted), at most
+   * `maxInflatedBytes` (256 MiB unless given): ERR_PROTO_TOO_LARGE beyond, ERR_PROTO_MALFORMED for a
+   * stream that is not zlib or is cut short. */
+  function inflate(data, opts) {
+    const max = maxOf(opts);
+    return withInput(data, (p, n) => {
+      plain.protoInflate(p, n, max);
+      return M.HEAPU8.slice(outAt(), outAt() + outLength());
+    });
+  }
+
+  /** Inflates and decodes a history-sync blob (`HistorySync`) in one call: the inflated bytes never
+   * leave wasm memory, and are wiped once read. */
+  function decodeHistorySync(data, opts) {
+    const t = typeOf('HistorySync');
+    const longs = options(opts);
+    const max = maxOf(opts);
+    return withInput(data, (p, n) => {
+      plain.protoInflate(p, n, max);
+      const out = outAt();
+      plain.protoDecode(t, out, outLength());
+      return readTape(t, out, { longs }, opts?.buffers ? bufferBytes : plainBytes);
+    });
+  }
+
+  /** The schema as data: message types with their fields, enums with their values. */
+  function describe(type) {
+    const s = getSchema();
+    const T = s.types[typeOf(type)];
+    return {
+      name: T.name,
+      fields: T.fields.map((f) => ({
+        name: f.name,
+        number: f.number,
+        kind: f.map ? 'map' : KIND_NAMES[f.kind],
+        repeated: f.repeated && !f.map,
+        packed: (f.flags & PROTO_FLAG_PACKED) !== 0,
+        presence: (f.flags & PROTO_FLAG_PRESENCE) !== 0,
+        ...(f.map ? { keyKind: KIND_NAMES[f.keyKind], valueKind: KIND_NAMES[f.valueKind] } : {}),
+        ...(f.type >= 0 ? { type: (f.map ? f.valueKind : f.kind) === PROTO_KIND_ENUM ? s.enums[f.type].name : s.types[f.type].name } : {}),
+      })),
+      oneofs: T.oneofs.map((o) => ({ name: o.name, fields: [...o.fields] })),
+    };
+  }
+  const enumValues = (name) => {
+    const s = getSchema();
+    if (typeof name !== 'string') throw typeError('the enum must be a name such as "WebMessageInfo.StubType"');
+    const e = s.enumIndex.get(name.startsWith('proto.') ? name.slice(6) : name);
+    if (e === undefined) throw typeError(`no WAProto enum ${JSON.stringify(name)}`);
+    return { ...s.enums[e].values };
+  };
+
+  return {
+    decode,
+    encode,
+    inflate,
+    decodeHistorySync,
+    describe,
+    enumValues,
+    messageTypes: () => getSchema().types.map((t) => t.name),
+    enumTypes: () => getSchema().enums.map((e) => e.name),
+    schema: getSchema,
+    typeOf,
+  };
+}
+
+const KIND_NAMES = {
+  [PROTO_KIND_DOUBLE]: 'double',
+  [PROTO_KIND_FLOAT]: 'float',
+  [PROTO_KIND_INT64]: 'int64',
+  [PROTO_KIND_UINT64]: 'uint64',
+  [PROTO_KIND_INT32]: 'int32',
+  [PROTO_KIND_FIXED64]: 'fixed64',
+  [PROTO_KIND_FIXED32]: 'fixed32',
+  [PROTO_KIND_BOOL]: 'bool',
+  [PROTO_KIND_STRING]: 'string',
+  [PROTO_KIND_MESSAGE]: 'message',
+  [PROTO_KIND_BYTES]: 'bytes',
+  [PROTO_KIND_UINT32]: 'uint32',
+  [PROTO_KIND_ENUM]: 'enum',
+  [PROTO_KIND_SFIXED32]: 'sfixed32',
+  [PROTO_KIND_SFIXED64]: 'sfixed64',
+  [PROTO_KIND_SINT32]: 'sint32',
+  [PROTO_KIND_SINT64]: 'sint64',
+};

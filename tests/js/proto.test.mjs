@@ -1,0 +1,378 @@
+// The WAProto codec through the JS API, against protobufjs (Baileys 7.0.0-rc14's generated `proto`,
+// unmodified): every message type of the schema filled at random (seeded; every field kind, nested
+// messages, repeated, maps, enums, 64-bit values past 2^53, non-ASCII text) encodes to protobufjs's
+// bytes, decodes back to the object, and decoding protobufjs's bytes gives protobufjs's toObject
+// under the documented mapping. Then unknown fields, implicit presence, limits and hostile bytes.
+import { deflateSync } from 'node:zlib';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { proto as pbjs } from '@whiskeysockets/baileys/WAProto/index.js';
+import { hex, loadVariant, unhex, wacoreCode } from './variant.mjs';
+
+let api;
+beforeAll(async () => {
+  api = await loadVariant();
+});
+
+// A tiny seeded generator (xorshift32).
+function rng(seed) {
+  let s = seed >>> 0 || 1;
+  const next = () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s;
+  };
+  return { int: (n) => next() % n, bool: () => (next() & 1) === 1, u32: () => next() };
+}
+
+const TEXTS = ['hi', 'héllo wörld', '日本語', 'emoji 🙂', 'a'.repeat(40), 'x'];
+const pbType = (name) => name.split('.').reduce((o, k) => o[k], pbjs);
+
+/** A random object of message type `name`, as [ours, protobufjs's fromObject input]. */
+function fill(name, r, depth, describe) {
+  const d = describe(name);
+  const ours = {};
+  const theirs = {};
+  for (const f of d.fields) {
+    if (r.int(3) === 0) continue; // about a third left out
+    if (f.kind === 'message' && depth >= 3) continue;
+    if (f.kind === 'map') {
+      const n = 1 + r.int(2);
+      const a = {};
+      const b = {};
+      for (let i = 0; i < n; i++) {
+        const key = f.keyKind === 'string' ? `k${r.int(1000)}` : String(r.int(1000));
+        const [x, y] = value({ kind: f.valueKind, type: f.type }, r, depth, describe, true);
+        a[key] = x;
+        b[key] = y;
+      }
+      ours[f.name] = a;
+      theirs[f.name] = b;
+      continue;
+    }
+    if (f.repeated) {
+      const n = 1 + r.int(3);
+      const a = [];
+      const b = [];
+      for (let i = 0; i < n; i++) {
+        const [x, y] = value(f, r, depth, describe, true);
+        a.push(x);
+        b.push(y);
+      }
+      ours[f.name] = a;
+      theirs[f.name] = b;
+      continue;
+    }
+    const [x, y] = value(f, r, depth, describe, f.presence);
+    ours[f.name] = x;
+    theirs[f.name] = y;
+  }
+  return [ours, theirs];
+}
+
+// One value of a field: [ours, protobufjs's]. Without presence, never the default (not written).
+function value(f, r, depth, describe, presence) {
+  const nz = (v) => (presence || v !== 0 ? v : 1);
+  switch (f.kind) {
+    case 'message':
+      return fill(f.type, r, depth + 1, describe);
+    case 'string': {
+      const s = TEXTS[r.int(TEXTS.length)];
+      return [s, s];
+    }
+    case 'bytes': {
+      const b = Uint8Array.from({ length: 1 + r.int(40) }, () => r.int(256));
+      return [b, b];
+    }
+    case 'bool': {
+      const v = presence ? r.bool() : true;
+      return [v, v];
+    }
+    case 'enum': {
+      const values = Object.values(api.proto.enumValues(f.type));
+      const v = nz(values[r.int(values.length)]);
+      return [v, v];
+    }
+    case 'int32':
+    case 'sint32':
+    case 'sfixed32': {
+      const v = nz(r.u32() | 0);
+      return [v, v];
+    }
+    case 'uint32':
+    case 'fixed32': {
+      const v = nz(r.u32());
+      return [v, v];
+    }
+    case 'float': {
+      const v = Math.fround((r.u32() / 7) * (r.bool() ? 1 : -1)) || 1.5;
+      return [v, v];
+    }
+    case 'double': {
+      const v = (r.u32() / 3) * (r.bool() ? 1 : -1) || 2.5;
+      return [v, v];
+    }
+    default: {
+      // 64-bit: small, near 2^53, past it (BigInt here; a decimal string to protobufjs), negative.
+      const signed = f.kind === 'int64' || f.kind === 'sint64' || f.kind === 'sfixed64';
+      const choice = r.int(4);
+      let big;
+      if (choice === 0) big = BigInt(r.u32());
+      else if (choice === 1) big = 2n ** 53n - 1n - BigInt(r.int(1000));
+      else if (choice === 2) big = (BigInt(r.u32()) << 32n) | BigInt(r.u32());
+      else big = signed ? -BigInt(r.u32()) - 1n : 2n ** 64n - 1n;
+      if (signed) big = BigInt.asIntN(64, big);
+      // protobufjs reads fixed64 as signed (its toObject gives 2^64 - 1 as "-1"); this codec reads
+      // it unsigned, as the schema says: compared below 2^63 here, apart in its own test.
+      if (f.kind === 'fixed64') big &= 2n ** 63n - 1n;
+      if (!presence && big === 0n) big = 1n;
+      const mine = big >= -(2n ** 53n) + 1n && big <= 2n ** 53n - 1n ? Number(big) : big;
+      return [mine, big.toString()];
+    }
+  }
+}
+
+// protobufjs's toObject({ longs: String }) as our decode({ longs: 'string' }) gives it: Buffers
+// as plain Uint8Arrays.
+function normalize(x) {
+  if (x instanceof Uint8Array) return new Uint8Array(x);
+  if (Array.isArray(x)) return x.map(normalize);
+  if (x && typeof x === 'object') return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, normalize(v)]));
+  return x;
+}
+// Our object with 64-bit values as decimal strings (what decode({ longs: 'string' }) gives).
+function longsAsStrings(x, name, describe) {
+  const d = describe(name);
+  const out = {};
+  for (const [k, v] of Object.entries(x)) {
+    const f = d.fields.find((g) => g.name === k);
+    const one = (kind, type, e) =>
+      kind === 'message' ? longsAsStrings(e, type, describe) : ['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64'].includes(kind) ? String(e) : e;
+    if (f.kind === 'map') out[k] = Object.fromEntries(Object.entries(v).map(([mk, mv]) => [mk, one(f.valueKind, f.type, mv)]));
+    else if (f.repeated) out[k] = v.map((e) => one(f.kind, f.type, e));
+    else out[k] = one(f.kind, f.type, v);
+  }
+  return out;
+}
+
+describe('WAProto against protobufjs (Baileys 7 proto)', () => {
+  it('has the schema Baileys was generated from', () => {
+    const types = api.proto.messageTypes();
+    expect(types.length).toBeGreaterThan(400);
+    for (const name of ['Message', 'WebMessageInfo', 'HistorySync', 'SyncActionValue', 'SyncActionData', 'ClientPayload', 'HandshakeMessage', 'ADVSignedDeviceIdentity', 'ADVDeviceIdentity', 'ADVSignedDeviceIdentityHMAC', 'CertChain', 'DeviceProps']) {
+      expect(types).toContain(name);
+      expect(typeof pbType(name).decode).toBe('function');
+    }
+    for (const name of types) expect(typeof pbType(name)?.encode, name).toBe('function');
+    expect(api.proto.enumValues('WebMessageInfo.StubType').GROUP_PARTICIPANT_ADD).toBe(pbjs.WebMessageInfo.StubType.GROUP_PARTICIPANT_ADD);
+  });
+
+  it('every message type, filled at random: same bytes, and each decodes the other', () => {
+    const describeT = (n) => api.proto.describe(n);
+    const cache = new Map();
+    const describeCached = (n) => {
+      let d = cache.get(n);
+      if (!d) cache.set(n, (d = describeT(n)));
+      return d;
+    };
+    let compared = 0;
+    for (const name of api.proto.messageTypes()) {
+      for (let seed = 1; seed <= 3; seed++) {
+        const r = rng(seed * 7919 + name.length * 31 + name.charCodeAt(0));
+        const [ours, theirs] = fill(name, r, 0, describeCached);
+        const T = pbType(name);
+        const expected = T.encode(T.fromObject(theirs)).finish();
+        const mine = api.proto.encode(name, ours);
+        if (hex(mine) !== hex(expected)) expect.fail(`${name} seed ${seed}: ${firstDifference(mine, expected)}`);
+        // Ours back to the object (numbers for safe 64-bit values, BigInt past them).
+        expect(api.proto.decode(name, mine), name).toEqual(ours);
+        // protobufjs's bytes through our decoder give protobufjs's toObject.
+        const theirsObject = normalize(T.toObject(T.decode(expected), { longs: String }));
+        expect(api.proto.decode(name, expected, { longs: 'string' }), name).toEqual(theirsObject);
+        expect(longsAsStrings(ours, name, describeCached)).toEqual(theirsObject);
+        compared++;
+      }
+    }
+    expect(compared).toBe(api.proto.messageTypes().length * 3);
+  });
+
+  it('decodes real-shaped messages as protobufjs does: text with context, image, ClientPayload', () => {
+    const message = {
+      extendedTextMessage: { text: 'see https://example.com', matchedText: 'https://example.com', contextInfo: { stanzaId: '3EB0C431C26A1916E0E9', participant: '5511987654321@s.whatsapp.net', quotedMessage: { conversation: 'original' }, mentionedJid: ['123@lid'], expiration: 86400 } },
+      messageContextInfo: { messageSecret: new Uint8Array(32).fill(7), deviceListMetadata: { senderTimestamp: 1733222400, recipientKeyHash: new Uint8Array([1, 2, 3]) }, deviceListMetadataVersion: 2 },
+    };
+    const bytes = pbjs.Message.encode(pbjs.Message.fromObject(message)).finish();
+    expect(hex(api.proto.encode('Message', message))).toBe(hex(bytes));
+    expect(api.proto.decode('Message', bytes)).toEqual(normalize(pbjs.Message.toObject(pbjs.Message.decode(bytes), { longs: Number })));
+    const image = { imageMessage: { url: 'https://mmg.whatsapp.net/v/t62.7118-24/1.enc', mimetype: 'image/jpeg', fileSha256: new Uint8Array(32).fill(1), fileLength: 123456, height: 1080, width: 1920, mediaKey: new Uint8Array(32).fill(2), fileEncSha256: new Uint8Array(32).fill(3), directPath: '/v/t62.7118-24/1.enc', mediaKeyTimestamp: 1733222400, jpegThumbnail: new Uint8Array(600).fill(9) } };
+    const imageBytes = pbjs.Message.encode(pbjs.Message.fromObject(image)).finish();
+    expect(hex(api.proto.encode('Message', image))).toBe(hex(imageBytes));
+    expect(api.proto.decode('Message', imageBytes)).toEqual(normalize(pbjs.Message.toObject(pbjs.Message.decode(imageBytes), { longs: Number })));
+    const payload = { username: 5511987654321, passive: false, userAgent: { platform: 14, appVersion: { primary: 2, secondary: 3000, tertiary: 1029496320 }, mcc: '000', mnc: '000', osVersion: '0.1', manufacturer: '', device: 'Desktop', osBuildNumber: '0.1', localeLanguageIso6391: 'en', localeCountryIso31661Alpha2: 'US' }, webInfo: { webSubPlatform: 0 }, connectType: 1, connectReason: 1, device: 3, pull: true };
+    const payloadBytes = pbjs.ClientPayload.encode(pbjs.ClientPayload.fromObject(payload)).finish();
+    expect(hex(api.proto.encode('ClientPayload', payload))).toBe(hex(payloadBytes));
+    expect(api.proto.decode('ClientPayload', payloadBytes)).toEqual(normalize(pbjs.ClientPayload.toObject(pbjs.ClientPayload.decode(payloadBytes), { longs: Number })));
+  });
+
+  it('fixed64 is unsigned (protobufjs reads it signed)', () => {
+    const bytes = api.proto.encode('SignedPreKeyRecordStructure', { timestamp: 2n ** 64n - 1n });
+    expect(hex(bytes)).toBe(hex(pbjs.SignedPreKeyRecordStructure.encode({ timestamp: '18446744073709551615' }).finish()));
+    expect(api.proto.decode('SignedPreKeyRecordStructure', bytes).timestamp).toBe(2n ** 64n - 1n);
+    expect(pbjs.SignedPreKeyRecordStructure.toObject(pbjs.SignedPreKeyRecordStructure.decode(bytes), { longs: String }).timestamp).toBe('-1');
+  });
+
+  it('takes what protobufjs takes: Longs, decimal strings, enum names, base64 bytes', () => {
+    const Long = { low: 5, high: 1, unsigned: true };
+    const a = api.proto.encode('ADVDeviceIdentity', { rawId: 1, timestamp: Long, accountType: 'HOSTED' });
+    const b = api.proto.encode('ADVDeviceIdentity', { rawId: 1, timestamp: String(2 ** 32 + 5), accountType: 1 });
+    expect(hex(a)).toBe(hex(b));
+    expect(api.proto.decode('ADVDeviceIdentity', a)).toEqual({ rawId: 1, timestamp: 2 ** 32 + 5, accountType: 1 });
+    const c = api.proto.encode('ADVSignedDeviceIdentity', { details: Buffer.from([1, 2, 3]).toString('base64') });
+    expect(hex(c)).toBe('0a03010203');
+    expect(api.proto.decode('ADVDeviceIdentity', a, { longs: 'bigint' }).timestamp).toBe(2n ** 32n + 5n);
+  });
+});
+
+describe('WAProto semantics', () => {
+  it('keeps unknown fields and writes them back', () => {
+    // conversation, then field 9999 (varint 5), then field 1000 (bytes)
+    const bytes = unhex('0a026869' + 'f8e10405' + 'c23e03616263');
+    const o = api.proto.decode('Message', bytes);
+    expect(o.conversation).toBe('hi');
+    expect(o[api.PROTO_UNKNOWN_FIELDS].map(hex)).toEqual(['f8e10405', 'c23e03616263']);
+    expect(hex(api.proto.encode('Message', o))).toBe(hex(bytes));
+    // protobufjs drops them
+    expect(hex(pbjs.Message.encode(pbjs.Message.decode(bytes)).finish())).toBe('0a026869');
+  });
+
+  it('implicit presence: a proto3 field without `optional` is not written at its default', () => {
+    // Citation.title is `string title = 1;` (no optional)
+    expect(hex(api.proto.encode('Citation', { title: '', subtitle: 's' }))).toBe('1201' + '73');
+    expect(api.proto.decode('Citation', unhex('0a00'))).toEqual({ title: '' }); // present on the wire: kept
+    // explicit presence: written even at the default
+    expect(hex(api.proto.encode('ADVDeviceIdentity', { rawId: 0 }))).toBe('0800');
+  });
+
+  it('reads packed and unpacked repeated fields, writes packed', () => {
+    const packed = unhex('2203010203');
+    expect(api.proto.decode('ADVKeyIndexList', packed)).toEqual({ validIndexes: [1, 2, 3] });
+    expect(api.proto.decode('ADVKeyIndexList', unhex('200120022003'))).toEqual({ validIndexes: [1, 2, 3] });
+    expect(hex(api.proto.encode('ADVKeyIndexList', { validIndexes: [1, 2, 3] }))).toBe(hex(packed));
+    expect(hex(pbjs.ADVKeyIndexList.encode({ validIndexes: [1, 2, 3] }).finish())).toBe(hex(packed));
+  });
+
+  it('ignores properties the schema does not declare and what the prototype adds', () => {
+    Object.prototype.conversation = 'polluted';
+    try {
+      expect(hex(api.proto.encode('Message', { notAField: 1 }))).toBe('');
+    } finally {
+      delete Object.prototype.conversation;
+    }
+  });
+
+  it('a map key from the wire never reaches the prototype', () => {
+    // MusicUserIdAction { musicUserIdMap { "__proto__": "x" } }
+    const entry = [0x0a, 9, ...Buffer.from('__proto__'), 0x12, 1, 0x78];
+    const bytes = Uint8Array.from([0x12, entry.length, ...entry]);
+    const o = api.proto.decode('SyncActionValue.MusicUserIdAction', bytes);
+    expect(Object.getPrototypeOf(o.musicUserIdMap)).toBe(Object.prototype);
+    expect(Object.hasOwn(o.musicUserIdMap, '__proto__')).toBe(true);
+    expect(hex(api.proto.encode('SyncActionValue.MusicUserIdAction', o))).toBe(hex(bytes));
+  });
+});
+
+describe('WAProto history sync', () => {
+  it('inflates and decodes a multi-MB HistorySync, as protobufjs decodes it', () => {
+    const conversations = [];
+    for (let c = 0; c < 400; c++) {
+      const messages = [];
+      for (let m = 0; m < 20; m++) {
+        messages.push({ message: { key: { remoteJid: `55119${c}@s.whatsapp.net`, fromMe: m % 2 === 0, id: `3EB0${c}X${m}` }, message: { conversation: `message ${m} in chat ${c} ` + 'lorem ipsum '.repeat(20) }, messageTimestamp: 1733222400 + m, status: 3 } });
+      }
+      conversations.push({ id: `55119${c}@s.whatsapp.net`, messages, unreadCount: c % 5, name: `Chat ${c}` });
+    }
+    const history = { syncType: 3, conversations, chunkOrder: 1, progress: 50 };
+    const raw = pbjs.HistorySync.encode(pbjs.HistorySync.fromObject(history)).finish();
+    expect(raw.length).toBeGreaterThan(2 << 20);
+    expect(hex(api.proto.encode('HistorySync', history).subarray(0, 4096))).toBe(hex(raw.subarray(0, 4096)));
+    const blob = deflateSync(raw);
+    expect(hex(api.proto.inflate(blob))).toBe(hex(raw));
+    const decoded = api.proto.decodeHistorySync(blob);
+    expect(decoded).toEqual(normalize(pbjs.HistorySync.toObject(pbjs.HistorySync.decode(raw), { longs: Number })));
+    expect(decoded.conversations).toHaveLength(400);
+    expect(wacoreCode(api, () => api.proto.decodeHistorySync(blob, { maxInflatedBytes: 1 << 20 }))).toBe('ERR_PROTO_TOO_LARGE');
+    expect(wacoreCode(api, () => api.proto.inflate(blob.subarray(0, blob.length - 10)))).toBe('ERR_PROTO_MALFORMED');
+    expect(wacoreCode(api, () => api.proto.inflate(raw))).toBe('ERR_PROTO_MALFORMED');
+  });
+});
+
+describe('WAProto hostile input', () => {
+  it('truncated, overlong, wrong wire types and deep nesting are typed errors; the instance stays healthy', () => {
+    const good = api.proto.encode('Message', { conversation: 'still fine' });
+    const cases = {
+      '0a05686921': 'ERR_PROTO_MALFORMED', // length past the end
+      '0a': 'ERR_PROTO_MALFORMED',
+      ffffffffffffffffffffff: 'ERR_PROTO_MALFORMED',
+      '0000': 'ERR_PROTO_MALFORMED',
+      '0f': 'ERR_PROTO_MALFORMED',
+      '1a05ffffffffff': 'ERR_PROTO_MALFORMED', // a nested message that is not one
+    };
+    for (const [bytes, code] of Object.entries(cases)) expect(wacoreCode(api, () => api.proto.decode('Message', unhex(bytes))), bytes).toBe(code);
+    // 200 levels of ephemeralMessage { message { ... } }
+    let deep = new Uint8Array(0);
+    for (let i = 0; i < 100; i++) {
+      const inner = Uint8Array.from([0x0a, ...varint(deep.length), ...deep]);
+      deep = Uint8Array.from([0xc2, 0x02, ...varint(inner.length), ...inner]);
+    }
+    expect(wacoreCode(api, () => api.proto.decode('Message', deep))).toBe('ERR_PROTO_DEPTH');
+    // encode: objects nested past the limit, cycles, wrong types
+    let obj = { conversation: 'x' };
+    for (let i = 0; i < 120; i++) obj = { ephemeralMessage: { message: obj } };
+    expect(wacoreCode(api, () => api.proto.encode('Message', obj))).toBe('ERR_PROTO_DEPTH');
+    const cyclic = { ephemeralMessage: {} };
+    cyclic.ephemeralMessage.message = cyclic;
+    expect(wacoreCode(api, () => api.proto.encode('Message', cyclic))).toBe('ERR_PROTO_DEPTH');
+    for (const bad of [{ conversation: 5 }, { imageMessage: 'x' }, { imageMessage: { fileLength: {} } }, { imageMessage: { fileLength: 'ten' } }, { imageMessage: { fileLength: 2n ** 64n } }, { protocolMessage: { type: 'NOT_A_TYPE' } }, { extendedTextMessage: { contextInfo: { mentionedJid: 'a@s' } } }, { extendedTextMessage: { contextInfo: { mentionedJid: [null] } } }, { imageMessage: { mediaKey: 7 } }]) {
+      expect(wacoreCode(api, () => api.proto.encode('Message', bad)), JSON.stringify(bad, (k, v) => (typeof v === 'bigint' ? String(v) : v))).toBe('ERR_TYPE');
+    }
+    for (const bad of [undefined, null, 'Message', 5]) expect(wacoreCode(api, () => api.proto.encode('Message', bad))).toBe('ERR_TYPE');
+    expect(wacoreCode(api, () => api.proto.decode('NoSuchType', good))).toBe('ERR_TYPE');
+    expect(wacoreCode(api, () => api.proto.decode('Message', 'not bytes'))).toBe('ERR_TYPE');
+    expect(api.proto.decode('Message', good)).toEqual({ conversation: 'still fine' });
+  });
+
+  it('random bytes never trap: a typed error or a message that encodes and decodes again', () => {
+    const r = rng(12345);
+    for (let i = 0; i < 3000; i++) {
+      const bytes = Uint8Array.from({ length: 1 + r.int(64) }, () => r.int(256));
+      let o;
+      try {
+        o = api.proto.decode('Message', bytes);
+      } catch (e) {
+        expect(e).toBeInstanceOf(api.WacoreError);
+        expect(e.code).toMatch(/^ERR_PROTO_/);
+        continue;
+      }
+      const again = api.proto.encode('Message', o);
+      expect(api.proto.decode('Message', again)).toEqual(o);
+    }
+  });
+});
+
+function firstDifference(a, b) {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return `lengths ${a.length} and ${b.length}, first difference at ${i}: ${hex(a.subarray(i, i + 16))} against ${hex(b.subarray(i, i + 16))}`;
+}
+
+function varint(n) {
+  const out = [];
+  while (n >= 0x80) {
+    out.push((n & 0x7f) | 0x80);
+    n >>>= 7;
+  }
+  out.push(n);
+  return out;
+}
