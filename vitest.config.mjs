@@ -9,13 +9,20 @@ import { defineConfig } from 'vitest/config';
 const ONCE = ['tests/js/package.test.mjs'];
 const project = (variant) => ({
   extends: true,
-  test: { name: variant, env: { WACORE_VARIANT: variant }, ...(variant === 'scalar' ? { exclude: ONCE } : {}) },
+  test: { name: variant, include: ['tests/js/**/*.test.mjs'], env: { WACORE_VARIANT: variant }, ...(variant === 'scalar' ? { exclude: ONCE } : {}) },
 });
+
+// Baileys' own suites once more with its WAProto module replaced by wacore-wasm/waproto (a Node
+// module hook registered in each worker), on the default (SIMD) build.
+const WAPROTO = ['tests/js/baileys.test.mjs', 'tests/js/proto-facade.test.mjs', 'tests/js/message-secret.test.mjs'];
+const waproto = {
+  extends: true,
+  test: { name: 'waproto', include: WAPROTO, env: { WACORE_VARIANT: 'simd', WACORE_WAPROTO: '1' }, execArgv: ['--import', './npm/waproto-register.mjs'] },
+};
 
 export default defineConfig({
   test: {
-    include: ['tests/js/**/*.test.mjs'],
-    projects: [project('scalar'), project('simd')],
+    projects: [project('scalar'), project('simd'), waproto],
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',

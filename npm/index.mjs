@@ -14,6 +14,7 @@ import createWacoreModule from './dist/wacore.glue.mjs';
 import { makeAppState } from './lib/appstate.mjs';
 import { makeBinary } from './lib/binary.mjs';
 import { makeProto, PROTO_UNKNOWN_FIELDS } from './lib/proto.mjs';
+import { makeProtoNamespace } from './lib/proto-facade.mjs';
 import { makeMessageSecret, MESSAGE_SECRET_USE_CASES, padMessage, unpadMessage } from './lib/message-secret.mjs';
 import { asBytes, describe as describeValue } from './lib/args.mjs';
 import { WacoreError } from './lib/errors.mjs';
@@ -315,6 +316,7 @@ function makeApi(M, nodeCrypto) {
   const binary = makeBinary(core);
   const { encodeBinaryNode, decodeBinaryNode } = binary;
   const proto = makeProto(core);
+  let namespace;
   return Object.freeze({
     variant: M.variant,
     WacoreError,
@@ -325,6 +327,8 @@ function makeApi(M, nodeCrypto) {
     decodeBinaryNode,
     proto: publicProto(proto),
     PROTO_UNKNOWN_FIELDS,
+    /** The `proto` namespace as protobufjs generates it for WAProto (made on first call, then the same). */
+    protoNamespace: () => (namespace ??= makeProtoNamespace(proto)),
     ...makeMessageSecret(crypto, proto),
     MESSAGE_SECRET_USE_CASES,
     padMessage,

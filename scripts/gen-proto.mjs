@@ -54,7 +54,7 @@ try {
 
 const KIND = { double: 1, float: 2, int64: 3, uint64: 4, int32: 5, fixed64: 6, fixed32: 7, bool: 8, string: 9, message: 11, bytes: 12, uint32: 13, enum: 14, sfixed32: 15, sfixed64: 16, sint32: 17, sint64: 18 };
 const PACKABLE = new Set(['double', 'float', 'int64', 'uint64', 'int32', 'fixed64', 'fixed32', 'bool', 'uint32', 'sfixed32', 'sfixed64', 'sint32', 'sint64']);
-const FLAG = { repeated: 1, packed: 2, presence: 4, map: 8 };
+const FLAG = { repeated: 1, packed: 2, presence: 4, map: 8, optional: 16 };
 
 const rootNs = pb.loadSync(PROTO);
 rootNs.resolveAll();
@@ -207,6 +207,8 @@ const encodeAll = () => {
       // Explicit presence: proto3 `optional`, members of a oneof, and message fields. Other proto3
       // singular scalars have implicit presence: their default value is not written.
       if (!f.repeated && (f.partOf || k === KIND.message || f.options?.proto3_optional || rootNs.syntax === 'proto2')) flags |= FLAG.presence;
+      // Declared `optional` (protobufjs gives such fields no default in toObject({ defaults })).
+      if (f.options?.proto3_optional) flags |= FLAG.optional;
       u8(k);
       u8(flags);
       if (k === KIND.message || k === KIND.enum) varint(typeRef(f.resolvedType));

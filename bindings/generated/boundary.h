@@ -26,7 +26,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x02e7ac43;
+inline constexpr uint32_t kBoundaryDigest = 0x8bab94e7;
 
 // The JS error table (npm/lib/generated/boundary.mjs) was read from src/common/error.h: as many entries.
 static_assert(static_cast<int>(wacore::Error::count_) == 57, "src/common/error.h changed: run node scripts/gen-boundary.mjs");
@@ -91,6 +91,8 @@ inline constexpr size_t kProtoFlagPresence = 4;  // a schema field flag: explici
 static_assert(kProtoFlagPresence == (wacore::proto::kPresence), "bindings/boundary.json: PROTO_FLAG_PRESENCE disagrees with wacore::proto::kPresence");
 inline constexpr size_t kProtoFlagMap = 8;  // a schema field flag: a map
 static_assert(kProtoFlagMap == (wacore::proto::kMapField), "bindings/boundary.json: PROTO_FLAG_MAP disagrees with wacore::proto::kMapField");
+inline constexpr size_t kProtoFlagOptional = 16;  // a schema field flag: declared optional
+static_assert(kProtoFlagOptional == (wacore::proto::kOptional), "bindings/boundary.json: PROTO_FLAG_OPTIONAL disagrees with wacore::proto::kOptional");
 inline constexpr size_t kProtoKindMap = 0;  // a schema field kind (descriptor.proto's TYPE_ number)
 static_assert(kProtoKindMap == (wacore::proto::kMap), "bindings/boundary.json: PROTO_KIND_MAP disagrees with wacore::proto::kMap");
 inline constexpr size_t kProtoKindDouble = 1;  // a schema field kind (descriptor.proto's TYPE_ number)

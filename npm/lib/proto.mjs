@@ -155,9 +155,12 @@ export function makeProto({ M, plain, io }) {
       const p = io(n);
       plain.protoSchema(p);
       schema = parseSchema(M.HEAPU8.slice(p, p + n));
+      for (const T of schema.types) maxFields = Math.max(maxFields, T.fields.length);
     }
     return schema;
   };
+  // The most fields any message type has (the size of writeMessage's order arrays).
+  let maxFields = 0;
   /** A type's index from its name ("Message", "Message.ImageMessage"; a leading "proto." is allowed). */
   const typeOf = (name) => {
     if (typeof name !== 'string') throw typeError('the message type must be a name such as "Message"');
@@ -176,6 +179,8 @@ export function makeProto({ M, plain, io }) {
   let base = 0;
   let longMode = 'number';
   let makeBytes = (a, b) => u8.slice(a, b);
+  let makeObject = () => ({});
+  let input; // the caller's bytes (views into them: bytes: 'view')
 
   const long = (kind) => {
     const lo = h32[wi] >>> 0;
@@ -231,7 +236,7 @@ export function makeProto({ M, plain, io }) {
 
   const readMessage = (t) => {
     const fields = schema.types[t].fields;
-    const o = {};
+    const o = makeObject(t);
     for (;;) {
       const h = h32[wi++];
       if (h < 0) {
@@ -246,7 +251,9 @@ export function makeProto({ M, plain, io }) {
       if (f.map) {
         const key = readValue(f.keyKind, -1);
         const value = readValue(f.valueKind, f.type);
-        const m = (o[f.name] ??= {});
+        // (A frozen map is a class's default on its prototype (the facade): replaced, not written.)
+        let m = o[f.name];
+        if (m === undefined || Object.isFrozen(m)) o[f.name] = m = {};
         // A key from the wire must not reach the object's prototype.
         if (key === '__proto__') Object.defineProperty(m, key, { value, enumerable: true, writable: true, configurable: true });
         else m[key] = value;
@@ -254,8 +261,9 @@ export function makeProto({ M, plain, io }) {
       }
       const v = readValue(f.kind, f.type);
       if (f.repeated) {
+        // (An empty array is a class's default on its prototype (the facade): replaced.)
         const a = o[f.name];
-        if (a === undefined) o[f.name] = [v];
+        if (a === undefined || a.length === 0) o[f.name] = [v];
         else a.push(v);
       } else o[f.name] = v;
     }
@@ -267,28 +275,46 @@ export function makeProto({ M, plain, io }) {
     return longs;
   };
 
-  /** Reads the tape the last protoDecode left for type t, the message at `at` in wasm memory. */
-  function readTape(t, at, opts, bytesOut) {
+  /** Reads the tape the last protoDecode left for type t, the message at `at` in wasm memory (the
+   * caller's `data` there, for views). how: { longs, bytes, buffers, make } (internal: make(t) gives
+   * the object a message of type t is read into; the facade gives its classes' instances). */
+  function readTape(t, at, data, how) {
     h32 = M.HEAP32;
     u8 = M.HEAPU8;
     wi = h32[result + R_WORDS] >> 2;
     base = at;
-    longMode = options(opts);
-    makeBytes = bytesOut;
-    return readMessage(t);
+    input = data;
+    longMode = how.longs;
+    makeObject = how.make ?? plainObject;
+    makeBytes = how.bytes === 'view' ? (how.buffers ? bufferView : plainView) : how.buffers ? bufferCopy : plainCopy;
+    try {
+      return readMessage(t);
+    } finally {
+      input = undefined;
+    }
   }
+  const plainObject = () => ({});
+  // Bytes fields: each a copy of its own (the default), or a view into the caller's input.
+  const plainCopy = (a, b) => u8.slice(a, b);
+  const bufferCopy = NodeBuffer ? (a, b) => NodeBuffer.from(u8.slice(a, b).buffer) : plainCopy;
+  const plainView = (a, b) => input.subarray(a - base, b - base);
+  const bufferView = NodeBuffer ? (a, b) => NodeBuffer.from(input.buffer, input.byteOffset + a - base, b - a) : plainView;
 
-  const plainBytes = (a, b) => u8.slice(a, b);
-  const bufferBytes = NodeBuffer ? (a, b) => NodeBuffer.from(u8.slice(a, b).buffer) : plainBytes;
+  const how = (opts) => {
+    const longs = options(opts);
+    const bytes = opts?.bytes ?? 'copy';
+    if (bytes !== 'copy' && bytes !== 'view') throw typeError("bytes must be 'copy' or 'view'");
+    return { longs, bytes, buffers: opts?.buffers === true, make: undefined };
+  };
 
-  /** Copies `data` into the I/O buffer and runs fn(address, length); the input and what the core
-   * left (tape, output) are zeroed after, whatever the outcome. */
+  /** Copies `data` into the I/O buffer and runs fn(address, length, bytes); the input and what the
+   * core left (tape, output) are zeroed after, whatever the outcome. */
   const withInput = (data, fn) => {
     const bytes = asBytes(data, 'data');
     const p = io(bytes.length);
     M.HEAPU8.set(bytes, p);
     try {
-      return fn(p, bytes.length);
+      return fn(p, bytes.length, bytes);
     } finally {
       plain.protoWipe(p, bytes.length);
     }
@@ -296,14 +322,16 @@ export function makeProto({ M, plain, io }) {
   const outAt = () => M.HEAP32[result + R_OUT];
   const outLength = () => M.HEAP32[result + R_OUT_LENGTH];
 
+  /** Decodes as type index t with settings h (how()). */
+  const decodeType = (t, data, h) =>
+    withInput(data, (p, n, bytes) => {
+      plain.protoDecode(t, p, n);
+      return readTape(t, p, bytes, h);
+    });
+
   /** Decodes `data` as a message of the named type into a plain object. */
   function decode(type, data, opts) {
-    const t = typeOf(type);
-    const longs = options(opts);
-    return withInput(data, (p, n) => {
-      plain.protoDecode(t, p, n);
-      return readTape(t, p, { longs }, opts?.buffers ? bufferBytes : plainBytes);
-    });
+    return decodeType(typeOf(type), data, how(opts));
   }
 
   // --- encode ---------------------------------------------------------------------------------------
@@ -351,12 +379,13 @@ export function makeProto({ M, plain, io }) {
     na += b.length;
   };
 
-  const where = (t, f) => `${schema.types[t].name}.${f.name}`;
+  // Where a value is, for error messages: made only when one is thrown.
+  const where = (t, f) => (f === undefined ? schema.types[t].name : `${schema.types[t].name}.${f.name}`);
 
   // 64-bit values: number (an integer), bigint, decimal string, or a Long-like { low, high }.
-  const putLong = (v, what) => {
+  const putLong = (v, t, f) => {
     if (typeof v === 'number') {
-      if (!Number.isFinite(v)) throw typeError(`${what} must be a finite integer`);
+      if (!Number.isFinite(v)) throw typeError(`${where(t, f)} must be a finite integer`);
       v = Math.trunc(v);
       if (Number.isSafeInteger(v)) {
         // Two's complement: the low word v mod 2^32, the high word floor(v / 2^32).
@@ -367,29 +396,29 @@ export function makeProto({ M, plain, io }) {
       }
       v = BigInt(v);
     } else if (typeof v === 'string') {
-      if (!/^-?[0-9]+$/.test(v)) throw typeError(`${what} must be an integer (a decimal string)`);
+      if (!/^-?[0-9]+$/.test(v)) throw typeError(`${where(t, f)} must be an integer (a decimal string)`);
       v = BigInt(v);
     } else if (typeof v === 'object' && v !== null && typeof v.low === 'number' && typeof v.high === 'number') {
       word(v.low | 0);
       word(v.high | 0);
       return;
     } else if (typeof v !== 'bigint') {
-      throw typeError(`${what} must be a number, bigint, decimal string or Long`);
+      throw typeError(`${where(t, f)} must be a number, bigint, decimal string or Long`);
     }
-    if (v < -(1n << 63n) || v >= 1n << 64n) throw typeError(`${what} is out of the 64-bit range`);
+    if (v < -(1n << 63n) || v >= 1n << 64n) throw typeError(`${where(t, f)} is out of the 64-bit range`);
     const u = BigInt.asUintN(64, v);
     word(Number(u & 0xffffffffn) | 0);
     word(Number(u >> 32n) | 0);
   };
 
-  const enumValue = (type, v, what) => {
+  const enumValue = (type, v, t, f) => {
     if (typeof v === 'number') return v | 0;
     if (typeof v === 'string') {
       const n = schema.enums[type].values[v];
       if (n !== undefined && Object.hasOwn(schema.enums[type].values, v)) return n;
-      throw typeError(`${what}: ${JSON.stringify(v)} is not a value of ${schema.enums[type].name}`);
+      throw typeError(`${where(t, f)}: ${JSON.stringify(v)} is not a value of ${schema.enums[type].name}`);
     }
-    throw typeError(`${what} must be a number or a name of ${schema.enums[type].name}`);
+    throw typeError(`${where(t, f)} must be a number or a name of ${schema.enums[type].name}`);
   };
 
   // The proto3 default of an implicit-presence field: not written (as the schema says).
@@ -410,89 +439,89 @@ export function makeProto({ M, plain, io }) {
     }
   };
 
-  const putValue = (kind, type, v, depth, what) => {
+  const putValue = (kind, type, v, depth, t, f) => {
     switch (kind) {
       case PROTO_KIND_STRING:
-        if (typeof v !== 'string') throw typeError(`${what} must be a string`);
+        if (typeof v !== 'string') throw typeError(`${where(t, f)} must be a string`);
         putString(v);
         return;
       case PROTO_KIND_MESSAGE:
-        writeMessage(type, v, depth + 1, what);
+        writeMessage(type, v, depth + 1, t, f);
         return;
       case PROTO_KIND_BYTES:
         if (typeof v === 'string') {
           // protobufjs takes base64 text for bytes; so does this.
           const b = NodeBuffer ? NodeBuffer.from(v, 'base64') : Uint8Array.from(atob(v), (c) => c.charCodeAt(0));
           putBytes(b);
-        } else putBytes(asBytes(v, what));
+        } else putBytes(asBytes(v, where(t, f)));
         return;
       case PROTO_KIND_INT32:
       case PROTO_KIND_SINT32:
       case PROTO_KIND_SFIXED32:
       case PROTO_KIND_UINT32:
       case PROTO_KIND_FIXED32:
-        if (typeof v !== 'number') throw typeError(`${what} must be a number`);
+        if (typeof v !== 'number') throw typeError(`${where(t, f)} must be a number`);
         word(v | 0);
         return;
       case PROTO_KIND_ENUM:
-        word(enumValue(type, v, what));
+        word(enumValue(type, v, t, f));
         return;
       case PROTO_KIND_BOOL:
-        if (typeof v !== 'boolean' && typeof v !== 'number') throw typeError(`${what} must be a boolean`);
+        if (typeof v !== 'boolean' && typeof v !== 'number') throw typeError(`${where(t, f)} must be a boolean`);
         word(v ? 1 : 0);
         return;
       case PROTO_KIND_FLOAT:
-        if (typeof v !== 'number') throw typeError(`${what} must be a number`);
+        if (typeof v !== 'number') throw typeError(`${where(t, f)} must be a number`);
         scratchF32[0] = v;
         word(scratchI32[0]);
         return;
       case PROTO_KIND_DOUBLE:
-        if (typeof v !== 'number') throw typeError(`${what} must be a number`);
+        if (typeof v !== 'number') throw typeError(`${where(t, f)} must be a number`);
         scratchF64[0] = v;
         word(scratchI32[0]);
         word(scratchI32[1]);
         return;
       default:
-        putLong(v, what);
+        putLong(v, t, f);
     }
   };
 
   // Map keys arrive as property names (strings): back to the key's kind.
-  const putKey = (kind, key, what) => {
+  const putKey = (kind, key, t, f) => {
     if (kind === PROTO_KIND_STRING) putString(key);
     else if (kind === PROTO_KIND_BOOL) word(key === 'true' || key === '1' ? 1 : 0);
-    else if (LONG_KINDS.has(kind)) putLong(key, what);
+    else if (LONG_KINDS.has(kind)) putLong(key, t, f);
     else {
       const n = Number(key);
-      if (!Number.isInteger(n)) throw typeError(`${what}: map key ${JSON.stringify(key)} is not an integer`);
+      if (!Number.isInteger(n)) throw typeError(`${where(t, f)}: map key ${JSON.stringify(key)} is not an integer`);
       word(n | 0);
     }
   };
 
-  // Field indexes of the object being written, in field-number order (reused per depth).
+  // Field indexes of the object being written, in field-number order (one array per depth, reused).
   const order = [];
 
-  function writeMessage(t, obj, depth, what) {
-    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw typeError(`${what} must be an object`);
+  // t: the type; (pt, pf): where the object is (the parent's type and field), for error messages.
+  function writeMessage(t, obj, depth, pt, pf) {
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw typeError(`${where(pt, pf)} must be an object`);
     if (depth > PROTO_MAX_DEPTH) throw new WacoreError('ERR_PROTO_DEPTH', 'protobuf messages nested too deeply');
     const T = schema.types[t];
     const fields = T.fields;
     // Own enumerable keys (a polluted Object.prototype adds nothing), in field-number order.
     const keys = Object.keys(obj);
-    const idx = (order[depth] ??= []);
-    idx.length = 0;
+    const idx = (order[depth] ??= new Int32Array(maxFields));
+    let n = 0;
     for (let k = 0; k < keys.length; k++) {
       const i = T.byName.get(keys[k]);
       if (i === undefined) continue;
-      let j = idx.length;
-      idx.push(i);
+      let j = n++;
       while (j > 0 && idx[j - 1] > i) {
         idx[j] = idx[j - 1];
         j--;
       }
       idx[j] = i;
     }
-    for (let k = 0; k < idx.length; k++) {
+    for (let k = 0; k < n; k++) {
       const i = idx[k];
       const f = fields[i];
       const v = obj[f.name];
@@ -503,20 +532,20 @@ export function makeProto({ M, plain, io }) {
           const value = v[key];
           if (value === undefined || value === null) continue;
           word(i);
-          putKey(f.keyKind, key, where(t, f));
-          putValue(f.valueKind, f.type, value, depth, where(t, f));
+          putKey(f.keyKind, key, t, f);
+          putValue(f.valueKind, f.type, value, depth, t, f);
         }
       } else if (f.repeated) {
         if (!Array.isArray(v)) throw typeError(`${where(t, f)} must be an array`);
         for (let e = 0; e < v.length; e++) {
           if (v[e] === undefined || v[e] === null) throw typeError(`${where(t, f)}[${e}] is ${v[e]}`);
           word(i);
-          putValue(f.kind, f.type, v[e], depth, where(t, f));
+          putValue(f.kind, f.type, v[e], depth, t, f);
         }
       } else {
         if ((f.flags & PROTO_FLAG_PRESENCE) === 0 && isDefault(f.kind, f.type, v)) continue;
         word(i);
-        putValue(f.kind, f.type, v, depth, where(t, f));
+        putValue(f.kind, f.type, v, depth, t, f);
       }
     }
     const unknown = obj[PROTO_UNKNOWN_FIELDS];
@@ -535,7 +564,7 @@ export function makeProto({ M, plain, io }) {
     const t = typeOf(type);
     nw = na = 0;
     try {
-      writeMessage(t, obj, 0, schema.types[t].name);
+      writeMessage(t, obj, 0, t, undefined);
     } catch (e) {
       area.fill(0, 0, na);
       words.fill(0, 0, nw);
@@ -577,16 +606,16 @@ export function makeProto({ M, plain, io }) {
   }
 
   /** Inflates and decodes a history-sync blob (`HistorySync`) in one call: the inflated bytes never
-   * leave wasm memory, and are wiped once read. */
+   * leave wasm memory, and are wiped once read (so bytes fields are copies whatever `bytes` says). */
   function decodeHistorySync(data, opts) {
     const t = typeOf('HistorySync');
-    const longs = options(opts);
+    const h = { ...how(opts), bytes: 'copy' };
     const max = maxOf(opts);
     return withInput(data, (p, n) => {
       plain.protoInflate(p, n, max);
       const out = outAt();
       plain.protoDecode(t, out, outLength());
-      return readTape(t, out, { longs }, opts?.buffers ? bufferBytes : plainBytes);
+      return readTape(t, out, undefined, h);
     });
   }
 
@@ -628,6 +657,8 @@ export function makeProto({ M, plain, io }) {
     enumTypes: () => getSchema().enums.map((e) => e.name),
     schema: getSchema,
     typeOf,
+    how,
+    decodeType,
   };
 }
 

@@ -37,6 +37,7 @@ inline constexpr uint8_t kRepeated = 1;
 inline constexpr uint8_t kPacked = 2;    // repeated scalars written as one length-delimited record
 inline constexpr uint8_t kPresence = 4;  // explicit presence (proto3 optional, oneof member, message)
 inline constexpr uint8_t kMapField = 8;
+inline constexpr uint8_t kOptional = 16;  // declared `optional` (the JS facade's toObject defaults)
 
 struct Field {
   uint32_t number = 0;

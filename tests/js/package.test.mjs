@@ -37,7 +37,7 @@ const run = (args, file, code) => {
 };
 
 describe(`npm package (both builds, run in the ${VARIANT} project)`, () => {
-  it('contains exactly the loader (one ES and one CommonJS module per entry), both builds, types, README, changelog and license', () => {
+  it('contains exactly the loader (one ES and one CommonJS module per entry; waproto, which loads at import, ES only, with its Node hook), both builds, types, README, changelog and license', () => {
     const files = packed.files.map((f) => f.path).sort();
     expect(files).toEqual(
       [
@@ -50,6 +50,11 @@ describe(`npm package (both builds, run in the ${VARIANT} project)`, () => {
         'bundle-baileys.mjs',
         'bundle-whatsapp-rust-bridge.cjs',
         'bundle-whatsapp-rust-bridge.mjs',
+        'bundle-waproto.mjs',
+        'waproto.d.ts',
+        'waproto-register.mjs',
+        'waproto-register.d.ts',
+        'waproto-hooks.mjs',
         'baileys.d.ts',
         'baileys.d.cts',
         'whatsapp-rust-bridge.d.ts',
@@ -63,7 +68,8 @@ describe(`npm package (both builds, run in the ${VARIANT} project)`, () => {
       ].sort(),
     );
     const meta = JSON.parse(readFileSync(join(NPM_DIR, 'package.json'), 'utf8'));
-    expect(meta.sideEffects).toBe(false);
+    // Only the modules whose import does something (loads the module; registers the hook).
+    expect(meta.sideEffects).toEqual(['./bundle-waproto.mjs', './waproto-register.mjs', './waproto-hooks.mjs']);
     expect(meta.engines.node).toBe('>=20.16');
     for (const field of ['repository', 'homepage', 'bugs']) expect(meta[field], field).toBeTruthy();
   });

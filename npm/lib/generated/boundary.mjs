@@ -6,7 +6,7 @@
 import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x02e7ac43;
+export const BOUNDARY_DIGEST = 0x8bab94e7;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
@@ -138,6 +138,8 @@ export const PROTO_FLAG_PACKED = 2;
 export const PROTO_FLAG_PRESENCE = 4;
 /** a schema field flag: a map (wacore::proto::kMapField) */
 export const PROTO_FLAG_MAP = 8;
+/** a schema field flag: declared optional (wacore::proto::kOptional) */
+export const PROTO_FLAG_OPTIONAL = 16;
 /** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kMap) */
 export const PROTO_KIND_MAP = 0;
 /** a schema field kind (descriptor.proto's TYPE_ number) (wacore::proto::kDouble) */

@@ -1,0 +1,106 @@
+// WAProto messages: wacore-wasm's codec (both builds) next to protobufjs as Baileys 7.0.0-rc14 ships
+// it (its generated WAProto/index.js, called as Baileys calls it), interleaved. Decode is timed to a
+// plain object for both: ours gives one; protobufjs's decode() gives message instances (what
+// Baileys uses) and decode() + toObject() gives plain objects, both shown. Encode starts from the
+// same plain object (protobufjs's encode() takes plain objects as they are).
+// Then, in fresh processes: the resident memory that loading the proto layer adds (ours: the API's
+// first proto call reads the schema; Baileys': importing WAProto/index.js).
+//   node bench/proto.mjs [--quick] [--rounds N] [--json]
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { proto as pbjs } from '@whiskeysockets/baileys/WAProto/index.js';
+import { load } from '../npm/index.mjs';
+import { emitJson, median, QUICK, report, run } from './harness.mjs';
+import { NAMES } from './ops.mjs';
+
+const TEXT = {
+  extendedTextMessage: {
+    text: 'see you at https://example.com/meeting tomorrow 🙂',
+    matchedText: 'https://example.com/meeting',
+    contextInfo: { stanzaId: '3EB0C431C26A1916E0E9', participant: '5511987654321@s.whatsapp.net', quotedMessage: { conversation: 'are we still on for tomorrow?' }, mentionedJid: ['123456789012345@lid'], expiration: 86400 },
+  },
+  messageContextInfo: { messageSecret: new Uint8Array(32).fill(7), deviceListMetadata: { senderTimestamp: 1733222400, recipientKeyHash: new Uint8Array(10).fill(1), recipientTimestamp: 1733222401 }, deviceListMetadataVersion: 2 },
+};
+const IMAGE = {
+  imageMessage: {
+    url: 'https://mmg.whatsapp.net/v/t62.7118-24/30828562_1043093840747004_5196925431126431520_n.enc?ccb=11-4&oh=01_Q5AaIC&oe=67893D6E&_nc_sid=5e03e0&mms3=true',
+    mimetype: 'image/jpeg',
+    caption: 'holiday',
+    fileSha256: new Uint8Array(32).fill(1),
+    fileLength: 183421,
+    height: 1280,
+    width: 960,
+    mediaKey: new Uint8Array(32).fill(2),
+    fileEncSha256: new Uint8Array(32).fill(3),
+    directPath: '/v/t62.7118-24/30828562_1043093840747004_5196925431126431520_n.enc?ccb=11-4&oh=01_Q5AaIC&oe=67893D6E&_nc_sid=5e03e0',
+    mediaKeyTimestamp: 1733222400,
+    jpegThumbnail: new Uint8Array(2400).fill(9),
+    contextInfo: { forwardingScore: 1, isForwarded: true },
+  },
+};
+function historySync() {
+  const conversations = [];
+  for (let c = 0; c < 400; c++) {
+    const messages = [];
+    for (let m = 0; m < 20; m++) {
+      messages.push({ message: { key: { remoteJid: `55119${c}@s.whatsapp.net`, fromMe: m % 2 === 0, id: `3EB0${c}X${m}` }, message: m % 5 === 0 ? IMAGE : { conversation: `message ${m} in chat ${c} ` + 'lorem ipsum '.repeat(20) }, messageTimestamp: 1733222400 + m, status: 3 } });
+    }
+    conversations.push({ id: `55119${c}@s.whatsapp.net`, messages, unreadCount: c % 5, name: `Chat ${c}` });
+  }
+  return pbjs.HistorySync.encode({ syncType: 3, conversations, chunkOrder: 1, progress: 50 }).finish();
+}
+
+const textBytes = pbjs.Message.encode(TEXT).finish();
+const imageBytes = pbjs.Message.encode(IMAGE).finish();
+const historyBytes = historySync();
+
+const impls = {};
+for (const variant of ['scalar', 'simd']) {
+  const api = await load({ variant });
+  impls[NAMES.wacore(variant)] = {
+    'decode text Message with contextInfo': () => api.proto.decode('Message', textBytes),
+    'decode image Message': () => api.proto.decode('Message', imageBytes),
+    'encode text Message with contextInfo': () => api.proto.encode('Message', TEXT),
+    'encode image Message': () => api.proto.encode('Message', IMAGE),
+    [`decode ${(historyBytes.length / 2 ** 20).toFixed(1)} MiB HistorySync`]: () => api.proto.decode('HistorySync', historyBytes),
+  };
+}
+const historyOp = `decode ${(historyBytes.length / 2 ** 20).toFixed(1)} MiB HistorySync`;
+impls['protobufjs decode() (Baileys 7)'] = {
+  'decode text Message with contextInfo': () => pbjs.Message.decode(textBytes),
+  'decode image Message': () => pbjs.Message.decode(imageBytes),
+  'encode text Message with contextInfo': () => pbjs.Message.encode(TEXT).finish(),
+  'encode image Message': () => pbjs.Message.encode(IMAGE).finish(),
+  [historyOp]: () => pbjs.HistorySync.decode(historyBytes),
+};
+impls['protobufjs decode() + toObject()'] = {
+  'decode text Message with contextInfo': () => pbjs.Message.toObject(pbjs.Message.decode(textBytes)),
+  'decode image Message': () => pbjs.Message.toObject(pbjs.Message.decode(imageBytes)),
+  [historyOp]: () => pbjs.HistorySync.toObject(pbjs.HistorySync.decode(historyBytes)),
+};
+
+report('WAProto codec', await run(impls, { maxBatch: QUICK ? 2 : 64 }));
+
+// Resident memory that loading the proto layer adds, in fresh processes (median of several).
+const root = fileURLToPath(new URL('..', import.meta.url));
+const rssAfter = (setup, action) => {
+  const script = `${setup}
+    globalThis.gc(); const before = process.memoryUsage().rss;
+    ${action}
+    globalThis.gc(); console.log(process.memoryUsage().rss - before);`;
+  return Number(execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' }).trim());
+};
+const runs = QUICK ? 1 : 7;
+const samples = { ours: [], baileys: [] };
+for (let i = 0; i < runs; i++) {
+  samples.ours.push(rssAfter(`const { load } = await import('./npm/index.mjs'); const api = await load({ variant: 'simd' });`, `api.proto.decode('Message', api.proto.encode('Message', { conversation: 'x' }));`));
+  samples.baileys.push(rssAfter('', `const { proto } = await import('@whiskeysockets/baileys/WAProto/index.js'); proto.Message.decode(proto.Message.encode({ conversation: 'x' }).finish());`));
+}
+const mib = (b) => `${(b / 2 ** 20).toFixed(2)} MiB`;
+const ours = median(samples.ours);
+const theirs = median(samples.baileys);
+console.log(`Resident memory added by loading the proto layer (median of ${runs} fresh processes; one decode and encode included):`);
+console.log(`  wacore-wasm (schema read out of the loaded module): ${mib(ours)}`);
+console.log(`  Baileys 7 WAProto/index.js import: ${mib(theirs)}`);
+console.log(`  ratio: ${(ours / theirs).toFixed(3)}\n`);
+emitJson('WAProto memory', { oursBytes: ours, baileysBytes: theirs, ratio: ours / theirs, runs });
