@@ -7,7 +7,9 @@
 // first proto call reads the schema; Baileys': importing WAProto/index.js).
 //   node bench/proto.mjs [--quick] [--rounds N] [--json]
 import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { proto as pbjs } from '@whiskeysockets/baileys/WAProto/index.js';
 import { load } from '../npm/index.mjs';
 import { emitJson, median, QUICK, report, run } from './harness.mjs';
@@ -66,7 +68,7 @@ for (const variant of ['scalar', 'simd']) {
   };
 }
 const historyOp = `decode ${(historyBytes.length / 2 ** 20).toFixed(1)} MiB HistorySync`;
-impls['protobufjs decode() (Baileys 7)'] = {
+impls['protobufjs (Baileys 7 WAProto)'] = {
   'decode text Message with contextInfo': () => pbjs.Message.decode(textBytes),
   'decode image Message': () => pbjs.Message.decode(imageBytes),
   'encode text Message with contextInfo': () => pbjs.Message.encode(TEXT).finish(),
@@ -104,3 +106,48 @@ console.log(`  wacore-wasm (schema read out of the loaded module): ${mib(ours)}`
 console.log(`  Baileys 7 WAProto/index.js import: ${mib(theirs)}`);
 console.log(`  ratio: ${(ours / theirs).toFixed(3)}\n`);
 emitJson('WAProto memory', { oursBytes: ours, baileysBytes: theirs, ratio: ours / theirs, runs });
+
+// Baileys 7 itself, imported in a fresh process, to the end of the imports: as installed; with the
+// package loaded beside it (what wacore-wasm/baileys users have); with Baileys' WAProto module
+// replaced by wacore-wasm/waproto, as a bundler alias does it (a copy of Baileys under build/ whose
+// WAProto/index.js re-exports the package's), and through Node's module hooks
+// (wacore-wasm/waproto-register), on this Node and on Node 22 (third_party/, where setup put it),
+// whose hooks run in the importing thread.
+const aliasRoot = join(root, 'build/waproto-alias/node_modules/@whiskeysockets/baileys');
+rmSync(join(root, 'build/waproto-alias'), { recursive: true, force: true });
+cpSync(join(root, 'node_modules/@whiskeysockets/baileys'), aliasRoot, { recursive: true, dereference: true });
+writeFileSync(join(aliasRoot, 'WAProto/index.js'), `export * from ${JSON.stringify(pathToFileURL(join(root, 'npm/bundle-waproto.mjs')).href)};\nexport { default } from ${JSON.stringify(pathToFileURL(join(root, 'npm/bundle-waproto.mjs')).href)};\n`);
+const node22 = join(root, 'third_party/node-22.23.5/bin/node');
+const baileysImport = (node, execArgv, withPackage, baileys = '@whiskeysockets/baileys') => {
+  const script = `const { performance } = await import('node:perf_hooks');
+    await import(${JSON.stringify(baileys)});
+    ${withPackage ? "await (await import('./npm/bundle.mjs')).load();" : ''}
+    const ms = performance.now();
+    globalThis.gc();
+    console.log(JSON.stringify({ ms, rss: process.memoryUsage().rss }));`;
+  return JSON.parse(execFileSync(node, [...execArgv, '--expose-gc', '--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' }).trim());
+};
+const hook = ['--import', './npm/waproto-register.mjs'];
+const cases = {
+  'Baileys as installed (protobufjs WAProto)': [process.execPath, [], false],
+  'Baileys and wacore-wasm loaded (as wacore-wasm/baileys users have it)': [process.execPath, [], true],
+  '  the same, WAProto aliased to wacore-wasm/waproto (as a bundler alias does)': [process.execPath, [], true, pathToFileURL(join(aliasRoot, 'lib/index.js')).href],
+  '  the same, WAProto replaced by Node module hooks (waproto-register)': [process.execPath, hook, true],
+  ...(existsSync(node22)
+    ? {
+        'Node 22: Baileys and wacore-wasm loaded': [node22, [], true],
+        '  Node 22: WAProto replaced by waproto-register (hooks in the importing thread)': [node22, hook, true],
+      }
+    : {}),
+};
+const seen = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+for (let i = 0; i < runs; i++) for (const [k, c] of Object.entries(cases)) seen[k].push(baileysImport(...c));
+const med = (list, k) => median(list.map((x) => x[k]));
+console.log(`Importing Baileys 7.0.0-rc14 in a fresh process, to the end of the imports (median of ${runs}; wacore-wasm/waproto loads the SIMD build, the instance load() returns):`);
+const summaryRows = {};
+for (const [k, list] of Object.entries(seen)) {
+  console.log(`  ${k}: ${med(list, 'ms').toFixed(0)} ms, ${mib(med(list, 'rss'))} resident after a GC`);
+  summaryRows[k.trim()] = { ms: med(list, 'ms'), rss: med(list, 'rss') };
+}
+console.log('');
+emitJson('Baileys import with WAProto replaced', { cases: summaryRows, runs });

@@ -3,7 +3,9 @@
 const FACADE = new URL('./bundle-waproto.mjs', import.meta.url).href;
 const WAPROTO = /\/@whiskeysockets\/baileys\/WAProto\/index\.js$/;
 
+/** The resolution to use in place of `resolved`: wacore-wasm/waproto for Baileys' WAProto module. */
+export const redirect = (resolved) => (WAPROTO.test(resolved.url) ? { url: FACADE, format: 'module', shortCircuit: true } : resolved);
+
 export async function resolve(specifier, context, nextResolve) {
-  const resolved = await nextResolve(specifier, context);
-  return WAPROTO.test(resolved.url) ? { url: FACADE, format: 'module', shortCircuit: true } : resolved;
+  return redirect(await nextResolve(specifier, context));
 }

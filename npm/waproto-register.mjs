@@ -1,5 +1,12 @@
 // `node --import wacore-wasm/waproto-register app.mjs`: Baileys' WAProto module is replaced by
-// wacore-wasm/waproto in this process (Node 20.6 or later; docs/proto.md).
-import { register } from 'node:module';
+// wacore-wasm/waproto in this process. On Node 22.15 and later the hook runs in the importing thread
+// (module.registerHooks); before that, Node runs module hooks on a thread of their own
+// (module.register), which costs memory and start-up time of its own (docs/proto.md).
+import * as nodeModule from 'node:module';
+import { redirect } from './waproto-hooks.mjs';
 
-register('./waproto-hooks.mjs', import.meta.url);
+if (typeof nodeModule.registerHooks === 'function') {
+  nodeModule.registerHooks({ resolve: (specifier, context, nextResolve) => redirect(nextResolve(specifier, context)) });
+} else {
+  nodeModule.register('./waproto-hooks.mjs', import.meta.url);
+}
