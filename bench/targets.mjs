@@ -51,10 +51,11 @@ export const TARGETS = [
   ),
 ];
 
-// Each .wasm at most 150 KB gzip, load() to ready at most 8 ms in Node; a fresh Node process
-// imports, loads and makes its first key pair in at most 10 ms, and a loaded variant adds at most
-// 8 MB of resident memory.
-export const SIZE_TARGET_GZIP = 150_000;
+// Each .wasm at most 190 KB gzip (the 150 KB the package held to before its protobuf layer, plus
+// the 40 KB that layer, schema and codec, may add: docs/proto.md), load() to ready at most 8 ms in
+// Node; a fresh Node process imports, loads and makes its first key pair in at most 10 ms, and a
+// loaded variant adds at most 8 MB of resident memory.
+export const SIZE_TARGET_GZIP = 190_000;
 export const LOAD_TARGET_MS = 8;
 export const FRESH_TARGET_MS = 10;
 export const RSS_TARGET_BYTES = 8e6;

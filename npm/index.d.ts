@@ -5346,6 +5346,9 @@ export interface Wacore extends JidHelpers {
   readonly proto: ProtoApi;
   /** The key under which decoded objects keep fields the schema does not declare. */
   readonly PROTO_UNKNOWN_FIELDS: unique symbol;
+  /** The `proto` namespace as protobufjs generates it for WAProto (classes with create, decode,
+   * encode(...).finish(), fromObject, toObject; enums), on this codec: made on the first call. */
+  protoNamespace(): { readonly [name: string]: any };
   /** The messageSecret use cases and their HKDF info names. */
   readonly MESSAGE_SECRET_USE_CASES: Readonly<Record<MessageSecretUseCase, { readonly info: string; readonly aad: boolean }>>;
   /** A use case's 32-byte key: HKDF-SHA256(messageSecret, info = id ‖ originalSender ‖ modifier ‖ use case). */
