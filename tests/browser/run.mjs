@@ -139,6 +139,9 @@ async function serverChecks(port) {
   }
 }
 
+// SHA-256 of 'yes': a poll option's hash.
+const POLL_YES = '8a798890fe93817163b10b5f7bd2ca4d25d84c52739a645a889c173eee7d9d3d';
+
 function resultChecks(label, got, expectedVariant, nodeResults) {
   if (got === undefined || got === null || typeof got !== 'object') {
     check(`${label}: published results`, false, `got ${short(got)}`);
@@ -195,6 +198,12 @@ function resultChecks(label, got, expectedVariant, nodeResults) {
   checkEqual(`${label}: binary error codes`, bin.errors, { unknownTag: 'ERR_BINARY_TAG', leftover: 'ERR_BINARY_LEFTOVER', truncated: 'ERR_BINARY_TRUNCATED', badAttribute: 'ERR_TYPE' });
   checkEqual(`${label}: app-state value MAC vector and LTHash round trip`, [r.appState?.valueMac, r.appState?.opened, r.appState?.ltHashBack], [VECTORS.valueMac, '0a0474657374', true]);
   checkEqual(`${label}: media vector, round trip, forged file rejected`, [r.media?.iv, r.media?.upload, r.media?.fileEncSha256, r.media?.roundTrip, r.media?.forged], [VECTORS.mediaIv, VECTORS.mediaUpload, VECTORS.mediaEncSha, true, 'ERR_AUTH_TAG']);
+  const pr = r.proto ?? {};
+  checkEqual(
+    `${label}: WAProto: text and bytes back, unknown field kept, history blob, proto namespace, poll vote, padding, malformed input`,
+    [pr.text, pr.mentioned, pr.unknownKept, pr.history, pr.namespace, pr.voteBack, pr.optionHash, pr.unpadded, pr.malformed],
+    ['héllo 🌸', '1@lid,2@lid', '0a026869f8e10405', '1@s.whatsapp.net', '0a0178', POLL_YES, POLL_YES, '0102', 'ERR_PROTO_MALFORMED'],
+  );
   const ma = r.mediaAsync ?? {};
   const sameAsync = Object.entries(ma.same ?? {});
   check(`${label}: encryptMediaAsync / decryptMediaAsync give the sync calls' bytes (${sameAsync.length} calls)`,

@@ -80,6 +80,48 @@ describe('WAProto against protobufjs (Baileys 7 proto)', () => {
     expect(pbjs.SignedPreKeyRecordStructure.toObject(pbjs.SignedPreKeyRecordStructure.decode(bytes), { longs: String }).timestamp).toBe('-1');
   });
 
+  it('real payloads: the Noise handshake messages, a ClientPayload carried through it, ADV identities, app-state SyncActionData', () => {
+    // Our Noise client and responder: each handshake message decodes as protobufjs decodes it.
+    const root = api.generateKeyPair();
+    const server = api.generateKeyPair();
+    const NOW = 1_733_222_400;
+    const certChain = api.makeNoiseCertChain({ rootPrivateKey: root.privKey, intermediatePrivateKey: api.generateKeyPair().privKey, leafKey: server.pubKey, notBefore: NOW - 60, notAfter: NOW + 3600 });
+    const client = api.createNoiseClient();
+    const responder = api.createNoiseResponder({ staticKey: server.privKey, certChain });
+    const start = client.start();
+    const clientHello = start.subarray(4 + 3); // intro "WA" 6 3, then a 3-byte length
+    const serverHello = responder.processClientHello(start);
+    const payload = { username: 5511987654321, passive: false, userAgent: { platform: 14, appVersion: { primary: 2, secondary: 3000, tertiary: 1029496320 }, mcc: '000', mnc: '000', osVersion: '0.1', device: 'Desktop', osBuildNumber: '0.1', releaseChannel: 0, localeLanguageIso6391: 'en', localeCountryIso31661Alpha2: 'US' }, webInfo: { webSubPlatform: 0 }, connectType: 1, connectReason: 1, device: 3, pull: true, lidDbMigrated: false };
+    const payloadBytes = api.proto.encode('ClientPayload', payload);
+    expect(hex(payloadBytes)).toBe(hex(pbjs.ClientPayload.encode(pbjs.ClientPayload.fromObject(payload)).finish()));
+    const finish = client.processServerHello(serverHello, { noiseKey: api.generateKeyPair().privKey, payload: payloadBytes, rootKey: root.pubKey.subarray(1), now: NOW });
+    for (const [bytes, part] of [[clientHello, 'clientHello'], [serverHello.subarray(3), 'serverHello'], [finish.subarray(3), 'clientFinish']]) {
+      const ours = api.proto.decode('HandshakeMessage', bytes);
+      expect(Object.keys(ours)).toEqual([part]);
+      expect(ours).toEqual(normalize(pbjs.HandshakeMessage.toObject(pbjs.HandshakeMessage.decode(bytes), { longs: Number })));
+    }
+    expect(api.proto.decode('HandshakeMessage', clientHello).clientHello.ephemeral).toHaveLength(32);
+    expect(api.proto.decode('ClientPayload', responder.processClientFinish(finish).payload)).toEqual({ ...payload, userAgent: { ...payload.userAgent } });
+    // Pairing: the device identity, signed by the account, wrapped in its HMAC message.
+    const details = api.proto.encode('ADVDeviceIdentity', { rawId: 123456, timestamp: NOW, keyIndex: 1, accountType: 0, deviceType: 0 });
+    const account = api.generateKeyPair();
+    const signed = { details, accountSignatureKey: account.pubKey.subarray(1), accountSignature: api.calculateSignature(account.privKey, new Uint8Array([6, 0, ...details])) };
+    const signedBytes = api.proto.encode('ADVSignedDeviceIdentity', signed);
+    const wrapper = { details: signedBytes, hmac: api.hmacSha256(new Uint8Array(32).fill(1), signedBytes), accountType: 0 };
+    const wrapperBytes = api.proto.encode('ADVSignedDeviceIdentityHMAC', wrapper);
+    expect(hex(wrapperBytes)).toBe(hex(pbjs.ADVSignedDeviceIdentityHMAC.encode(wrapper).finish()));
+    const opened = api.proto.decode('ADVSignedDeviceIdentity', api.proto.decode('ADVSignedDeviceIdentityHMAC', wrapperBytes).details);
+    expect(api.verifySignature(account.pubKey, new Uint8Array([6, 0, ...opened.details]), opened.accountSignature)).toBe(true);
+    expect(api.proto.decode('ADVDeviceIdentity', opened.details)).toEqual({ rawId: 123456, timestamp: NOW, keyIndex: 1, accountType: 0, deviceType: 0 });
+    // App state: a SyncActionData encrypted as a mutation value and back.
+    const keys = api.mutationKeys(new Uint8Array(32).fill(9));
+    const action = { index: new TextEncoder().encode(JSON.stringify(['archive', '5511987654321@s.whatsapp.net'])), value: { timestamp: NOW * 1000, archiveChatAction: { archived: true, messageRange: { lastMessageTimestamp: NOW } } }, padding: new Uint8Array(0), version: 3 };
+    const blob = api.encryptSyncdValue(keys, 0, 'AAAAAQ==', api.proto.encode('SyncActionData', action));
+    const back = api.proto.decode('SyncActionData', api.decryptSyncdValue(keys, 0, 'AAAAAQ==', blob));
+    expect(back).toEqual(action);
+    expect(back).toEqual(normalize(pbjs.SyncActionData.toObject(pbjs.SyncActionData.decode(api.decryptSyncdValue(keys, 0, 'AAAAAQ==', blob)), { longs: Number })));
+  });
+
   it('takes what protobufjs takes: Longs, decimal strings, enum names, base64 bytes', () => {
     const Long = { low: 5, high: 1, unsigned: true };
     const a = api.proto.encode('ADVDeviceIdentity', { rawId: 1, timestamp: Long, accountType: 'HOSTED' });

@@ -22,6 +22,8 @@ export function fromHex(hex) {
 
 /** Vectors used by runChecks, with the values they must produce. */
 export const VECTORS = Object.freeze({
+  // zlib of HistorySync { syncType: 3, conversations: [{ id: "1@s.whatsapp.net" }] } (node:zlib).
+  historySyncBlob: '789ce3601612e212307428d62bcf482c294e2c28d0cb4b2d010035300639',
   // protocol-facts §7.2: app-state value MAC; media key 00..1f, image, "hello world".
   valueMac: 'd73c5c5b5c19c6d59aea46c2840ff0111c7cc519ae04c0fb3e9bac46bf46df9f',
   mediaIv: 'aa6a127218397cbd2383e4ccf7176a79',
@@ -213,13 +215,14 @@ export async function runChecks(api) {
   const binary = binaryChecks(api);
   const appState = appStateChecks(api);
   const media = mediaChecks(api);
+  const proto = protoChecks(api);
   const mediaAsync = await mediaAsyncChecks(api);
   const signal = await signalChecks(api);
   const noise = noiseChecks(api);
   const groups = await groupChecks(api);
   const patch = patchChecks(api);
 
-  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric, binary, appState, media, mediaAsync, signal, noise, groups, patch };
+  return { variant: api.variant, fixed, verify, errors, roundTrips, symmetric, binary, appState, media, mediaAsync, signal, noise, groups, patch, proto };
 }
 
 // Signal 1:1 sessions through the libsignal-node classes, with an in-memory Promise-returning store.
@@ -443,6 +446,37 @@ function appStateChecks(api) {
       ltHashBack: toHex(api.LT_HASH_ANTI_TAMPERING.subtract(hash, macs)) === toHex(new Uint8Array(128)),
       snapshotMac: toHex(snap),
       patchMac: toHex(api.generatePatchMac(snap, macs, 12345, 'regular_high', keys.patchMacKey)),
+    };
+  });
+}
+
+// WAProto: a message encoded and decoded (non-ASCII text, nested messages, repeated strings, bytes),
+// an unknown field kept, a history-sync blob inflated and decoded, the proto namespace, a poll vote
+// encrypted and decrypted with a fixed IV, padding, a malformed input.
+function protoChecks(api) {
+  return attempt(() => {
+    const message = {
+      extendedTextMessage: { text: 'héllo 🌸', contextInfo: { stanzaId: '3EB0C431', mentionedJid: ['1@lid', '2@lid'], quotedMessage: { conversation: 'q' } } },
+      messageContextInfo: { messageSecret: pattern(32, 5) },
+    };
+    const bytes = api.proto.encode('Message', message);
+    const back = api.proto.decode('Message', bytes);
+    const keyArgs = { messageSecret: pattern(32, 1), messageId: '3EB0A1B2', originalSender: '15551234567@s.whatsapp.net', modificationSender: '15557654321@s.whatsapp.net' };
+    const vote = api.encryptPollVote({ ...keyArgs, selectedOptions: ['yes'], iv: pattern(12, 2) });
+    const proto = api.protoNamespace();
+    return {
+      encoded: toHex(bytes),
+      text: back.extendedTextMessage.text,
+      mentioned: back.extendedTextMessage.contextInfo.mentionedJid.join(','),
+      secret: toHex(back.messageContextInfo.messageSecret),
+      unknownKept: toHex(api.proto.encode('Message', api.proto.decode('Message', fromHex('0a026869f8e10405')))),
+      history: api.proto.decodeHistorySync(fromHex(VECTORS.historySyncBlob)).conversations[0].id,
+      namespace: toHex(proto.Message.encode(proto.Message.fromObject({ conversation: 'x' })).finish()),
+      vote: toHex(vote.encPayload),
+      voteBack: toHex(api.decryptPollVote({ ...keyArgs, ...vote })[0]),
+      optionHash: toHex(api.pollOptionHash('yes')),
+      unpadded: toHex(api.unpadMessage(api.padMessage(fromHex('0102'), 3))),
+      malformed: errorCode(api, () => api.proto.decode('Message', fromHex('0a05'))),
     };
   });
 }
