@@ -346,6 +346,8 @@ function makeApi(M, nodeCrypto) {
     // Tests: the media calls as a page sees them, with no node:crypto (the asynchronous ones on
     // Web Crypto), over this same instance.
     [Symbol.for('wacore-wasm.mediaWithoutNodeCrypto')]: () => makeMedia({ ...core, nodeCrypto: () => null }, crypto),
+    // Tests: WAProto decoding through the generic reader (false) or the compiled ones (true).
+    [Symbol.for('wacore-wasm.protoCompiledReaders')]: (on) => proto.compiledReaders(on),
     // Tests: the blocks the core's operator new has handed out and not taken back.
     [Symbol.for('wacore-wasm.liveAllocations')]: () => core.plain.liveAllocations(),
     // Tests: plain export `name` called by fn(export, p) with p the address of 256 zeroed bytes of the

@@ -234,29 +234,98 @@ export function makeProto({ M, plain, io }) {
     }
   };
 
+  // Readers compiled per message type (on its first decode) from the schema: a switch on the field
+  // index with a named property store per field, which V8 keeps monomorphic, where the generic
+  // reader below stores through computed names. Where code cannot be compiled at run time (a page
+  // whose Content-Security-Policy forbids it), the generic reader does the work.
+  const compiled = [];
+  let canCompile = true;
+  const K = {
+    make: (t) => makeObject(t),
+    word: () => h32[wi++],
+    i32: () => h32[wi++],
+    u32: () => h32[wi++] >>> 0,
+    bool: () => h32[wi++] !== 0,
+    str: () => readValue(PROTO_KIND_STRING, -1),
+    bytes: () => readValue(PROTO_KIND_BYTES, -1),
+    f32: () => readValue(PROTO_KIND_FLOAT, -1),
+    f64: () => readValue(PROTO_KIND_DOUBLE, -1),
+    long: (kind) => long(kind),
+    msg: (t) => readMessage(t),
+    // A map entry, or an unknown field: the generic reader's code for them.
+    other: (t, o, h) => readOther(schema.types[t].fields, o, h),
+  };
+  const VALUE = {
+    [PROTO_KIND_STRING]: () => 'K.str()',
+    [PROTO_KIND_INT32]: () => 'K.i32()',
+    [PROTO_KIND_SINT32]: () => 'K.i32()',
+    [PROTO_KIND_ENUM]: () => 'K.i32()',
+    [PROTO_KIND_SFIXED32]: () => 'K.i32()',
+    [PROTO_KIND_UINT32]: () => 'K.u32()',
+    [PROTO_KIND_FIXED32]: () => 'K.u32()',
+    [PROTO_KIND_BOOL]: () => 'K.bool()',
+    [PROTO_KIND_BYTES]: () => 'K.bytes()',
+    [PROTO_KIND_FLOAT]: () => 'K.f32()',
+    [PROTO_KIND_DOUBLE]: () => 'K.f64()',
+    [PROTO_KIND_MESSAGE]: (f) => `K.msg(${f.type})`,
+  };
+  function compile(t) {
+    const fields = schema.types[t].fields;
+    let cases = '';
+    fields.forEach((f, i) => {
+      if (f.map) return; // left to K.other
+      const key = JSON.stringify(f.name);
+      const value = (VALUE[f.kind] ?? (() => `K.long(${f.kind})`))(f);
+      cases += f.repeated
+        ? `case ${i}: { const v = ${value}; const a = o[${key}]; if (a === undefined || a.length === 0) o[${key}] = [v]; else a.push(v); break; }\n`
+        : `case ${i}: o[${key}] = ${value}; break;\n`;
+    });
+    const body = `const o = K.make(${t});\nfor (;;) {\nconst h = K.word();\nswitch (h) {\ncase ${PROTO_TAPE_END}: return o;\n${cases}default: K.other(${t}, o, h);\n}\n}`;
+    try {
+      return (compiled[t] = new Function('K', `return function read() {\n${body}\n};`)(K));
+    } catch {
+      canCompile = false;
+      return undefined;
+    }
+  }
+
   const readMessage = (t) => {
+    if (canCompile) {
+      const read = compiled[t] ?? compile(t);
+      if (read !== undefined) return read();
+    }
+    return readGeneric(t);
+  };
+
+  // A map entry or unknown field (h: its tape word) into o.
+  const readOther = (fields, o, h) => {
+    if (h < 0) {
+      const off = base + h32[wi];
+      const end = off + h32[wi + 1];
+      wi += 2;
+      (o[PROTO_UNKNOWN_FIELDS] ??= []).push(u8.slice(off, end));
+      return;
+    }
+    const f = fields[h];
+    const key = readValue(f.keyKind, -1);
+    const value = readValue(f.valueKind, f.type);
+    // (A frozen map is a class's default on its prototype (the facade): replaced, not written.)
+    let m = o[f.name];
+    if (m === undefined || Object.isFrozen(m)) o[f.name] = m = {};
+    // A key from the wire must not reach the object's prototype.
+    if (key === '__proto__') Object.defineProperty(m, key, { value, enumerable: true, writable: true, configurable: true });
+    else m[key] = value;
+  };
+
+  const readGeneric = (t) => {
     const fields = schema.types[t].fields;
     const o = makeObject(t);
     for (;;) {
       const h = h32[wi++];
-      if (h < 0) {
-        if (h === PROTO_TAPE_END) return o;
-        const off = base + h32[wi];
-        const end = off + h32[wi + 1];
-        wi += 2;
-        (o[PROTO_UNKNOWN_FIELDS] ??= []).push(u8.slice(off, end));
-        continue;
-      }
+      if (h === PROTO_TAPE_END) return o;
       const f = fields[h];
-      if (f.map) {
-        const key = readValue(f.keyKind, -1);
-        const value = readValue(f.valueKind, f.type);
-        // (A frozen map is a class's default on its prototype (the facade): replaced, not written.)
-        let m = o[f.name];
-        if (m === undefined || Object.isFrozen(m)) o[f.name] = m = {};
-        // A key from the wire must not reach the object's prototype.
-        if (key === '__proto__') Object.defineProperty(m, key, { value, enumerable: true, writable: true, configurable: true });
-        else m[key] = value;
+      if (h < 0 || f.map) {
+        readOther(fields, o, h);
         continue;
       }
       const v = readValue(f.kind, f.type);
@@ -605,17 +674,21 @@ export function makeProto({ M, plain, io }) {
     });
   }
 
-  /** Inflates and decodes a history-sync blob (`HistorySync`) in one call: the inflated bytes never
-   * leave wasm memory, and are wiped once read (so bytes fields are copies whatever `bytes` says). */
+  /** Inflates and decodes a history-sync blob (`HistorySync`) in one call: the inflated bytes stay
+   * in wasm memory, and are wiped once read. Bytes fields are copies; with `bytes: 'view'`, views
+   * into one copy of the inflated bytes made for this call (one allocation instead of one per field:
+   * a blob's thousands of thumbnails). */
   function decodeHistorySync(data, opts) {
     const t = typeOf('HistorySync');
-    const h = { ...how(opts), bytes: 'copy' };
+    const h = how(opts);
     const max = maxOf(opts);
     return withInput(data, (p, n) => {
       plain.protoInflate(p, n, max);
       const out = outAt();
-      plain.protoDecode(t, out, outLength());
-      return readTape(t, out, undefined, h);
+      const length = outLength();
+      const inflated = h.bytes === 'view' ? M.HEAPU8.slice(out, out + length) : undefined;
+      plain.protoDecode(t, out, length);
+      return readTape(t, out, inflated, h);
     });
   }
 
@@ -659,6 +732,10 @@ export function makeProto({ M, plain, io }) {
     typeOf,
     how,
     decodeType,
+    // Tests: decode with the generic reader (false) or the compiled ones (true, the default).
+    compiledReaders: (on) => {
+      canCompile = on === true;
+    },
   };
 }
 

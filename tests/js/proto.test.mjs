@@ -55,6 +55,24 @@ describe('WAProto against protobufjs (Baileys 7 proto)', () => {
     expect(compared).toBe(api.proto.messageTypes().length * 3);
   });
 
+  it('the generic reader (where code cannot be compiled at run time) decodes as the compiled ones do', () => {
+    const cache = new Map();
+    const describeCached = (n) => cache.get(n) ?? cache.set(n, api.proto.describe(n)).get(n);
+    const set = api[Symbol.for('wacore-wasm.protoCompiledReaders')];
+    try {
+      for (const name of api.proto.messageTypes()) {
+        const [ours] = fill(api, name, rng(name.length * 17 + 5), 0, describeCached);
+        const bytes = api.proto.encode(name, ours);
+        set(true);
+        const compiled = api.proto.decode(name, bytes);
+        set(false);
+        expect(api.proto.decode(name, bytes), name).toEqual(compiled);
+      }
+    } finally {
+      set(true);
+    }
+  });
+
   it('decodes real-shaped messages as protobufjs does: text with context, image, ClientPayload', () => {
     const message = {
       extendedTextMessage: { text: 'see https://example.com', matchedText: 'https://example.com', contextInfo: { stanzaId: '3EB0C431C26A1916E0E9', participant: '5511987654321@s.whatsapp.net', quotedMessage: { conversation: 'original' }, mentionedJid: ['123@lid'], expiration: 86400 } },
@@ -188,7 +206,7 @@ describe('WAProto history sync', () => {
     for (let c = 0; c < 400; c++) {
       const messages = [];
       for (let m = 0; m < 20; m++) {
-        messages.push({ message: { key: { remoteJid: `55119${c}@s.whatsapp.net`, fromMe: m % 2 === 0, id: `3EB0${c}X${m}` }, message: { conversation: `message ${m} in chat ${c} ` + 'lorem ipsum '.repeat(20) }, messageTimestamp: 1733222400 + m, status: 3 } });
+        messages.push({ message: { key: { remoteJid: `55119${c}@s.whatsapp.net`, fromMe: m % 2 === 0, id: `3EB0${c}X${m}` }, message: m % 5 === 0 ? { imageMessage: { jpegThumbnail: new Uint8Array(100).fill(c & 255), mediaKey: new Uint8Array(32).fill(m) } } : { conversation: `message ${m} in chat ${c} ` + 'lorem ipsum '.repeat(20) }, messageTimestamp: 1733222400 + m, status: 3 } });
       }
       conversations.push({ id: `55119${c}@s.whatsapp.net`, messages, unreadCount: c % 5, name: `Chat ${c}` });
     }
@@ -201,6 +219,8 @@ describe('WAProto history sync', () => {
     const decoded = api.proto.decodeHistorySync(blob);
     expect(decoded).toEqual(normalize(pbjs.HistorySync.toObject(pbjs.HistorySync.decode(raw), { longs: Number })));
     expect(decoded.conversations).toHaveLength(400);
+    const views = api.proto.decodeHistorySync(blob, { bytes: 'view' });
+    expect(views).toEqual(decoded);
     expect(wacoreCode(api, () => api.proto.decodeHistorySync(blob, { maxInflatedBytes: 1 << 20 }))).toBe('ERR_PROTO_TOO_LARGE');
     expect(wacoreCode(api, () => api.proto.inflate(blob.subarray(0, blob.length - 10)))).toBe('ERR_PROTO_MALFORMED');
     expect(wacoreCode(api, () => api.proto.inflate(raw))).toBe('ERR_PROTO_MALFORMED');
