@@ -570,6 +570,37 @@ export function makeProto({ M, plain, io }) {
   // Field indexes of the object being written, in field-number order (one array per depth, reused).
   const order = [];
 
+  function writeRepeated(t, i, v, depth) {
+    const f = schema.types[t].fields[i];
+    if (!Array.isArray(v)) throw typeError(`${where(t, f)} must be an array`);
+    for (let e = 0; e < v.length; e++) {
+      if (v[e] === undefined || v[e] === null) throw typeError(`${where(t, f)}[${e}] is ${v[e]}`);
+      word(i);
+      putValue(f.kind, f.type, v[e], depth, t, f);
+    }
+  }
+  function writeMap(t, i, v, depth) {
+    const f = schema.types[t].fields[i];
+    if (typeof v !== 'object') throw typeError(`${where(t, f)} must be an object (a map)`);
+    for (const key of Object.keys(v)) {
+      const value = v[key];
+      if (value === undefined || value === null) continue;
+      word(i);
+      putKey(f.keyKind, key, t, f);
+      putValue(f.valueKind, f.type, value, depth, t, f);
+    }
+  }
+  function writeUnknown(obj, t) {
+    const unknown = obj[PROTO_UNKNOWN_FIELDS];
+    if (unknown === undefined) return;
+    const name = schema.types[t].name;
+    if (!Array.isArray(unknown)) throw typeError(`${name}: the unknown fields must be an array of bytes`);
+    for (const raw of unknown) {
+      word(PROTO_TAPE_UNKNOWN);
+      putBytes(asBytes(raw, `${name}: an unknown field`));
+    }
+  }
+
   // t: the type; (pt, pf): where the object is (the parent's type and field), for error messages.
   function writeMessage(t, obj, depth, pt, pf) {
     if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw typeError(`${where(pt, pf)} must be an object`);
@@ -595,43 +626,27 @@ export function makeProto({ M, plain, io }) {
       const f = fields[i];
       const v = obj[f.name];
       if (v === undefined || v === null) continue;
-      if (f.map) {
-        if (typeof v !== 'object') throw typeError(`${where(t, f)} must be an object (a map)`);
-        for (const key of Object.keys(v)) {
-          const value = v[key];
-          if (value === undefined || value === null) continue;
-          word(i);
-          putKey(f.keyKind, key, t, f);
-          putValue(f.valueKind, f.type, value, depth, t, f);
-        }
-      } else if (f.repeated) {
-        if (!Array.isArray(v)) throw typeError(`${where(t, f)} must be an array`);
-        for (let e = 0; e < v.length; e++) {
-          if (v[e] === undefined || v[e] === null) throw typeError(`${where(t, f)}[${e}] is ${v[e]}`);
-          word(i);
-          putValue(f.kind, f.type, v[e], depth, t, f);
-        }
-      } else {
+      if (f.map) writeMap(t, i, v, depth);
+      else if (f.repeated) writeRepeated(t, i, v, depth);
+      else {
         if ((f.flags & PROTO_FLAG_PRESENCE) === 0 && isDefault(f.kind, f.type, v)) continue;
         word(i);
         putValue(f.kind, f.type, v, depth, t, f);
       }
     }
-    const unknown = obj[PROTO_UNKNOWN_FIELDS];
-    if (unknown !== undefined) {
-      if (!Array.isArray(unknown)) throw typeError(`${T.name}: the unknown fields must be an array of bytes`);
-      for (const raw of unknown) {
-        word(PROTO_TAPE_UNKNOWN);
-        putBytes(asBytes(raw, `${T.name}: an unknown field`));
-      }
-    }
+    writeUnknown(obj, t);
     word(PROTO_TAPE_END);
   }
 
   /** Encodes a plain object (or a decoded message) of the named type to protobuf bytes. */
+  // Whether an encode is writing its tape: a getter or a Proxy of the object being encoded could
+  // call encode again, which would write into the same scratch.
+  let encoding = false;
   function encode(type, obj) {
     const t = typeOf(type);
+    if (encoding) throw typeError('proto.encode was called again from inside an encode (a getter or Proxy of the object being encoded)');
     nw = na = 0;
+    encoding = true;
     try {
       writeMessage(t, obj, 0, t, undefined);
     } catch (e) {
@@ -640,6 +655,8 @@ export function makeProto({ M, plain, io }) {
       if (words.length > 1 << 16) words = new Int32Array(1024);
       if (area.length > 1 << 20) area = new Uint8Array(8192);
       throw e;
+    } finally {
+      encoding = false;
     }
     const wordsBytes = nw * 4;
     const p = io(wordsBytes + na);

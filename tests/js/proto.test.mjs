@@ -262,6 +262,19 @@ describe('WAProto hostile input', () => {
     expect(api.proto.decode('Message', good)).toEqual({ conversation: 'still fine' });
   });
 
+  it('an encode called from a getter of the object being encoded is refused, and the outer one still works', () => {
+    const sneaky = {
+      get conversation() {
+        api.proto.encode('Message', { conversation: 'inner' });
+        return 'outer';
+      },
+    };
+    expect(wacoreCode(api, () => api.proto.encode('Message', sneaky))).toBe('ERR_TYPE');
+    const proxy = new Proxy({ conversation: 'x' }, { ownKeys: () => { throw new Error('trap'); } });
+    expect(() => api.proto.encode('Message', proxy)).toThrow('trap'); // the caller's own exception, passed through
+    expect(api.proto.decode('Message', api.proto.encode('Message', { conversation: 'fine' }))).toEqual({ conversation: 'fine' });
+  });
+
   it('random bytes never trap: a typed error or a message that encodes and decodes again', () => {
     const r = rng(12345);
     for (let i = 0; i < 3000; i++) {
