@@ -324,6 +324,9 @@ export type WAProtoInput<T> = T extends Uint8Array
 export interface ProtoDecodeOptions {
   /** 64-bit integers: 'number' (default: a number when safe, else a BigInt), 'bigint' or 'string'. */
   longs?: 'number' | 'bigint' | 'string';
+  /** Bytes fields: 'copy' (default: each a copy of its own) or 'view' (views into your input, no
+   * copy, as protobufjs's decode() gives them; decodeHistorySync: into one copy of the inflated blob). */
+  bytes?: 'copy' | 'view';
   /** Bytes fields as Node Buffers (where Buffer exists) rather than Uint8Arrays. */
   buffers?: boolean;
 }
