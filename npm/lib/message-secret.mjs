@@ -38,11 +38,12 @@ const utf8 = new TextEncoder();
 
 const typeError = (msg) => new WacoreError('ERR_TYPE', msg);
 
-/** A JID as the key schedule takes it: user@server, without device or agent. */
+/** A JID as the key schedule takes it: user@server, without device or agent, c.us as
+ * s.whatsapp.net (Baileys' jidNormalizedUser). */
 function plainJid(jid, name) {
   const d = jidDecode(jid);
   if (!d || !d.user || !d.server) throw typeError(`${name} must be a JID such as 15551234567@s.whatsapp.net`);
-  return `${d.user}@${d.server}`;
+  return `${d.user}@${d.server === 'c.us' ? 's.whatsapp.net' : d.server}`;
 }
 const text = (x, name) => {
   if (typeof x !== 'string' || x === '') throw typeError(`${name} must be a non-empty string`);
@@ -74,24 +75,36 @@ export function makeMessageSecret(crypto, proto) {
   /** The 32-byte key of a use case: HKDF-SHA256 over the original message's secret, with info
    * id ‖ originalSender ‖ modificationSender ‖ the use case's name. */
   function messageSecretKey(args) {
-    const { messageSecret, useCase, messageId, originalSender, modificationSender } = objectOf(args, 'messageSecretKey arguments');
-    const u = useCaseOf(useCase);
-    const info = utf8.encode(text(messageId, 'messageId') + plainJid(originalSender, 'originalSender') + plainJid(modificationSender, 'modificationSender') + u.info);
-    return crypto.hkdf(secretOf(messageSecret), SECRET_BYTES, { info });
+    const a = keyInputs(args, 'messageSecretKey');
+    return keyOf(a);
   }
-  const aadOf = (u, messageId, modificationSender) => (u.aad ? utf8.encode(`${messageId}\u0000${plainJid(modificationSender, 'modificationSender')}`) : undefined);
+  // The arguments read once (getters run once), checked, in one object the key, IV and AAD come from.
+  function keyInputs(args, what) {
+    const { messageSecret, useCase, messageId, originalSender, modificationSender } = objectOf(args, `${what} arguments`);
+    return {
+      secret: secretOf(messageSecret),
+      u: useCaseOf(useCase),
+      reportToken: useCase === 'reportToken',
+      id: text(messageId, 'messageId'),
+      original: plainJid(originalSender, 'originalSender'),
+      modifier: plainJid(modificationSender, 'modificationSender'),
+    };
+  }
+  const keyOf = (a) => crypto.hkdf(a.secret, SECRET_BYTES, { info: utf8.encode(a.id + a.original + a.modifier + a.u.info) });
+  const aadOf = (a) => (a.u.aad ? utf8.encode(`${a.id}\u0000${a.modifier}`) : undefined);
 
   /** Encrypts an add-on for a use case (not reportToken): { encPayload (ciphertext ‖ tag), encIv }.
-   * The IV is 12 random bytes unless `iv` is given. */
+   * The IV is 12 random bytes. `iv` is for known-answer tests only: a key is fixed for a secret, ids,
+   * JIDs and use case, so a second message under the same IV breaks AES-GCM. */
   function encryptMessageSecret(args) {
-    const u = useCaseOf(objectOf(args, 'encryptMessageSecret arguments').useCase);
-    if (args.useCase === 'reportToken') throw typeError('reportToken is a MAC: use reportingToken()');
-    const key = messageSecretKey(args);
+    const a = keyInputs(args, 'encryptMessageSecret');
+    if (a.reportToken) throw typeError('reportToken is a MAC: use reportingToken()');
+    const plaintext = asBytes(args.plaintext, 'plaintext');
+    const encIv = args.iv === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(IV_BYTES)) : new Uint8Array(asBytes(args.iv, 'iv'));
+    if (encIv.length !== IV_BYTES) throw new WacoreError('ERR_IV_LENGTH', 'iv must be 12 bytes');
+    const key = keyOf(a);
     try {
-      const encIv = args.iv === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(IV_BYTES)) : new Uint8Array(asBytes(args.iv, 'iv'));
-      if (encIv.length !== IV_BYTES) throw new WacoreError('ERR_IV_LENGTH', 'iv must be 12 bytes');
-      const encPayload = crypto.aesGcmSeal(key, encIv, asBytes(args.plaintext, 'plaintext'), aadOf(u, args.messageId, args.modificationSender));
-      return { encPayload, encIv };
+      return { encPayload: crypto.aesGcmSeal(key, encIv, plaintext, aadOf(a)), encIv };
     } finally {
       key.fill(0);
     }
@@ -100,15 +113,15 @@ export function makeMessageSecret(crypto, proto) {
   /** Decrypts an add-on: the plaintext, or ERR_AUTH_TAG when the key (secret, id, JIDs, use case)
    * or the bytes are wrong. Senders may have used phone-number or LID JIDs: try each pair. */
   function decryptMessageSecret(args) {
-    const u = useCaseOf(objectOf(args, 'decryptMessageSecret arguments').useCase);
-    if (args.useCase === 'reportToken') throw typeError('reportToken is a MAC: use reportingToken()');
+    const a = keyInputs(args, 'decryptMessageSecret');
+    if (a.reportToken) throw typeError('reportToken is a MAC: use reportingToken()');
     const encIv = asBytes(args.encIv, 'encIv');
     if (encIv.length !== IV_BYTES) throw new WacoreError('ERR_IV_LENGTH', 'encIv must be 12 bytes');
     const encPayload = asBytes(args.encPayload, 'encPayload');
     if (encPayload.length < TAG_BYTES) throw new WacoreError('ERR_DATA_LENGTH', 'encPayload is shorter than its 16-byte tag');
-    const key = messageSecretKey(args);
+    const key = keyOf(a);
     try {
-      return crypto.aesGcmOpen(key, encIv, encPayload, aadOf(u, args.messageId, args.modificationSender));
+      return crypto.aesGcmOpen(key, encIv, encPayload, aadOf(a));
     } finally {
       key.fill(0);
     }
@@ -124,6 +137,8 @@ export function makeMessageSecret(crypto, proto) {
     if (!Array.isArray(selectedOptions)) throw typeError('selectedOptions must be an array of option names or hashes');
     const hashes = selectedOptions.map((o) => (typeof o === 'string' ? pollOptionHash(o) : asBytes(o, 'a selected option')));
     const plaintext = proto.encode('Message.PollVoteMessage', { selectedOptions: hashes });
+    // The hashes made here (a caller's own arrays are left as they are) and the vote: zeroed.
+    selectedOptions.forEach((o, i) => typeof o === 'string' && hashes[i].fill(0));
     try {
       return encryptMessageSecret({ ...keyArgs, useCase: 'pollVote', plaintext });
     } finally {
@@ -177,7 +192,14 @@ export function makeMessageSecret(crypto, proto) {
     const { useCase, secretEncType, encPayload, encIv, ...keyArgs } = objectOf(args, 'decryptSecretMessage arguments');
     const u = useCase ?? SECRET_ENC_TYPES[secretEncType];
     if (u === undefined) throw typeError('give useCase, or a secretEncType of 1, 2, 4 or 5');
-    const plaintext = decryptMessageSecret({ ...keyArgs, useCase: u, encPayload, encIv });
+    let plaintext;
+    try {
+      plaintext = decryptMessageSecret({ ...keyArgs, useCase: u, encPayload, encIv });
+    } catch (e) {
+      // Added poll options: whatsmeow seals them under "Poll Edit"; read those too.
+      if (u !== 'pollAddOption' || e?.code !== 'ERR_AUTH_TAG') throw e;
+      plaintext = decryptMessageSecret({ ...keyArgs, useCase: 'pollEdit', encPayload, encIv });
+    }
     try {
       return proto.decode(u === 'encReaction' ? 'Message.ReactionMessage' : 'Message', plaintext);
     } finally {
@@ -234,14 +256,15 @@ export function makeMessageSecret(crypto, proto) {
   /** The other side of decryptBotMessage (a bot, or a test): { encPayload, encIv }. */
   function encryptBotMessage(args) {
     const { message, iv, ...keyArgs } = objectOf(args, 'encryptBotMessage arguments');
-    const key = botMessageKey(keyArgs);
     const plaintext = proto.encode('Message', message);
+    let key;
     try {
+      key = botMessageKey(keyArgs);
       const encIv = iv === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(IV_BYTES)) : new Uint8Array(asBytes(iv, 'iv'));
       if (encIv.length !== IV_BYTES) throw new WacoreError('ERR_IV_LENGTH', 'iv must be 12 bytes');
       return { encPayload: crypto.aesGcmSeal(key, encIv, plaintext, botAad(keyArgs.messageId, keyArgs.botJid)), encIv };
     } finally {
-      key.fill(0);
+      key?.fill(0);
       plaintext.fill(0);
     }
   }

@@ -10,6 +10,7 @@
 // where there is no Buffer) viewing the input, as protobufjs's decode() gives them; 64-bit integers
 // are numbers (BigInt past 2^53) where protobufjs gives Longs: Baileys reads them through toNumber(),
 // which takes both.
+import { asBytes, objectOf, optionsOf } from './args.mjs';
 import { WacoreError } from './errors.mjs';
 import { NodeBuffer } from './internal/node-buffer.mjs';
 import { toBase64 } from './internal/base64.mjs';
@@ -20,6 +21,12 @@ const EMPTY_ARRAY = Object.freeze([]);
 const EMPTY_OBJECT = Object.freeze({});
 /** protobufjs's util.toJSONOptions, which instances' toJSON() uses. */
 const JSON_OPTIONS = Object.freeze({ longs: String, enums: String, bytes: String, json: true });
+
+// A length a decode is given: an integer from 0 to what there is (protobufjs throws past the end too).
+function checkedLength(length, available) {
+  if (!Number.isInteger(length) || length < 0 || length > available) throw new WacoreError('ERR_PROTO_MALFORMED', `length ${length} is not within the ${available} bytes there are`);
+  return length;
+}
 
 /** The proto namespace over a makeProto() instance. */
 export function makeProtoNamespace(p) {
@@ -67,7 +74,7 @@ export function makeProtoNamespace(p) {
     const t = T.index;
     const C = function (properties) {
       if (properties) {
-        for (const key of Object.keys(properties)) if (properties[key] != null) this[key] = properties[key];
+        for (const key of Object.keys(properties)) if (key !== '__proto__' && properties[key] != null) this[key] = properties[key];
       }
     };
     Object.defineProperty(C, 'name', { value: T.name.slice(T.name.lastIndexOf('.') + 1) });
@@ -81,14 +88,19 @@ export function makeProtoNamespace(p) {
     }
     C.create = (properties) => new C(properties);
     C.decode = (data, length) => {
-      if (data !== null && typeof data === 'object' && !ArrayBuffer.isView(data) && data.buf !== undefined) {
-        // a protobufjs Reader: its bytes from its position
-        const end = length === undefined ? data.len : data.pos + length;
-        const view = data.buf.subarray(data.pos, end);
+      if (data !== null && typeof data === 'object' && !ArrayBuffer.isView(data) && !(data instanceof ArrayBuffer)) {
+        // a protobufjs Reader: its bytes from its position, `length` of them or up to its end
+        const buf = asBytes(data.buf, 'reader.buf');
+        const { pos, len } = data;
+        if (!Number.isInteger(pos) || !Number.isInteger(len) || pos < 0 || pos > len || len > buf.length) throw new WacoreError('ERR_TYPE', 'the reader\'s pos and len must be integers with 0 <= pos <= len <= buf.length');
+        const end = length === undefined ? len : pos + checkedLength(length, len - pos);
+        const view = buf.subarray(pos, end);
+        const message = p.decodeType(t, view, decodeHow);
         data.pos = end;
-        return p.decodeType(t, view, decodeHow);
+        return message;
       }
-      return p.decodeType(t, length === undefined ? data : data.subarray(0, length), decodeHow);
+      const bytes = asBytes(data, 'data');
+      return p.decodeType(t, length === undefined ? bytes : bytes.subarray(0, checkedLength(length, bytes.length)), decodeHow);
     };
     C.encode = (message) => {
       const bytes = p.encode(T.name, message);
@@ -96,7 +108,7 @@ export function makeProtoNamespace(p) {
       return { finish: () => out };
     };
     C.fromObject = (object) => (object instanceof C ? object : C.decode(p.encode(T.name, object)));
-    C.toObject = (message, options) => toObject(t, message, options ?? {});
+    C.toObject = (message, options) => toObject(t, objectOf(message, 'message'), optionsOf(options));
     C.verify = (message) => {
       try {
         p.encode(T.name, message);
@@ -144,7 +156,8 @@ export function makeProtoNamespace(p) {
         const keys = Object.keys(v);
         if (keys.length === 0) continue;
         const out = (d[f.name] = {});
-        for (const k of keys) out[k] = convert(f, kind, f.type, v[k], o);
+        // defineProperty: a key "__proto__" (decode keeps it as an own property) stays one.
+        for (const k of keys) Object.defineProperty(out, k, { value: convert(f, kind, f.type, v[k], o), enumerable: true, writable: true, configurable: true });
       } else if (f.repeated) {
         if (v.length === 0) continue;
         d[f.name] = v.map((e) => convert(f, kind, f.type, e, o));

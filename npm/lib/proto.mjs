@@ -42,6 +42,7 @@ import {
 } from './generated/boundary.mjs';
 import { NodeBuffer } from './internal/node-buffer.mjs';
 import { asciiOf, utf8Decoder, writeUtf8 } from './internal/text.mjs';
+import { fromBase64 } from './internal/base64.mjs';
 
 /** The key under which decoded objects keep fields the schema does not declare (an array of their
  * wire bytes, tag included); encode writes them back after the declared fields. */
@@ -188,7 +189,8 @@ export function makeProto({ M, plain, io }) {
     wi += 2;
     const signed = SIGNED_64.has(kind);
     if (longMode === 'number') {
-      if (signed ? hi >= -0x200000 && hi < 0x200000 : hi >>> 0 < 0x200000) return (signed ? hi : hi >>> 0) * TWO32 + lo;
+      // Safe integers only: -(2^53 - 1) .. 2^53 - 1 (-2^53 itself is exact but not safe: a BigInt).
+      if (signed ? (hi > -0x200000 || (hi === -0x200000 && lo !== 0)) && hi < 0x200000 : hi >>> 0 < 0x200000) return (signed ? hi : hi >>> 0) * TWO32 + lo;
     }
     const big = ((signed ? BigInt(hi) : BigInt(hi >>> 0)) << 32n) | BigInt(lo);
     return longMode === 'string' ? big.toString() : big;
@@ -380,12 +382,17 @@ export function makeProto({ M, plain, io }) {
    * core left (tape, output) are zeroed after, whatever the outcome. */
   const withInput = (data, fn) => {
     const bytes = asBytes(data, 'data');
-    const p = io(bytes.length);
-    M.HEAPU8.set(bytes, p);
+    enter();
     try {
-      return fn(p, bytes.length, bytes);
+      const p = io(bytes.length);
+      M.HEAPU8.set(bytes, p);
+      try {
+        return fn(p, bytes.length, bytes);
+      } finally {
+        plain.protoWipe(p, bytes.length);
+      }
     } finally {
-      plain.protoWipe(p, bytes.length);
+      busy = false;
     }
   };
   const outAt = () => M.HEAP32[result + R_OUT];
@@ -402,6 +409,15 @@ export function makeProto({ M, plain, io }) {
   function decode(type, data, opts) {
     return decodeType(typeOf(type), data, how(opts));
   }
+
+  // One protobuf call at a time: the tape, the output and the scratch are the instance's own. A
+  // getter or Proxy of an object being encoded, or a setter met while decoding (a class's prototype,
+  // a polluted Object.prototype), could otherwise call in again and overwrite them.
+  let busy = false;
+  const enter = () => {
+    if (busy) throw typeError('a proto call was made from inside another (a getter, setter or Proxy of the message)');
+    busy = true;
+  };
 
   // --- encode ---------------------------------------------------------------------------------------
 
@@ -452,11 +468,19 @@ export function makeProto({ M, plain, io }) {
   const where = (t, f) => (f === undefined ? schema.types[t].name : `${schema.types[t].name}.${f.name}`);
 
   // 64-bit values: number (an integer), bigint, decimal string, or a Long-like { low, high }.
-  const putLong = (v, t, f) => {
+  // 64-bit values: an integer number, a bigint, a decimal string, or a Long-like { low, high } (its
+  // bits as they are); signed kinds take -2^63..2^63-1, unsigned ones 0..2^64-1. Anything else,
+  // fractions and values out of range included, is ERR_TYPE (nothing is truncated or wrapped).
+  const putLong = (v, kind, t, f) => {
+    if (typeof v === 'object' && v !== null && typeof v.low === 'number' && typeof v.high === 'number') {
+      if (!isWord(v.low) || !isWord(v.high)) throw typeError(`${where(t, f)}: a Long's low and high must be 32-bit integers`);
+      word(v.low | 0);
+      word(v.high | 0);
+      return;
+    }
     if (typeof v === 'number') {
-      if (!Number.isFinite(v)) throw typeError(`${where(t, f)} must be a finite integer`);
-      v = Math.trunc(v);
-      if (Number.isSafeInteger(v)) {
+      if (!Number.isInteger(v)) throw typeError(`${where(t, f)} must be an integer`);
+      if (Number.isSafeInteger(v) && (v >= 0 || SIGNED_64.has(kind))) {
         // Two's complement: the low word v mod 2^32, the high word floor(v / 2^32).
         const lo = v % TWO32;
         word(lo < 0 ? lo + TWO32 : lo);
@@ -467,21 +491,33 @@ export function makeProto({ M, plain, io }) {
     } else if (typeof v === 'string') {
       if (!/^-?[0-9]+$/.test(v)) throw typeError(`${where(t, f)} must be an integer (a decimal string)`);
       v = BigInt(v);
-    } else if (typeof v === 'object' && v !== null && typeof v.low === 'number' && typeof v.high === 'number') {
-      word(v.low | 0);
-      word(v.high | 0);
-      return;
     } else if (typeof v !== 'bigint') {
       throw typeError(`${where(t, f)} must be a number, bigint, decimal string or Long`);
     }
-    if (v < -(1n << 63n) || v >= 1n << 64n) throw typeError(`${where(t, f)} is out of the 64-bit range`);
+    const signed = SIGNED_64.has(kind);
+    if (signed ? v < -(1n << 63n) || v >= 1n << 63n : v < 0n || v >= 1n << 64n) {
+      throw typeError(`${where(t, f)} is out of the ${signed ? 'signed' : 'unsigned'} 64-bit range`);
+    }
     const u = BigInt.asUintN(64, v);
     word(Number(u & 0xffffffffn) | 0);
     word(Number(u >> 32n) | 0);
   };
+  const isWord = (x) => Number.isInteger(x) && x >= -0x80000000 && x <= 0xffffffff;
+  // 32-bit values: integers in the kind's range.
+  const putInt32 = (v, kind, t, f) => {
+    if (typeof v !== 'number' || !Number.isInteger(v)) throw typeError(`${where(t, f)} must be an integer`);
+    const unsigned = kind === PROTO_KIND_UINT32 || kind === PROTO_KIND_FIXED32;
+    if (unsigned ? v < 0 || v > 0xffffffff : v < -0x80000000 || v > 0x7fffffff) {
+      throw typeError(`${where(t, f)} is out of the ${unsigned ? 'unsigned' : 'signed'} 32-bit range`);
+    }
+    word(v | 0);
+  };
 
   const enumValue = (type, v, t, f) => {
-    if (typeof v === 'number') return v | 0;
+    if (typeof v === 'number') {
+      if (!Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) throw typeError(`${where(t, f)} must be a 32-bit integer or a name of ${schema.enums[type].name}`);
+      return v;
+    }
     if (typeof v === 'string') {
       const n = schema.enums[type].values[v];
       if (n !== undefined && Object.hasOwn(schema.enums[type].values, v)) return n;
@@ -519,9 +555,10 @@ export function makeProto({ M, plain, io }) {
         return;
       case PROTO_KIND_BYTES:
         if (typeof v === 'string') {
-          // protobufjs takes base64 text for bytes; so does this.
-          const b = NodeBuffer ? NodeBuffer.from(v, 'base64') : Uint8Array.from(atob(v), (c) => c.charCodeAt(0));
+          // protobufjs takes base64 text for bytes; so does this (strictly: other text is ERR_TYPE).
+          const b = fromBase64(v, where(t, f));
           putBytes(b);
+          b.fill(0);
         } else putBytes(asBytes(v, where(t, f)));
         return;
       case PROTO_KIND_INT32:
@@ -529,8 +566,7 @@ export function makeProto({ M, plain, io }) {
       case PROTO_KIND_SFIXED32:
       case PROTO_KIND_UINT32:
       case PROTO_KIND_FIXED32:
-        if (typeof v !== 'number') throw typeError(`${where(t, f)} must be a number`);
-        word(v | 0);
+        putInt32(v, kind, t, f);
         return;
       case PROTO_KIND_ENUM:
         word(enumValue(type, v, t, f));
@@ -551,19 +587,20 @@ export function makeProto({ M, plain, io }) {
         word(scratchI32[1]);
         return;
       default:
-        putLong(v, t, f);
+        putLong(v, kind, t, f);
     }
   };
 
-  // Map keys arrive as property names (strings): back to the key's kind.
+  // Map keys arrive as property names (strings): back to the key's kind, strictly.
   const putKey = (kind, key, t, f) => {
     if (kind === PROTO_KIND_STRING) putString(key);
-    else if (kind === PROTO_KIND_BOOL) word(key === 'true' || key === '1' ? 1 : 0);
-    else if (LONG_KINDS.has(kind)) putLong(key, t, f);
-    else {
-      const n = Number(key);
-      if (!Number.isInteger(n)) throw typeError(`${where(t, f)}: map key ${JSON.stringify(key)} is not an integer`);
-      word(n | 0);
+    else if (kind === PROTO_KIND_BOOL) {
+      if (key !== 'true' && key !== 'false') throw typeError(`${where(t, f)}: map key ${JSON.stringify(key)} is not true or false`);
+      word(key === 'true' ? 1 : 0);
+    } else {
+      if (!/^-?[0-9]+$/.test(key)) throw typeError(`${where(t, f)}: map key ${JSON.stringify(key)} is not an integer`);
+      if (LONG_KINDS.has(kind)) putLong(BigInt(key), kind, t, f);
+      else putInt32(Number(key), kind, t, f);
     }
   };
 
@@ -581,7 +618,7 @@ export function makeProto({ M, plain, io }) {
   }
   function writeMap(t, i, v, depth) {
     const f = schema.types[t].fields[i];
-    if (typeof v !== 'object') throw typeError(`${where(t, f)} must be an object (a map)`);
+    if (typeof v !== 'object' || Array.isArray(v) || v instanceof Map) throw typeError(`${where(t, f)} must be a plain object (a map: keys to values)`);
     for (const key of Object.keys(v)) {
       const value = v[key];
       if (value === undefined || value === null) continue;
@@ -591,6 +628,8 @@ export function makeProto({ M, plain, io }) {
     }
   }
   function writeUnknown(obj, t) {
+    // Own only: a polluted prototype adds no fields.
+    if (!Object.hasOwn(obj, PROTO_UNKNOWN_FIELDS)) return;
     const unknown = obj[PROTO_UNKNOWN_FIELDS];
     if (unknown === undefined) return;
     const name = schema.types[t].name;
@@ -638,37 +677,38 @@ export function makeProto({ M, plain, io }) {
     word(PROTO_TAPE_END);
   }
 
-  /** Encodes a plain object (or a decoded message) of the named type to protobuf bytes. */
-  // Whether an encode is writing its tape: a getter or a Proxy of the object being encoded could
-  // call encode again, which would write into the same scratch.
-  let encoding = false;
+  /** Encodes a plain object (or a decoded message) of the named type to protobuf bytes. Anything
+   * the object's own code throws (a getter, a Proxy trap) or the engine throws reading it (a revoked
+   * Proxy) reaches the caller as ERR_TYPE, with that error as its cause. */
   function encode(type, obj) {
     const t = typeOf(type);
-    if (encoding) throw typeError('proto.encode was called again from inside an encode (a getter or Proxy of the object being encoded)');
+    enter();
     nw = na = 0;
-    encoding = true;
     try {
-      writeMessage(t, obj, 0, t, undefined);
-    } catch (e) {
+      try {
+        writeMessage(t, obj, 0, t, undefined);
+      } catch (e) {
+        if (e instanceof WacoreError) throw e;
+        throw new WacoreError('ERR_TYPE', `${schema.types[t].name}: reading the object failed: ${e?.message ?? e}`, { cause: e });
+      }
+      const wordsBytes = nw * 4;
+      const p = io(wordsBytes + na);
+      M.HEAP32.set(words.subarray(0, nw), p >> 2);
+      M.HEAPU8.set(area.subarray(0, na), p + wordsBytes);
+      try {
+        plain.protoEncode(t, p, nw, p + wordsBytes, na);
+        return M.HEAPU8.slice(outAt(), outAt() + outLength());
+      } finally {
+        plain.protoWipe(0, 0);
+      }
+    } finally {
+      // The scratch holds the message's strings and bytes: zeroed whatever happened, and let go of
+      // when a large message made it grow.
       area.fill(0, 0, na);
       words.fill(0, 0, nw);
       if (words.length > 1 << 16) words = new Int32Array(1024);
       if (area.length > 1 << 20) area = new Uint8Array(8192);
-      throw e;
-    } finally {
-      encoding = false;
-    }
-    const wordsBytes = nw * 4;
-    const p = io(wordsBytes + na);
-    M.HEAP32.set(words.subarray(0, nw), p >> 2);
-    M.HEAPU8.set(area.subarray(0, na), p + wordsBytes);
-    area.fill(0, 0, na); // in the I/O buffer now, which the core zeroes
-    words.fill(0, 0, nw);
-    try {
-      plain.protoEncode(t, p, nw, p + wordsBytes, na);
-      return M.HEAPU8.slice(outAt(), outAt() + outLength());
-    } finally {
-      plain.protoWipe(0, 0);
+      busy = false;
     }
   }
 

@@ -46,14 +46,14 @@ struct Inflater {
   Inflater& operator=(const Inflater&) = delete;
 };
 
-// Grows out to n bytes; a move to new memory zeroes the old.
-void grow(std::vector<uint8_t>& out, size_t n) {
+// Grows out to n bytes (reserving at most limit); a move to new memory zeroes the old.
+void grow(std::vector<uint8_t>& out, size_t n, size_t limit) {
   if (n <= out.capacity()) {
     out.resize(n);
     return;
   }
   std::vector<uint8_t> bigger;
-  bigger.reserve(std::max(n, out.capacity() * 2));
+  bigger.reserve(std::max(n, std::min(out.capacity() * 2, limit)));
   bigger.assign(out.begin(), out.end());
   bigger.resize(n);
   if (!out.empty()) explicit_bzero(out.data(), out.size());
@@ -71,11 +71,13 @@ Error inflate_capped(std::span<const uint8_t> in, size_t max, std::vector<uint8_
   z.next_in = const_cast<Bytef*>(in.data());
   size_t left = in.size();
   int rc = Z_OK;
+  // Room for one byte past the cap: a stream that fills it is too large; one that ends at the cap
+  // (or is empty, with a cap of 0) is not.
   while (rc == Z_OK) {
     const size_t have = out.size();
-    if (have >= max) break;
-    const size_t room = std::min<size_t>({max - have, std::max<size_t>(4096, have), size_t{1} << 30});
-    grow(out, have + room);
+    if (have > max) break;
+    const size_t room = std::min<size_t>({max + 1 - have, std::max<size_t>(4096, have), size_t{1} << 30});
+    grow(out, have + room, max + 1);
     z.next_out = out.data() + have;
     z.avail_out = static_cast<uInt>(room);
     const uInt chunk = static_cast<uInt>(std::min<size_t>(left, size_t{1} << 30));
@@ -88,7 +90,7 @@ Error inflate_capped(std::span<const uint8_t> in, size_t max, std::vector<uint8_
     if (rc == Z_BUF_ERROR && z.avail_out == 0) rc = Z_OK;
   }
   if (rc == Z_MEM_ERROR) return Error::out_of_memory;
-  if (rc == Z_OK && out.size() >= max) return too_large;
+  if (out.size() > max) return too_large;
   if (rc != Z_STREAM_END || z.avail_in != 0 || left != 0) return malformed;
   return Error::ok;
 }

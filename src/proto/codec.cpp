@@ -37,6 +37,70 @@ constexpr bool two_words(uint8_t kind) {
 // ---------------------------------------------------------------------------------------------------
 // Decoding
 
+constexpr uint64_t kMaxFieldNumber = 536870911;
+
+// A varint of at most ten bytes whose value fits in 64 bits.
+bool varint(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
+  v = 0;
+  for (int i = 0; i < 10; i++) {
+    if (p == end) return false;
+    const uint8_t b = *p++;
+    if (i == 9 && b > 1) return false;
+    v |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
+    if ((b & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+bool length(const uint8_t*& p, const uint8_t* end, uint64_t& len) {
+  return varint(p, end, len) && len <= static_cast<uint64_t>(end - p);
+}
+
+// Skips one field's value (a group: up to its matching end, nested groups included).
+Error skip(uint32_t wt, uint64_t number, const uint8_t*& p, const uint8_t* end, int depth) {
+  uint64_t v;
+  switch (wt) {
+    case kVarint:
+      return varint(p, end, v) ? Error::ok : Error::proto_malformed;
+    case kI64:
+      if (end - p < 8) return Error::proto_malformed;
+      p += 8;
+      return Error::ok;
+    case kI32:
+      if (end - p < 4) return Error::proto_malformed;
+      p += 4;
+      return Error::ok;
+    case kLen:
+      if (!length(p, end, v)) return Error::proto_malformed;
+      p += v;
+      return Error::ok;
+    case kStartGroup:
+      if (depth >= kMaxDepth) return Error::proto_depth;
+      for (;;) {
+        uint64_t key;
+        if (!varint(p, end, key)) return Error::proto_malformed;
+        const uint32_t inner = static_cast<uint32_t>(key & 7);
+        if ((key >> 3) == 0 || (key >> 3) > kMaxFieldNumber) return Error::proto_malformed;
+        if (inner == kEndGroup) return (key >> 3) == number ? Error::ok : Error::proto_malformed;
+        if (Error e = skip(inner, key >> 3, p, end, depth + 1); e != Error::ok) return e;
+      }
+    default:
+      return Error::proto_malformed;
+  }
+}
+
+// One whole field as the bytes of an unknown-field entry hold it: a tag, then a value ending exactly
+// at the end (what decode keeps; encode takes nothing else from a caller).
+bool one_field(std::span<const uint8_t> bytes) {
+  const uint8_t* p = bytes.data();
+  const uint8_t* const end = p + bytes.size();
+  uint64_t key;
+  if (!varint(p, end, key)) return false;
+  const uint32_t wt = static_cast<uint32_t>(key & 7);
+  if ((key >> 3) == 0 || (key >> 3) > kMaxFieldNumber || wt == kEndGroup) return false;
+  return skip(wt, key >> 3, p, end, 0) == Error::ok && p == end;
+}
+
 class Decoder {
  public:
   Decoder(const Schema& s, std::span<const uint8_t> in, std::vector<int32_t>& words)
@@ -50,7 +114,7 @@ class Decoder {
       if (!varint(p, end, key)) return Error::proto_malformed;
       const uint32_t wt = static_cast<uint32_t>(key & 7);
       const uint64_t number = key >> 3;
-      if (number == 0 || number > 536870911) return Error::proto_malformed;
+      if (number == 0 || number > kMaxFieldNumber) return Error::proto_malformed;
       const int index = s_.find(type, number);
       if (index >= 0) {
         const Field& f = s_.field(type, index);
@@ -66,7 +130,7 @@ class Decoder {
       }
       // Not declared, or not with this wire type: kept as it came.
       if (Error e = skip(wt, number, p, end, depth); e != Error::ok) return e;
-      if (!push(kUnknown) || !push(offset(start)) || !push(static_cast<int32_t>(p - start))) return Error::proto_too_large;
+      if (!entry(kUnknown) || !push(offset(start)) || !push(static_cast<int32_t>(p - start))) return Error::proto_too_large;
     }
     return p == end ? Error::ok : Error::proto_malformed;
   }
@@ -83,55 +147,9 @@ class Decoder {
     words_.push_back(w);
     return true;
   }
-
-  // A varint of at most ten bytes whose value fits in 64 bits.
-  static bool varint(const uint8_t*& p, const uint8_t* end, uint64_t& v) {
-    v = 0;
-    for (int i = 0; i < 10; i++) {
-      if (p == end) return false;
-      const uint8_t b = *p++;
-      if (i == 9 && b > 1) return false;
-      v |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
-      if ((b & 0x80) == 0) return true;
-    }
-    return false;
-  }
-
-  static bool length(const uint8_t*& p, const uint8_t* end, uint64_t& len) {
-    return varint(p, end, len) && len <= static_cast<uint64_t>(end - p);
-  }
-
-  // Skips one field's value (a group: up to its matching end, nested groups included).
-  static Error skip(uint32_t wt, uint64_t number, const uint8_t*& p, const uint8_t* end, int depth) {
-    uint64_t v;
-    switch (wt) {
-      case kVarint:
-        return varint(p, end, v) ? Error::ok : Error::proto_malformed;
-      case kI64:
-        if (end - p < 8) return Error::proto_malformed;
-        p += 8;
-        return Error::ok;
-      case kI32:
-        if (end - p < 4) return Error::proto_malformed;
-        p += 4;
-        return Error::ok;
-      case kLen:
-        if (!length(p, end, v)) return Error::proto_malformed;
-        p += v;
-        return Error::ok;
-      case kStartGroup:
-        if (depth >= kMaxDepth) return Error::proto_depth;
-        for (;;) {
-          uint64_t key;
-          if (!varint(p, end, key)) return Error::proto_malformed;
-          const uint32_t inner = static_cast<uint32_t>(key & 7);
-          if (inner == kEndGroup) return (key >> 3) == number ? Error::ok : Error::proto_malformed;
-          if (Error e = skip(inner, key >> 3, p, end, depth + 1); e != Error::ok) return e;
-        }
-      default:
-        return Error::proto_malformed;
-    }
-  }
+  // Each entry becomes a value (and an allocation) on the JS side: counted against kMaxValues.
+  bool entry(int32_t header) { return ++values_ <= kMaxValues && push(header); }
+  size_t values_ = 0;
 
   // One scalar of `kind` at p (its wire type already checked), as tape words.
   Error scalar(uint8_t kind, const uint8_t*& p, const uint8_t* end) {
@@ -204,7 +222,7 @@ class Decoder {
   }
 
   Error field(const Field& f, int index, const uint8_t*& p, const uint8_t* end, int depth) {
-    if (!push(index)) return Error::proto_too_large;
+    if (!entry(index)) return Error::proto_too_large;
     if (f.flags & kMapField) return map_entry(f, p, end, depth);
     if (wire_type_of(f.kind) == kLen) return delimited(f.kind, f.type, p, end, depth);
     return scalar(f.kind, p, end);
@@ -215,7 +233,7 @@ class Decoder {
     if (!length(p, end, len)) return Error::proto_malformed;
     const uint8_t* const stop = p + len;
     while (p < stop) {
-      if (!push(index)) return Error::proto_too_large;
+      if (!entry(index)) return Error::proto_too_large;
       if (Error e = scalar(f.kind, p, stop); e != Error::ok) return e;
     }
     return Error::ok;
@@ -251,7 +269,7 @@ class Decoder {
       const uint64_t number = key >> 3;
       if (number == 1 && wt == wire_type_of(f.key_kind)) key_at = q;
       else if (number == 2 && wt == wire_type_of(f.value_kind)) value_at = q;
-      if (number == 0) return Error::proto_malformed;
+      if (number == 0 || number > kMaxFieldNumber) return Error::proto_malformed;
       if (Error e = skip(wt, number, q, stop, depth); e != Error::ok) return e;
     }
     for (int part = 0; part < 2; part++) {
@@ -390,6 +408,8 @@ class Encoder {
         int32_t a, b;
         if (!word(pos, a) || !word(pos, b)) return Error::proto_tape;
         if (a < 0 || b < 0 || static_cast<uint64_t>(a) + static_cast<uint64_t>(b) > area_.size()) return Error::proto_tape;
+        // The caller's bytes for a field the schema does not declare: exactly one well-formed field.
+        if (!one_field(area_.subspan(static_cast<size_t>(a), static_cast<size_t>(b)))) return Error::proto_malformed;
         size += static_cast<uint32_t>(b);
       } else {
         if (h < 0 || static_cast<uint32_t>(h) >= m.field_count) return Error::proto_tape;

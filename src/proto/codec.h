@@ -41,6 +41,8 @@ inline constexpr int32_t kUnknown = -2;
 // Limits.
 inline constexpr int kMaxDepth = 100;                 // nested messages (and map values)
 inline constexpr size_t kMaxTapeWords = size_t{1} << 25;  // 128 MiB of tape: ERR_PROTO_TOO_LARGE beyond
+inline constexpr size_t kMaxValues = size_t{1} << 22;     // decoded values (fields, elements, unknowns): the
+                                                          // objects JS makes; ERR_PROTO_TOO_LARGE beyond
 inline constexpr size_t kMaxEncoded = size_t{1} << 30;    // 1 GiB of output
 
 // Decodes `in` as message `type` into `words` (cleared first). On error `words` holds nothing
@@ -48,7 +50,8 @@ inline constexpr size_t kMaxEncoded = size_t{1} << 30;    // 1 GiB of output
 Error decode(uint32_t type, std::span<const uint8_t> in, std::vector<int32_t>& words);
 
 // Encodes the tape of message `type` whose string and byte entries refer to `area`. Appends to out.
-// Every word is checked: a malformed tape is Error::proto_tape, never a read out of bounds.
+// Every word is checked: a malformed tape is Error::proto_tape, never a read out of bounds; an
+// unknown-field entry that is not exactly one well-formed field is Error::proto_malformed.
 Error encode(uint32_t type, std::span<const int32_t> words, std::span<const uint8_t> area, std::vector<uint8_t>& out);
 
 // Encodes again what decode() gave for `in` (its tape, whose offsets are into `in`): the bytes of

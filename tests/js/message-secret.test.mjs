@@ -59,6 +59,8 @@ describe('messageSecret use cases', () => {
     const a = api.messageSecretKey({ ...base, originalSender: '15551234567:12@s.whatsapp.net', modificationSender: '15557654321_1:3@s.whatsapp.net' });
     const b = api.messageSecretKey({ ...base, originalSender: ORIGINAL, modificationSender: MODIFIER });
     expect(hex(a)).toBe(hex(b));
+    // c.us is s.whatsapp.net, as Baileys normalizes it
+    expect(hex(api.messageSecretKey({ ...base, originalSender: '15551234567@c.us', modificationSender: MODIFIER }))).toBe(hex(b));
   });
 
   it("whatsapp-rust's published report-token key, and the token is HMAC-SHA256 cut to 16 bytes", () => {
@@ -102,6 +104,9 @@ describe('messageSecret use cases', () => {
     expect(wacoreCode(api, () => api.decryptSecretMessage({ ...args, secretEncType: 4, ...edit }))).toBe('ERR_AUTH_TAG');
     const reaction = api.encryptSecretMessage({ ...args, useCase: 'encReaction', message: { text: '👍', senderTimestampMs: 1733222400000 } });
     expect(api.decryptSecretMessage({ ...args, useCase: 'encReaction', ...reaction })).toEqual({ text: '👍', senderTimestampMs: 1733222400000 });
+    // An added poll option sealed under "Poll Edit" (as whatsmeow does) is read too.
+    const added = api.encryptSecretMessage({ ...args, useCase: 'pollEdit', message: { conversation: 'option' } });
+    expect(api.decryptSecretMessage({ ...args, secretEncType: 5, ...added })).toEqual({ conversation: 'option' });
   });
 
   it('bot messages: two HKDF steps and additional data id ‖ 0x00 ‖ bot', () => {

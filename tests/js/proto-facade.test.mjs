@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { proto as pbjs } from '@whiskeysockets/baileys/WAProto/index.js';
 import { fill, pbType, rng } from './proto-fill.mjs';
-import { hex, loadVariant } from './variant.mjs';
+import { hex, loadVariant, wacoreCode } from './variant.mjs';
 
 let api;
 let proto;
@@ -76,6 +76,26 @@ describe.skipIf(process.env.WACORE_WAPROTO === '1')('the proto namespace against
     expect(proto.Message.create({ conversation: 'x' })).toBeInstanceOf(proto.Message);
     expect(proto.Message.verify({ conversation: 5 })).toMatch(/string/);
     expect(proto.Message.verify({ conversation: 'x' })).toBe(null);
+  });
+
+  it('decode checks its length and Reader bounds; toObject and decode refuse what is not a message with typed errors', () => {
+    const bytes = pbjs.Message.encode({ conversation: 'hi' }).finish();
+    expect(proto.Message.decode(bytes, bytes.length).conversation).toBe('hi');
+    for (const length of [bytes.length + 1, -1, 1.5]) expect(wacoreCode(api, () => proto.Message.decode(bytes, length)), String(length)).toBe('ERR_PROTO_MALFORMED');
+    const reader = { buf: Uint8Array.from([...bytes, ...bytes]), pos: 0, len: 2 * bytes.length };
+    expect(proto.Message.decode(reader, bytes.length).conversation).toBe('hi');
+    expect(reader.pos).toBe(bytes.length);
+    expect(proto.Message.decode(reader).conversation).toBe('hi');
+    expect(reader.pos).toBe(2 * bytes.length);
+    for (const bad of [undefined, 'abc', { buf: 5, pos: 0, len: 1 }, { buf: bytes, pos: 3, len: 1 }]) expect(wacoreCode(api, () => proto.Message.decode(bad, 2))).toBe('ERR_TYPE');
+    expect(wacoreCode(api, () => proto.Message.toObject(null))).toBe('ERR_TYPE');
+    const evil = new proto.Message(JSON.parse('{"__proto__": {"conversation": "evil"}, "conversation": "ok"}'));
+    expect(evil).toBeInstanceOf(proto.Message);
+    expect(evil.conversation).toBe('ok');
+    // a wire key "__proto__" stays an own key through toObject and toJSON
+    const entry = [0x0a, 9, ...Buffer.from('__proto__'), 0x12, 1, 0x78];
+    const m = proto.SyncActionValue.MusicUserIdAction.decode(Uint8Array.from([0x12, entry.length, ...entry]));
+    expect(JSON.stringify(m)).toBe('{"musicUserIdMap":{"__proto__":"x"}}');
   });
 });
 

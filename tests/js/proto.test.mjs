@@ -270,9 +270,76 @@ describe('WAProto hostile input', () => {
       },
     };
     expect(wacoreCode(api, () => api.proto.encode('Message', sneaky))).toBe('ERR_TYPE');
+    // What the object's own code throws, or the engine reading it, is ERR_TYPE with it as the cause.
     const proxy = new Proxy({ conversation: 'x' }, { ownKeys: () => { throw new Error('trap'); } });
-    expect(() => api.proto.encode('Message', proxy)).toThrow('trap'); // the caller's own exception, passed through
+    let caught;
+    try {
+      api.proto.encode('Message', proxy);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(api.WacoreError);
+    expect([caught.code, caught.cause?.message]).toEqual(['ERR_TYPE', 'trap']);
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(wacoreCode(api, () => api.proto.encode('Message', revoked))).toBe('ERR_TYPE');
+    expect(wacoreCode(api, () => api.proto.encode('Message', { extendedTextMessage: revoked }))).toBe('ERR_TYPE');
     expect(api.proto.decode('Message', api.proto.encode('Message', { conversation: 'fine' }))).toEqual({ conversation: 'fine' });
+  });
+
+  it('numbers are taken only in their kind\'s range: nothing is truncated or wrapped', () => {
+    const bad = [
+      { imageMessage: { height: 1.5 } }, // uint32
+      { imageMessage: { height: -1 } },
+      { imageMessage: { height: 2 ** 32 } },
+      { imageMessage: { height: NaN } },
+      { extendedTextMessage: { contextInfo: { expiration: 2 ** 31 } } }, // uint32 ok, see below
+      { imageMessage: { fileLength: -1 } }, // uint64
+      { imageMessage: { fileLength: -1n } },
+      { imageMessage: { fileLength: 1.7 } },
+      { imageMessage: { fileLength: 2n ** 64n } },
+      { imageMessage: { mediaKeyTimestamp: 2n ** 63n } }, // int64
+      { imageMessage: { mediaKeyTimestamp: 2 ** 63 } },
+      { imageMessage: { mediaKeyTimestamp: { low: NaN, high: 0 } } },
+      { protocolMessage: { type: 2 ** 31 } }, // enum
+      { protocolMessage: { type: 0.5 } },
+      { imageMessage: { mediaKey: '!!!not base64' } },
+    ];
+    const codes = bad.map((m) => wacoreCode(api, () => api.proto.encode('Message', m)));
+    expect(codes).toEqual(bad.map((m, i) => (i === 4 ? 'NO_ERROR' : 'ERR_TYPE')));
+    expect(api.proto.decode('Message', api.proto.encode('Message', { imageMessage: { mediaKeyTimestamp: -(2n ** 63n), fileLength: 2n ** 64n - 1n, height: 2 ** 32 - 1 } }))).toEqual({ imageMessage: { mediaKeyTimestamp: -(2n ** 63n), fileLength: 2n ** 64n - 1n, height: 2 ** 32 - 1 } });
+    // -2^53 is exact but not a safe integer: a BigInt, as 2^53 is
+    expect(api.proto.decode('Message', api.proto.encode('Message', { imageMessage: { mediaKeyTimestamp: -(2n ** 53n) } })).imageMessage.mediaKeyTimestamp).toBe(-(2n ** 53n));
+    expect(api.proto.decode('Message', api.proto.encode('Message', { imageMessage: { mediaKeyTimestamp: -(2 ** 53 - 1) } })).imageMessage.mediaKeyTimestamp).toBe(-(2 ** 53 - 1));
+  });
+
+  it('unknown fields: own only, and each exactly one well-formed field', () => {
+    const U = api.PROTO_UNKNOWN_FIELDS;
+    Object.prototype[U] = [unhex('0a03626164')];
+    try {
+      expect(hex(api.proto.encode('Message', { conversation: 'good' }))).toBe(hex(api.proto.encode('Message', { conversation: 'good', [U]: [] })));
+    } finally {
+      delete Object.prototype[U];
+    }
+    for (const raw of ['ff', 'f8e1040508 01'.replace(' ', ''), '0a0561', '0c', '']) expect(wacoreCode(api, () => api.proto.encode('Message', { [U]: [unhex(raw)] })), raw).toBe('ERR_PROTO_MALFORMED');
+    expect(hex(api.proto.encode('Message', { [U]: [unhex('0b10010c')] }))).toBe('0b10010c'); // a whole group
+  });
+
+  it('maps: plain objects only, keys of the key kind', () => {
+    expect(wacoreCode(api, () => api.proto.encode('SyncActionValue.MusicUserIdAction', { musicUserIdMap: new Map([['a', 'b']]) }))).toBe('ERR_TYPE');
+    expect(wacoreCode(api, () => api.proto.encode('SyncActionValue.MusicUserIdAction', { musicUserIdMap: ['b'] }))).toBe('ERR_TYPE');
+    const config = api.proto.describe('Config');
+    expect(config.fields.find((f) => f.kind === 'map').keyKind).toBe('uint32');
+    for (const key of ['', '-1', '4294967296', '1.5', 'x']) expect(wacoreCode(api, () => api.proto.encode('Config', { field: { [key]: {} } })), key).toBe('ERR_TYPE');
+    expect(api.proto.decode('Config', api.proto.encode('Config', { field: { 4294967295: {} } }))).toEqual({ field: { 4294967295: {} } });
+  });
+
+  it('a decode with more values than the limit (each becomes an object) is refused before any is made', () => {
+    const n = 2 ** 22 + 1; // PollVoteMessage.selectedOptions, empty
+    const bytes = new Uint8Array(2 * n);
+    for (let i = 0; i < n; i++) bytes[2 * i] = 0x0a;
+    expect(wacoreCode(api, () => api.proto.decode('Message.PollVoteMessage', bytes))).toBe('ERR_PROTO_TOO_LARGE');
+    expect(api.proto.decode('Message.PollVoteMessage', bytes.subarray(0, 8)).selectedOptions).toHaveLength(4);
   });
 
   it('random bytes never trap: a typed error or a message that encodes and decodes again', () => {

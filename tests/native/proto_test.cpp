@@ -196,6 +196,47 @@ TEST(ProtoCodec, HostileInputIsATypedError) {
   EXPECT_EQ(decode(message, deep, tape), Error::proto_depth);
 }
 
+TEST(ProtoCodec, DecodedValuesAreBounded) {
+  // PollVoteMessage.selectedOptions (repeated bytes = 1): kMaxValues empty elements decode, one more
+  // is too many (each would become an object on the JS side).
+  const uint32_t vote = type_of("Message.PollVoteMessage");
+  Bytes in;
+  in.reserve(2 * (kMaxValues + 1));
+  for (size_t i = 0; i < kMaxValues; i++) {
+    in.push_back(0x0a);
+    in.push_back(0x00);
+  }
+  std::vector<int32_t> tape;
+  ASSERT_EQ(decode(vote, in, tape), Error::ok);
+  in.push_back(0x0a);
+  in.push_back(0x00);
+  EXPECT_EQ(decode(vote, in, tape), Error::proto_too_large);
+}
+
+TEST(ProtoCodec, GroupsAndMapsCheckTheirFieldNumbers) {
+  const uint32_t message = type_of("Message");
+  std::vector<int32_t> tape;
+  // an unknown group holding field 0, then one holding a number past 2^29 - 1
+  EXPECT_EQ(decode(message, Bytes{0xa3, 0x06, 0x00, 0x00, 0xa4, 0x06}, tape), Error::proto_malformed);
+  EXPECT_EQ(decode(message, Bytes{0xa3, 0x06, 0x80, 0x80, 0x80, 0x80, 0x20, 0x00, 0xa4, 0x06}, tape), Error::proto_malformed);
+}
+
+TEST(ProtoCodec, UnknownFieldsToEncodeMustBeOneWholeField) {
+  const uint32_t message = type_of("Message");
+  Bytes out;
+  auto enc = [&](const Bytes& area) {
+    out.clear();
+    return encode(message, std::vector<int32_t>{kUnknown, 0, static_cast<int32_t>(area.size()), kEnd}, area, out);
+  };
+  EXPECT_EQ(enc(Bytes{0xf8, 0xe1, 0x04, 0x05}), Error::ok);                  // field 9999, varint 5
+  EXPECT_EQ(enc(Bytes{0x0b, 0x10, 0x01, 0x0c}), Error::ok);                  // a whole group
+  EXPECT_EQ(enc(Bytes{0xff}), Error::proto_malformed);                       // not a field
+  EXPECT_EQ(enc(Bytes{0xf8, 0xe1, 0x04, 0x05, 0x08, 0x01}), Error::proto_malformed);  // two fields
+  EXPECT_EQ(enc(Bytes{0x0a, 0x05, 'a'}), Error::proto_malformed);            // cut short
+  EXPECT_EQ(enc(Bytes{0x0c}), Error::proto_malformed);                       // an end-group alone
+  EXPECT_EQ(enc(Bytes{}), Error::proto_malformed);
+}
+
 TEST(ProtoCodec, MalformedTapesAreRefused) {
   const uint32_t message = type_of("Message");
   const Bytes area = {'h', 'i'};
