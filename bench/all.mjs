@@ -23,6 +23,7 @@ const AREAS = [
   ['App-state LTHash', 'appstate.mjs'],
   ['Media', 'media.mjs'],
   ['Baileys repository flows', 'baileys.mjs'],
+  ['WAProto messages', 'proto.mjs'],
   ['Size and load time', 'load.mjs'],
 ];
 

@@ -49,6 +49,14 @@ export const TARGETS = [
   ...['simd', 'scalar'].flatMap((variant) =>
     ['decode+read message', 'decode+read list of 100 messages'].map((op) => ({ op, variant, peer: 'Baileys 7.0.0-rc14 (JS)', ratio: 0.8 })),
   ),
+  // WAProto (docs/proto.md): against protobufjs as Baileys 7 ships it.
+  ...[
+    ['decode text Message with contextInfo', 1],
+    ['decode image Message', 1],
+    ['encode text Message with contextInfo', 0.7],
+    ['encode image Message', 0.7],
+    ['decode a multi-MB HistorySync', 0.5],
+  ].map(([op, ratio]) => ({ op, variant: 'simd', peer: 'protobufjs (Baileys 7 WAProto)', ratio })),
 ];
 
 // Each .wasm at most 190 KB gzip (the 150 KB the package held to before its protobuf layer, plus
