@@ -366,6 +366,13 @@ export interface ProtoApi {
   inflate(data: Bytes, options?: ProtoInflateOptions): OutputBytes;
   /** Inflates and decodes a history-sync blob in one call. */
   decodeHistorySync(data: Bytes, options?: ProtoDecodeOptions & ProtoInflateOptions): WAProto.HistorySync;
+  /** decode(), a top-level field at a time: [name, value] in wire order, each element of a repeated
+   * field on its own (a map entry as [name, [key, value]]; an unknown field as
+   * [PROTO_UNKNOWN_FIELDS, bytes]). Each step builds only that field's objects; other calls may run
+   * between steps; the iterator's copy of the message is zeroed when the iteration ends. */
+  decodeEach(type: string, data: Bytes, options?: ProtoDecodeOptions): IterableIterator<[string | symbol, unknown]>;
+  /** decodeHistorySync(), a top-level field at a time: each conversation on its own. */
+  decodeHistorySyncEach(data: Bytes, options?: ProtoDecodeOptions & ProtoInflateOptions): IterableIterator<[string | symbol, unknown]>;
   /** The schema's description of a message type. */
   describe(type: string): ProtoTypeDescription;
   /** An enum's values by name ("WebMessageInfo.StubType"). */

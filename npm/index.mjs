@@ -302,8 +302,8 @@ async function compileFrom({ source, url }) {
 }
 
 // What the API shows of the protobuf layer (the facade reads the schema through the rest).
-const publicProto = ({ decode, encode, inflate, decodeHistorySync, describe, enumValues, messageTypes, enumTypes }) =>
-  Object.freeze({ decode, encode, inflate, decodeHistorySync, describe, enumValues, messageTypes, enumTypes });
+const publicProto = ({ decode, encode, inflate, decodeHistorySync, decodeEach, decodeHistorySyncEach, describe, enumValues, messageTypes, enumTypes }) =>
+  Object.freeze({ decode, encode, inflate, decodeHistorySync, decodeEach, decodeHistorySyncEach, describe, enumValues, messageTypes, enumTypes });
 
 function makeApi(M, nodeCrypto) {
   const core = { ...makeCore(M, ERRORS), nodeCrypto };

@@ -736,16 +736,89 @@ export function makeProto({ M, plain, io }) {
    * into one copy of the inflated bytes made for this call (one allocation instead of one per field:
    * a blob's thousands of thumbnails). */
   function decodeHistorySync(data, opts) {
+    return inflatedHistory(data, opts, (t, out, length, h) => {
+      const inflated = h.bytes === 'view' ? M.HEAPU8.slice(out, out + length) : undefined;
+      plain.protoDecode(t, out, length);
+      return readTape(t, out, inflated, h);
+    });
+  }
+  // Inflates a history blob in wasm and runs fn(type, address, length, how) on the inflated bytes.
+  function inflatedHistory(data, opts, fn) {
     const t = typeOf('HistorySync');
     const h = how(opts);
     const max = maxOf(opts);
     return withInput(data, (p, n) => {
       plain.protoInflate(p, n, max);
-      const out = outAt();
-      const length = outLength();
-      const inflated = h.bytes === 'view' ? M.HEAPU8.slice(out, out + length) : undefined;
+      return fn(t, outAt(), outLength(), h);
+    });
+  }
+
+  /** A message's top-level fields one at a time: [fieldName, value] in wire order, each element of
+   * a repeated field on its own (a map entry as [name, [key, value]]; an unknown field as
+   * [PROTO_UNKNOWN_FIELDS, bytes]). The message is decoded in wasm once and its tape and bytes
+   * copied into memory of the iterator's own, so each step builds only that field's objects and the
+   * caller may let each go before the next (a history blob's conversations); other proto calls may
+   * run between steps. The copies are zeroed when the iteration ends (or is left with break/return). */
+  function* eachField(t, tape, bytes, h) {
+    const fields = schema.types[t].fields;
+    let pos = 0;
+    try {
+      for (;;) {
+        let item;
+        enter();
+        try {
+          h32 = tape;
+          u8 = bytes;
+          base = 0;
+          input = bytes;
+          wi = pos;
+          longMode = h.longs;
+          makeObject = plainObject;
+          makeBytes = h.bytes === 'view' ? (h.buffers ? bufferView : plainView) : h.buffers ? bufferCopy : plainCopy;
+          const hw = h32[wi++];
+          if (hw === PROTO_TAPE_END) return;
+          if (hw === PROTO_TAPE_UNKNOWN) {
+            item = [PROTO_UNKNOWN_FIELDS, u8.slice(h32[wi], h32[wi] + h32[wi + 1])];
+            wi += 2;
+          } else {
+            const f = fields[hw];
+            item = f.map ? [f.name, [readValue(f.keyKind, -1), readValue(f.valueKind, f.type)]] : [f.name, readValue(f.kind, f.type)];
+          }
+          pos = wi;
+        } finally {
+          input = undefined;
+          busy = false;
+        }
+        yield item;
+      }
+    } finally {
+      // With bytes: 'view' the values still view `bytes`: only the tape is zeroed then.
+      tape.fill(0);
+      if (h.bytes !== 'view') bytes.fill(0);
+    }
+  }
+  // Decodes in wasm, then hands the tape and the message bytes (at `at`, n of them) to eachField.
+  const iterate = (t, at, n, h) => {
+    const w = M.HEAP32[result + R_WORDS] >> 2;
+    const tape = M.HEAP32.slice(w, w + M.HEAP32[result + R_WORD_COUNT]);
+    return eachField(t, tape, M.HEAPU8.slice(at, at + n), h);
+  };
+
+  /** decode(), a top-level field at a time (eachField above). */
+  function decodeEach(type, data, opts) {
+    const t = typeOf(type);
+    const h = how(opts);
+    return withInput(data, (p, n) => {
+      plain.protoDecode(t, p, n);
+      return iterate(t, p, n, h);
+    });
+  }
+
+  /** decodeHistorySync(), a top-level field at a time: each conversation on its own. */
+  function decodeHistorySyncEach(data, opts) {
+    return inflatedHistory(data, opts, (t, out, length, h) => {
       plain.protoDecode(t, out, length);
-      return readTape(t, out, inflated, h);
+      return iterate(t, out, length, h);
     });
   }
 
@@ -781,6 +854,8 @@ export function makeProto({ M, plain, io }) {
     encode,
     inflate,
     decodeHistorySync,
+    decodeEach,
+    decodeHistorySyncEach,
     describe,
     enumValues,
     messageTypes: () => getSchema().types.map((t) => t.name),

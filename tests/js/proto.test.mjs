@@ -153,6 +153,18 @@ describe('WAProto against protobufjs (Baileys 7 proto)', () => {
 });
 
 describe('WAProto semantics', () => {
+  it('decodeEach gives the top-level fields one at a time, as decode gives them', () => {
+    const message = { conversation: 'hi', messageContextInfo: { messageSecret: new Uint8Array(32).fill(3) } };
+    const bytes = Uint8Array.from([...api.proto.encode('Message', message), 0xf8, 0xe1, 0x04, 0x05]);
+    const steps = [...api.proto.decodeEach('Message', bytes)];
+    expect(steps.slice(0, 2)).toEqual([['conversation', 'hi'], ['messageContextInfo', { messageSecret: new Uint8Array(32).fill(3) }]]);
+    expect(steps[2][0]).toBe(api.PROTO_UNKNOWN_FIELDS);
+    expect(hex(steps[2][1])).toBe('f8e10405');
+    const map = [...api.proto.decodeEach('SyncActionValue.MusicUserIdAction', api.proto.encode('SyncActionValue.MusicUserIdAction', { musicUserIdMap: { a: 'b', c: 'd' } }))];
+    expect(map).toEqual([['musicUserIdMap', ['a', 'b']], ['musicUserIdMap', ['c', 'd']]]);
+    expect(wacoreCode(api, () => api.proto.decodeEach('Message', unhex('0a05')))).toBe('ERR_PROTO_MALFORMED');
+  });
+
   it('keeps unknown fields and writes them back', () => {
     // conversation, then field 9999 (varint 5), then field 1000 (bytes)
     const bytes = unhex('0a026869' + 'f8e10405' + 'c23e03616263');
@@ -221,6 +233,16 @@ describe('WAProto history sync', () => {
     expect(decoded.conversations).toHaveLength(400);
     const views = api.proto.decodeHistorySync(blob, { bytes: 'view' });
     expect(views).toEqual(decoded);
+    // A field at a time: each conversation on its own, other calls between steps, the same values.
+    const steps = [];
+    for (const [field, value] of api.proto.decodeHistorySyncEach(blob)) {
+      steps.push([field, value]);
+      expect(api.proto.decode('Message', api.proto.encode('Message', { conversation: 'between' }))).toEqual({ conversation: 'between' });
+    }
+    expect(steps.filter(([f]) => f === 'conversations').map(([, v]) => v)).toEqual(decoded.conversations);
+    expect(Object.fromEntries(steps.filter(([f]) => f !== 'conversations'))).toEqual({ syncType: 3, chunkOrder: 1, progress: 50 });
+    const first = api.proto.decodeHistorySyncEach(blob, { bytes: 'view' }).next().value;
+    expect(first).toEqual(['syncType', 3]);
     expect(wacoreCode(api, () => api.proto.decodeHistorySync(blob, { maxInflatedBytes: 1 << 20 }))).toBe('ERR_PROTO_TOO_LARGE');
     expect(wacoreCode(api, () => api.proto.inflate(blob.subarray(0, blob.length - 10)))).toBe('ERR_PROTO_MALFORMED');
     expect(wacoreCode(api, () => api.proto.inflate(raw))).toBe('ERR_PROTO_MALFORMED');
