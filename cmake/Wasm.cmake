@@ -1,6 +1,8 @@
 # wasm build: libsodium, the core and the embind bindings, twice — once plain (scalar) and once with
 # -msimd128 — into npm/dist/wacore.{scalar,simd}.{mjs,wasm}.
 
+include(cmake/WasmDirectCompile.cmake)
+
 set(WACORE_DIST_DIR "${PROJECT_SOURCE_DIR}/npm/dist" CACHE PATH "Where the wasm builds are written")
 
 # Link flags, by purpose.
