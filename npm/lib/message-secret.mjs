@@ -49,15 +49,6 @@ const text = (x, name) => {
   if (typeof x !== 'string' || x === '') throw typeError(`${name} must be a non-empty string`);
   return x;
 };
-const concat = (...parts) => {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-};
 
 export function makeMessageSecret(crypto, proto) {
   const secretOf = (s) => {

@@ -1,0 +1,87 @@
+// The local WhatsApp network (server/): an unmodified Baileys 7.0.0-rc14 socket, its creds in a
+// useMultiFileAuthState folder on disk, pairs by QR with the server as its phone, restarts on 515,
+// reaches connection 'open', and logs in again from the stored creds.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeWASocket, useMultiFileAuthState } from '@whiskeysockets/baileys';
+import { startServer } from '../../server/index.mjs';
+import { logger } from './baileys-kit.mjs';
+import { VARIANT } from './variant.mjs';
+
+let server;
+const dirs = [];
+beforeAll(async () => {
+  server = await startServer({ variant: VARIANT });
+});
+afterAll(async () => {
+  await server?.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+/** One Baileys socket on the server, until it opens (resolves { sock }) or closes ({ closed: status }). */
+async function connect(auth) {
+  const { state, saveCreds } = auth;
+  return new Promise((resolve) => {
+    const sock = makeWASocket({ auth: state, waWebSocketUrl: server.url, logger, markOnlineOnConnect: false, shouldSyncHistoryMessage: () => false, connectTimeoutMs: 15_000, defaultQueryTimeoutMs: 15_000 });
+    sock.ev.on('creds.update', saveCreds);
+    sock.ev.on('connection.update', (u) => {
+      if (u.qr) server.approveQr(u.qr);
+      if (u.connection === 'open') resolve({ sock });
+      if (u.connection === 'close') resolve({ closed: u.lastDisconnect?.error?.output?.statusCode ?? 'unknown' });
+    });
+  });
+}
+
+describe(`local WhatsApp network: Baileys 7 pairs and logs in (${VARIANT})`, () => {
+  it('pairs by QR, restarts on 515, opens, and logs in again from the creds on disk', async () => {
+    expect(server.variant).toBe(VARIANT);
+    const dir = mkdtempSync(join(tmpdir(), 'wacore-server-'));
+    dirs.push(dir);
+    const first = await connect(await useMultiFileAuthState(dir));
+    expect(first.closed).toBe(515);
+    const second = await connect(await useMultiFileAuthState(dir));
+    expect(second.sock).toBeDefined();
+    const me = second.sock.authState.creds.me;
+    expect(me.id).toMatch(/^1555\d{7}:1@s\.whatsapp\.net$/);
+    expect(me.lid).toMatch(/^\d+:1@lid$/);
+    second.sock.end(undefined);
+    // A new process would do this: the folder alone logs in.
+    const third = await connect(await useMultiFileAuthState(dir));
+    expect(third.sock).toBeDefined();
+    expect(third.sock.authState.creds.me.id).toBe(me.id);
+    third.sock.end(undefined);
+  });
+
+  it('pairs through the HTTP endpoint (POST /pair) and publishes its root (GET /root)', async () => {
+    const root = await (await fetch(`http://127.0.0.1:${server.port}/root`)).text();
+    expect(root).toBe(Buffer.from(server.rootPublicKey).toString('hex'));
+    const dir = mkdtempSync(join(tmpdir(), 'wacore-server-'));
+    dirs.push(dir);
+    const auth = await useMultiFileAuthState(dir);
+    const first = await new Promise((resolve) => {
+      const sock = makeWASocket({ auth: auth.state, waWebSocketUrl: server.url, logger, markOnlineOnConnect: false, connectTimeoutMs: 15_000 });
+      sock.ev.on('creds.update', auth.saveCreds);
+      sock.ev.on('connection.update', async (u) => {
+        if (u.qr) {
+          const res = await fetch(`http://127.0.0.1:${server.port}/pair`, { method: 'POST', body: u.qr });
+          if (res.status !== 200) resolve(`POST /pair: ${res.status} ${await res.text()}`);
+        }
+        if (u.connection === 'close') resolve(u.lastDisconnect?.error?.output?.statusCode);
+      });
+    });
+    expect(first).toBe(515);
+    const bad = await fetch(`http://127.0.0.1:${server.port}/pair`, { method: 'POST', body: 'ref,not-pending,x,y' });
+    expect(bad.status).toBe(404);
+  });
+
+  it('refuses a login it does not know (401) and keeps serving', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wacore-server-'));
+    dirs.push(dir);
+    const auth = await useMultiFileAuthState(dir);
+    auth.state.creds.me = { id: '15559999999:3@s.whatsapp.net', name: 'nobody' };
+    const r = await connect(auth);
+    expect(r.closed).toBe(401);
+  });
+});
