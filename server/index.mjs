@@ -46,13 +46,28 @@ export async function startServer(options = {}) {
   // devices (by "phone:device"); pending registrations by the client's Noise key (base64).
   let nextPhone = options.firstPhone ?? 15550000001;
   const accounts = new Map();
+  const byLid = new Map();
   const devices = new Map();
   const pending = new Map();
 
+  // An account from a user or device JID, in either form (phone number or LID).
+  function accountOf(jid) {
+    const m = /^(\d+)(?::\d+)?@(s\.whatsapp\.net|lid)$/.exec(jid ?? '');
+    if (!m) return undefined;
+    return m[2] === 'lid' ? byLid.get(m[1]) : accounts.get(m[1]);
+  }
+  function deviceOf(jid) {
+    const account = accountOf(jid);
+    const d = /:(\d+)@/.exec(jid ?? '');
+    return account?.devices.get(d ? Number(d[1]) : 0);
+  }
+  const toNumber = (b) => (b instanceof Uint8Array ? Buffer.from(b).readUIntBE(0, b.length) : Number(b ?? 0));
+
   function newAccount() {
     const phone = String(nextPhone++);
-    const account = { phone, lid: String(100000000000000 + Number(phone.slice(-9))), identity: api.generateKeyPair(), nextDevice: 1 };
+    const account = { phone, lid: String(100000000000000 + Number(phone.slice(-9))), identity: api.generateKeyPair(), nextDevice: 1, devices: new Map() };
     accounts.set(phone, account);
+    byLid.set(account.lid, account);
     return account;
   }
 
@@ -152,7 +167,7 @@ export async function startServer(options = {}) {
       if (payload.devicePairingData) {
         // A new companion: the pair-device refs it shows as QR codes.
         const reg = payload.devicePairingData;
-        this.registration = { identity: reg.eIdent, registrationId: reg.eRegid };
+        this.registration = { identity: reg.eIdent, registrationId: reg.eRegid, signedPreKey: { id: reg.eSkeyId, value: reg.eSkeyVal, signature: reg.eSkeySig } };
         pending.set(Buffer.from(this.noiseKey).toString('base64'), this);
         const refs = Array.from({ length: 6 }, () => ({ tag: 'ref', attrs: {}, content: enc.encode(randomBytes(18).toString('base64')) }));
         this.send({ tag: 'iq', attrs: { from: S_WHATSAPP_NET, type: 'set', id: this.id(), xmlns: 'md' }, content: [{ tag: 'pair-device', attrs: {}, content: refs }] });
@@ -166,8 +181,13 @@ export async function startServer(options = {}) {
         return;
       }
       this.device = device;
+      device.session?.ws.close();
+      device.session = this;
       this.send({ tag: 'success', attrs: { t: String(now()), lid: `${device.account.lid}:${device.id}@lid`, props: '1', abprops: '1', location: 'local', creation: String(device.created) } });
-      this.send({ tag: 'ib', attrs: {}, content: [{ tag: 'offline', attrs: { count: '0' } }] });
+      // What arrived while the device was away, marked offline, then the count.
+      const queued = device.queue.splice(0);
+      for (const node of queued) this.send({ ...node, attrs: { ...node.attrs, offline: '1' } });
+      this.send({ tag: 'ib', attrs: {}, content: [{ tag: 'offline', attrs: { count: String(queued.length) } }] });
       log(`login: ${device.account.phone}:${device.id}`);
     }
 
@@ -191,6 +211,9 @@ export async function startServer(options = {}) {
             content: [
               { tag: 'device-identity', attrs: { 'key-index': String(deviceId) }, content: identity },
               { tag: 'platform', attrs: { name: 'android' } },
+              // The push name: without one Baileys never goes online, and marks every delivery
+              // receipt "inactive", which senders ignore.
+              { tag: 'biz', attrs: { name: this.pushName ?? `Account ${account.phone}` } },
               { tag: 'device', attrs: { jid: `${account.phone}:${deviceId}@${S_WHATSAPP_NET}`, lid: `${account.lid}:${deviceId}@lid` } },
             ],
           },
@@ -200,7 +223,9 @@ export async function startServer(options = {}) {
     }
 
     handle(node) {
-      if (node.tag !== 'iq') return; // messages, receipts, presence: later parts
+      if (node.tag === 'message') return this.relayMessage(node);
+      if (node.tag === 'receipt') return this.relayReceipt(node);
+      if (node.tag !== 'iq') return; // acks, presence, chat states: not relayed yet
       const { type, id, xmlns } = node.attrs;
       if (type === 'result' || type === 'error') {
         if (child(node, 'pair-device-sign') && this.pairing) this.paired(node);
@@ -213,6 +238,8 @@ export async function startServer(options = {}) {
         this.uploadKeys(node);
         return reply();
       }
+      if (xmlns === 'encrypt' && type === 'get' && child(node, 'key')) return reply([{ tag: 'list', attrs: {}, content: this.bundles(child(node, 'key')) }]);
+      if (xmlns === 'usync') return reply([this.usync(child(node, 'usync'))]);
       if (xmlns === 'abt') return reply([{ tag: 'props', attrs: { protocol: '1' } }]);
       if (xmlns === 'blocklist') return reply([{ tag: 'list', attrs: {} }]);
       if (xmlns === 'privacy') {
@@ -221,6 +248,100 @@ export async function startServer(options = {}) {
       }
       log(`iq ${xmlns ?? ''} ${type}: empty result`);
       return reply();
+    }
+
+    /** usync: each listed user's devices that have keys (with their key index), and the LID of a
+     * phone-number user; contacts (onWhatsApp) as in or out. */
+    usync(query) {
+      const users = (child(query, 'list')?.content ?? []).map((u) => {
+        const contact = child(u, 'contact');
+        if (contact && !u.attrs.jid) {
+          const digits = String(contact.content instanceof Uint8Array ? Buffer.from(contact.content).toString() : contact.content ?? '').replace(/\D/g, '');
+          return { tag: 'user', attrs: { jid: `${digits}@${S_WHATSAPP_NET}` }, content: [{ tag: 'contact', attrs: { type: accounts.has(digits) ? 'in' : 'out' } }] };
+        }
+        const jid = u.attrs.jid;
+        const account = accountOf(jid);
+        const content = [];
+        if (account) {
+          const list = [...account.devices.values()].filter((d) => d.preKeys.size > 0 || d.signedPreKey).map((d) => ({ tag: 'device', attrs: { id: String(d.id), 'key-index': String(d.id) } }));
+          content.push({ tag: 'devices', attrs: {}, content: [{ tag: 'device-list', attrs: {}, content: list }] });
+          if (jid.endsWith(`@${S_WHATSAPP_NET}`)) content.push({ tag: 'lid', attrs: { val: `${account.lid}@lid` } });
+        }
+        return { tag: 'user', attrs: { jid }, content };
+      });
+      return { tag: 'usync', attrs: { sid: query?.attrs?.sid ?? '' }, content: [{ tag: 'list', attrs: {}, content: users }] };
+    }
+
+    /** Pre-key bundles: each one-time pre-key is handed out once. */
+    bundles(keyNode) {
+      const out = [];
+      for (const u of keyNode?.content ?? []) {
+        const device = deviceOf(u.attrs.jid);
+        if (!device) continue;
+        const reg = Buffer.alloc(4);
+        reg.writeUInt32BE(toNumber(device.registrationId) >>> 0);
+        const content = [
+          { tag: 'registration', attrs: {}, content: reg },
+          { tag: 'type', attrs: {}, content: Uint8Array.of(5) },
+          { tag: 'identity', attrs: {}, content: device.identity },
+          { tag: 'skey', attrs: {}, content: [
+            { tag: 'id', attrs: {}, content: device.signedPreKey.id },
+            { tag: 'value', attrs: {}, content: device.signedPreKey.value },
+            { tag: 'signature', attrs: {}, content: device.signedPreKey.signature },
+          ] },
+        ];
+        const first = device.preKeys.entries().next();
+        if (!first.done) {
+          const [keyId, value] = first.value;
+          device.preKeys.delete(keyId);
+          const idBytes = Buffer.alloc(3);
+          idBytes.writeUIntBE(keyId, 0, 3);
+          content.push({ tag: 'key', attrs: {}, content: [{ tag: 'id', attrs: {}, content: idBytes }, { tag: 'value', attrs: {}, content: value }] });
+        }
+        out.push({ tag: 'user', attrs: { jid: u.attrs.jid }, content });
+      }
+      return out;
+    }
+
+    /** A 1:1 message: each <to> device gets its <enc> (and the sender's device identity), from
+     * the sender's device in the chat's addressing form, with the other form beside it. */
+    relayMessage(node) {
+      const { id, to, type } = node.attrs;
+      this.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t: String(now()) } });
+      const participants = child(node, 'participants');
+      if (!participants || !this.device) return;
+      const identity = child(node, 'device-identity');
+      const me = this.device;
+      const lidForm = to?.endsWith('@lid');
+      const from = lidForm ? `${me.account.lid}:${me.id}@lid` : `${me.account.phone}:${me.id}@${S_WHATSAPP_NET}`;
+      const alt = lidForm ? { sender_pn: `${me.account.phone}:${me.id}@${S_WHATSAPP_NET}` } : { sender_lid: `${me.account.lid}:${me.id}@lid` };
+      for (const target of participants.content ?? []) {
+        const device = deviceOf(target.attrs.jid);
+        const enc = child(target, 'enc');
+        if (!device || !enc) continue;
+        const own = device.account === me.account;
+        const attrs = { from, id, t: String(now()), type: type ?? 'text', ...alt, ...(own ? { recipient: to } : {}), ...(node.attrs.category ? { category: node.attrs.category } : {}) };
+        this.deliver(device, { tag: 'message', attrs, content: identity ? [enc, identity] : [enc] });
+      }
+    }
+
+    /** A receipt: to every device of the message's sender, from the reader's user JID. */
+    relayReceipt(node) {
+      const { id, to, type } = node.attrs;
+      const account = accountOf(to);
+      if (!account || !this.device || !id) return;
+      const me = this.device.account;
+      const from = to.endsWith('@lid') ? `${me.lid}@lid` : `${me.phone}@${S_WHATSAPP_NET}`;
+      const content = child(node, 'list') ? [child(node, 'list')] : undefined;
+      for (const device of account.devices.values()) {
+        if (device === this.device) continue;
+        this.deliver(device, { tag: 'receipt', attrs: { from, id, t: String(now()), ...(type ? { type } : {}) }, ...(content ? { content } : {}) });
+      }
+    }
+
+    deliver(device, node) {
+      if (device.session) device.session.send(node);
+      else device.queue.push(node);
     }
 
     uploadKeys(node) {
@@ -236,7 +357,8 @@ export async function startServer(options = {}) {
 
     paired() {
       const { account, deviceId } = this.pairing;
-      const device = { account, id: deviceId, noiseKey: this.noiseKey, identity: this.registration.identity, registrationId: this.registration.registrationId, preKeys: new Map(), created: now() };
+      const device = { account, id: deviceId, noiseKey: this.noiseKey, identity: this.registration.identity, registrationId: this.registration.registrationId, signedPreKey: this.registration.signedPreKey, preKeys: new Map(), created: now(), session: undefined, queue: [] };
+      account.devices.set(deviceId, device);
       devices.set(`${account.phone}:${deviceId}`, device);
       pending.delete(Buffer.from(this.noiseKey).toString('base64'));
       this.pairing = undefined;
@@ -246,13 +368,15 @@ export async function startServer(options = {}) {
     }
 
     closed() {
+      if (this.device?.session === this) this.device.session = undefined;
       if (this.noiseKey) pending.delete(Buffer.from(this.noiseKey).toString('base64'));
       this.responder?.free();
       this.transport?.free();
     }
   }
 
-  function approveQr(qr) {
+  /** opts.name: the account's push name (default "Account <number>"). */
+  function approveQr(qr, opts) {
     const text = String(qr).slice(String(qr).indexOf('#') + 1);
     const [ref, noiseKey, identityKey, advSecret] = text.split(',');
     const session = ref ? pending.get(noiseKey) : undefined;
@@ -260,6 +384,7 @@ export async function startServer(options = {}) {
     if (Buffer.from(identityKey ?? '', 'base64').compare(Buffer.from(session.registration.identity)) !== 0) throw new Error('the QR code names another identity key');
     session.advSecret = new Uint8Array(Buffer.from(advSecret ?? '', 'base64'));
     if (session.advSecret.length !== 32) throw new Error('the QR code holds no 32-byte ADV secret');
+    session.pushName = opts?.name;
     session.approve();
     const { account, deviceId } = session.pairing;
     return `${account.phone}:${deviceId}@${S_WHATSAPP_NET}`;
@@ -274,7 +399,7 @@ export async function startServer(options = {}) {
     variant: api.variant,
     /** Approves a companion from its QR text (connection.update's qr): the phone of a new account
      * pairs it. Returns the device's JID. */
-    approveQr: (qr) => approveQr(qr),
+    approveQr: (qr, opts) => approveQr(qr, opts),
     async close() {
       for (const s of sessions) s.ws.terminate();
       await new Promise((resolve) => wss.close(resolve));

@@ -24,7 +24,7 @@ afterAll(async () => {
 async function connect(auth) {
   const { state, saveCreds } = auth;
   return new Promise((resolve) => {
-    const sock = makeWASocket({ auth: state, waWebSocketUrl: server.url, logger, markOnlineOnConnect: false, shouldSyncHistoryMessage: () => false, connectTimeoutMs: 15_000, defaultQueryTimeoutMs: 15_000 });
+    const sock = makeWASocket({ auth: state, waWebSocketUrl: server.url, logger, connectTimeoutMs: 15_000, defaultQueryTimeoutMs: 15_000 });
     sock.ev.on('creds.update', saveCreds);
     sock.ev.on('connection.update', (u) => {
       if (u.qr) server.approveQr(u.qr);
@@ -33,6 +33,33 @@ async function connect(auth) {
     });
   });
 }
+
+/** A new account: a socket paired by QR, restarted, open. */
+async function pairedSocket() {
+  const dir = mkdtempSync(join(tmpdir(), 'wacore-server-'));
+  dirs.push(dir);
+  const first = await connect(await useMultiFileAuthState(dir));
+  expect(first.closed).toBe(515);
+  const auth = await useMultiFileAuthState(dir);
+  const { sock } = await connect(auth);
+  expect(sock).toBeDefined();
+  return { sock, dir, me: sock.authState.creds.me };
+}
+
+const textOf = (m) => m.message?.conversation ?? m.message?.extendedTextMessage?.text;
+
+/** Resolves with the first message upserted on sock that matches. */
+const nextMessage = (sock, match) =>
+  new Promise((resolve) => {
+    const on = ({ messages }) => {
+      const m = messages.find(match);
+      if (m) {
+        sock.ev.off('messages.upsert', on);
+        resolve(m);
+      }
+    };
+    sock.ev.on('messages.upsert', on);
+  });
 
 describe(`local WhatsApp network: Baileys 7 pairs and logs in (${VARIANT})`, () => {
   it('pairs by QR, restarts on 515, opens, and logs in again from the creds on disk', async () => {
@@ -74,6 +101,34 @@ describe(`local WhatsApp network: Baileys 7 pairs and logs in (${VARIANT})`, () 
     expect(first).toBe(515);
     const bad = await fetch(`http://127.0.0.1:${server.port}/pair`, { method: 'POST', body: 'ref,not-pending,x,y' });
     expect(bad.status).toBe(404);
+  });
+
+  it('two accounts chat 1:1 both ways (pkmsg, then msg), and the delivery receipt reaches the sender', async () => {
+    const a = await pairedSocket();
+    const b = await pairedSocket();
+    const jidOf = (me) => `${me.id.split(':')[0]}@s.whatsapp.net`;
+    // The <enc> types B's socket receives, in order.
+    const encTypes = [];
+    b.sock.ws.on('CB:message', (node) => encTypes.push(...node.content.filter((c) => c.tag === 'enc').map((c) => c.attrs.type)));
+    const bGets = nextMessage(b.sock, (m) => !m.key.fromMe && textOf(m) === 'hello from a');
+    // The delivery receipt as it reaches A's socket (Baileys turns it into messages.update once its
+    // event buffer flushes, which a fresh account holds while it waits for a history sync).
+    const delivered = new Promise((resolve) => a.sock.ws.on('CB:receipt', (node) => resolve(node.attrs)));
+    const sent = await a.sock.sendMessage(jidOf(b.me), { text: 'hello from a' });
+    const got = await bGets;
+    expect(got.key.id).toBe(sent.key.id);
+    const receipt = await delivered;
+    expect([receipt.id, receipt.from, receipt.type]).toEqual([sent.key.id, jidOf(b.me), undefined]);
+    const aGets = nextMessage(a.sock, (m) => !m.key.fromMe && textOf(m) === 'hello from b');
+    await b.sock.sendMessage(jidOf(a.me), { text: 'hello from b' });
+    expect(textOf(await aGets)).toBe('hello from b');
+    // a second message on the session: a msg, not a pkmsg
+    const bAgain = nextMessage(b.sock, (m) => !m.key.fromMe && textOf(m) === 'again');
+    await a.sock.sendMessage(jidOf(b.me), { text: 'again' });
+    expect(textOf(await bAgain)).toBe('again');
+    expect(encTypes).toEqual(['pkmsg', 'msg']);
+    a.sock.end(undefined);
+    b.sock.end(undefined);
   });
 
   it('refuses a login it does not know (401) and keeps serving', async () => {
