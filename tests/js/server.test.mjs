@@ -131,6 +131,35 @@ describe(`local WhatsApp network: Baileys 7 pairs and logs in (${VARIANT})`, () 
     b.sock.end(undefined);
   });
 
+  it('keeps what arrives while a device is away and hands it over, in order, when it logs in', async () => {
+    const a = await pairedSocket();
+    const b = await pairedSocket();
+    const jidOf = (me) => `${me.id.split(':')[0]}@s.whatsapp.net`;
+    // A session first, then B goes away.
+    const first = nextMessage(b.sock, (m) => textOf(m) === 'before');
+    await a.sock.sendMessage(jidOf(b.me), { text: 'before' });
+    await first;
+    b.sock.end(undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const text of ['one', 'two', 'three']) await a.sock.sendMessage(jidOf(b.me), { text });
+    // B back from its folder: the three come first, marked offline. (No history sync awaited: a
+    // fresh account would hold its events for 20 s waiting for one.)
+    const auth = await useMultiFileAuthState(b.dir);
+    const got = [];
+    const all = new Promise((resolve) => {
+      const sock = makeWASocket({ auth: auth.state, waWebSocketUrl: server.url, logger, shouldSyncHistoryMessage: () => false });
+      sock.ev.on('creds.update', auth.saveCreds);
+      sock.ev.on('messages.upsert', ({ messages }) => {
+        for (const m of messages) if (!m.key.fromMe && textOf(m)) got.push(textOf(m));
+        if (got.length >= 3) resolve(sock);
+      });
+    });
+    const back = await all;
+    expect(got).toEqual(['one', 'two', 'three']);
+    back.end(undefined);
+    a.sock.end(undefined);
+  });
+
   it('refuses a login it does not know (401) and keeps serving', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'wacore-server-'));
     dirs.push(dir);
