@@ -436,6 +436,7 @@ export function makeProto({ M, plain, io }) {
       if (nw >= MAX_TAPE_WORDS) throw tooLarge();
       const w = new Int32Array(words.length * 2);
       w.set(words);
+      words.fill(0); // the message's numbers: not left in the outgrown scratch
       words = w;
     }
     words[nw++] = v;
