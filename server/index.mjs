@@ -1,105 +1,128 @@
 // A WhatsApp-protocol server on loopback, built on wacore-wasm (Noise responder, binary nodes,
-// WAProto, curve): unmodified WhatsApp clients (Baileys 7) connect to it, pair with it as their
-// primary phone and log in (docs/server.md).
+// WAProto, curve): unmodified WhatsApp clients (Baileys) pair with it, log in and chat through it
+// (docs/server.md has the coverage table).
 //
-//   const server = await startServer({ port: 0 });      // ws://127.0.0.1:<port>/ws/chat
-//   makeWASocket({ waWebSocketUrl: server.url, ... })    // connection.update gives a QR:
-//   server.approveQr(qr)                                  // the account's phone approves it
+//   const server = await startServer({ dataDir: './wa-local' });  // ws://127.0.0.1:<port>/ws/chat
+//   makeWASocket({ waWebSocketUrl: server.url, ... })             // connection.update gives a QR:
+//   server.approveQr(qr)                                           // the account's phone approves it
 //
-// What this first part does (docs/server.md has the coverage table): the Noise XX handshake with
-// the server's own root -> intermediate -> leaf chain; registration (QR pairing: pair-device refs,
-// pair-success with an ADV identity signed by the account's emulated phone, the 515 restart);
-// login of a paired device (<success> with its LID, the offline marker); the iqs a client sends
-// after <success> (pre-key count, upload and digest, passive, ping, props, blocklist, privacy), and
-// an empty result to every other iq. State is in memory.
+// The parts: server/connection.mjs (one client: handshake, login, iqs), server/relay.mjs
+// (messages, receipts, presence, device notifications), server/groups.mjs (w:g2),
+// server/appstate.mjs, server/media.mjs (HTTPS under a local CA, server/x509.mjs),
+// server/phone.mjs (each account's emulated phone), server/directory.mjs (the state) and
+// server/store.mjs (the journal that keeps it across restarts).
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { WebSocketServer } from 'ws';
 import { load } from '../npm/index.mjs';
+import { AppState } from './appstate.mjs';
+import { Connection, b64, child, text } from './connection.mjs';
+import { Directory, S_WHATSAPP_NET } from './directory.mjs';
+import { Groups } from './groups.mjs';
+import { MediaHost } from './media.mjs';
+import { Phones } from './phone.mjs';
+import { Relay } from './relay.mjs';
+import { Store } from './store.mjs';
+import { createCa, localCa } from './x509.mjs';
 
-const S_WHATSAPP_NET = 's.whatsapp.net';
-const ADV_ACCOUNT_SIGNATURE_PREFIX = Uint8Array.of(6, 0);
-const enc = new TextEncoder();
+export { createCa, localCa } from './x509.mjs';
 
-const child = (node, tag) => (Array.isArray(node?.content) ? node.content.find((c) => c.tag === tag) : undefined);
-
-/** Starts a server. options: port (0: any free one), host ('127.0.0.1'), variant (the wasm build),
- * firstPhone (the first account's number), log (a function taking a line; default none). */
+/**
+ * Starts a server. options:
+ * - port (default 0: any free one), host ('127.0.0.1'), mediaPort (0);
+ * - dataDir: where the state journal, the media and the local CA are kept (state in memory, and a
+ *   CA made for this run, when absent);
+ * - ca: { cert, key } (PEM) of the CA the media host's certificate is issued by (default: the one
+ *   in dataDir, else a new one);
+ * - variant: the wasm build ('auto'); firstPhone: the first account's number (15550000001);
+ * - autoApprove: the phone approves every QR registration by itself (default false);
+ * - log: a function taking a line (default none);
+ * - handshakeTimeoutMs (20 s), maxStanzasPerSecond per connection (10,000, bursts of 20,000).
+ */
 export async function startServer(options = {}) {
   const api = await load({ variant: options.variant ?? 'auto' });
   const log = options.log ?? (() => {});
   const now = () => Math.floor(Date.now() / 1000);
-
-  // The server's identity: a root, an intermediate and the Noise static key the leaf names.
-  const root = api.generateKeyPair();
-  const intermediate = api.generateKeyPair();
-  const serverStatic = api.generateKeyPair();
+  const dir = new Directory({ firstPhone: options.firstPhone });
+  const store = options.dataDir ? new Store(options.dataDir) : undefined;
+  let serverKeys = store?.load(dir, api);
+  if (!serverKeys) {
+    const [root, intermediate, noise] = [api.generateKeyPair(), api.generateKeyPair(), api.generateKeyPair()];
+    serverKeys = { root, intermediate, noise };
+  }
   const certChain = api.makeNoiseCertChain({
-    rootPrivateKey: root.privKey,
-    intermediatePrivateKey: intermediate.privKey,
-    leafKey: serverStatic.pubKey,
+    rootPrivateKey: serverKeys.root.privKey,
+    intermediatePrivateKey: serverKeys.intermediate.privKey,
+    leafKey: serverKeys.noise.pubKey,
     notBefore: now() - 3600,
     notAfter: now() + 10 * 365 * 86400,
   });
+  store?.compact(dir, serverKeys, api);
+  const ca = options.ca ?? (options.dataDir ? localCa(options.dataDir) : createCa());
 
-  // Accounts (a phone number, a LID, the phone's identity key that signs companions) and their
-  // devices (by "phone:device"); pending registrations by the client's Noise key (base64).
-  let nextPhone = options.firstPhone ?? 15550000001;
-  const accounts = new Map();
-  const byLid = new Map();
-  const devices = new Map();
-  const pending = new Map();
-
-  // An account from a user or device JID, in either form (phone number or LID).
-  function accountOf(jid) {
-    const m = /^(\d+)(?::\d+)?@(s\.whatsapp\.net|lid)$/.exec(jid ?? '');
-    if (!m) return undefined;
-    return m[2] === 'lid' ? byLid.get(m[1]) : accounts.get(m[1]);
-  }
-  function deviceOf(jid) {
-    const account = accountOf(jid);
-    const d = /:(\d+)@/.exec(jid ?? '');
-    return account?.devices.get(d ? Number(d[1]) : 0);
-  }
-  const toNumber = (b) => (b instanceof Uint8Array ? Buffer.from(b).readUIntBE(0, b.length) : Number(b ?? 0));
-
-  function newAccount() {
-    const phone = String(nextPhone++);
-    const account = { phone, lid: String(100000000000000 + Number(phone.slice(-9))), identity: api.generateKeyPair(), nextDevice: 1, devices: new Map() };
-    accounts.set(phone, account);
-    byLid.set(account.lid, account);
-    return account;
-  }
+  let nextId = 1;
+  const perSecond = options.maxStanzasPerSecond ?? 10_000;
+  const net = {
+    api,
+    log,
+    now,
+    dir,
+    certChain,
+    serverStatic: serverKeys.noise,
+    handshakeTimeoutMs: options.handshakeTimeoutMs ?? 20_000,
+    /** Connections waiting for their QR code to be approved, by Noise key (base64). */
+    pending: new Map(),
+    /** Pair-code registrations waiting for the phone, by phone number. */
+    pairCodes: new Map(),
+    phones: new Phones(api, now),
+    id: () => `wacore.${nextId++}`,
+    messageId: () => `3EB0${randomBytes(9).toString('hex').toUpperCase()}`,
+    changed: (kind, subject, a, b) => store?.record(kind, subject, a, b, api, dir),
+    /** A token bucket per connection: false once a client sends faster than allowed. */
+    rate(conn) {
+      const t = performance.now();
+      conn.tokens = Math.min(2 * perSecond, (conn.tokens ?? 2 * perSecond) + ((t - (conn.lastStanza ?? t)) * perSecond) / 1000);
+      conn.lastStanza = t;
+      if (conn.tokens < 1) return false;
+      conn.tokens -= 1;
+      return true;
+    },
+    unlink,
+    pairCodeHello,
+    pairCodeFinish,
+  };
+  dir.changed = net.changed;
+  net.relay = new Relay(net);
+  net.groups = new Groups(net);
+  net.appState = new AppState(net);
+  net.media = new MediaHost(net, { ca, dir: options.dataDir, host: options.host ?? '127.0.0.1' });
+  await net.media.listen(options.mediaPort ?? 0);
 
   // One HTTP server: WebSocket upgrades (any path; Baileys uses /ws/chat), and for people and
-  // scripts: GET /root (the certificate root, hex) and POST /pair (a QR code's text: the phone
-  // approves it, as approveQr does).
+  // scripts: GET /root (the certificate root, hex), GET /ca.pem (the media host's CA),
+  // POST /pair (a QR code's text: the phone approves it, as approveQr does) and
+  // POST /pair-code ("<phone> <code>": approvePairCode).
   const http = createServer((req, res) => {
-    if (req.method === 'GET' && req.url === '/root') {
-      res.writeHead(200, { 'content-type': 'text/plain' }).end(Buffer.from(root.pubKey.subarray(1)).toString('hex'));
-      return;
-    }
-    if (req.method === 'POST' && req.url === '/pair') {
+    if (req.method === 'GET' && req.url === '/root') return void res.writeHead(200, { 'content-type': 'text/plain' }).end(Buffer.from(serverKeys.root.pubKey.subarray(1)).toString('hex'));
+    if (req.method === 'GET' && req.url === '/ca.pem') return void res.writeHead(200, { 'content-type': 'application/x-pem-file' }).end(ca.cert);
+    if (req.method === 'POST' && (req.url === '/pair' || req.url === '/pair-code')) {
       let body = '';
       req.setEncoding('utf8');
       req.on('data', (d) => {
         body += d;
         if (body.length > 4096) req.destroy();
       });
-      req.on('end', () => {
-        let status = 200;
-        let text;
+      req.on('end', async () => {
         try {
-          text = approveQr(body.trim());
+          const out = req.url === '/pair' ? approveQr(body.trim()) : await approvePairCode(...body.trim().split(/\s+/).reverse());
+          res.writeHead(200, { 'content-type': 'text/plain' }).end(out);
         } catch (e) {
-          status = 404;
-          text = String(e?.message ?? e);
+          res.writeHead(404, { 'content-type': 'text/plain' }).end(String(e?.message ?? e));
         }
-        res.writeHead(status, { 'content-type': 'text/plain' }).end(text);
       });
-      return;
+      return undefined;
     }
-    res.writeHead(404).end();
+    return void res.writeHead(404).end();
   });
   const wss = new WebSocketServer({ server: http, maxPayload: 1 << 24 });
   await new Promise((resolve, reject) => {
@@ -107,304 +130,138 @@ export async function startServer(options = {}) {
     http.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
   });
   const { port } = http.address();
-  const sessions = new Set();
-
+  const connections = new Set();
   wss.on('connection', (ws) => {
-    const session = new Session(ws);
-    sessions.add(session);
+    const conn = new Connection(net, ws);
+    connections.add(conn);
+    ws.on('error', (e) => log(`socket error: ${e.message}`));
     ws.on('close', () => {
-      sessions.delete(session);
-      session.closed();
+      connections.delete(conn);
+      conn.closed();
+      if (conn.device) net.relay.announce(conn.device.account);
     });
   });
 
-  class Session {
-    constructor(ws) {
-      this.ws = ws;
-      this.responder = api.createNoiseResponder({ staticKey: serverStatic.privKey, certChain });
-      this.transport = undefined;
-      this.nextId = 1;
-      ws.on('message', (data) => {
-        try {
-          this.receive(new Uint8Array(data));
-        } catch (e) {
-          log(`closing a connection: ${e?.code ?? ''} ${e?.message ?? e}`);
-          this.ws.close();
-        }
-      });
-    }
-
-    receive(chunk) {
-      if (this.responder) {
-        if (!this.serverHelloSent) {
-          const hello = this.responder.processClientHello(chunk);
-          if (hello) {
-            this.serverHelloSent = true;
-            this.ws.send(hello);
-          }
-          return;
-        }
-        const finish = this.responder.processClientFinish(chunk);
-        if (!finish) return;
-        this.transport = this.responder.finish();
-        this.responder = undefined;
-        this.noiseKey = finish.staticKey;
-        this.login(api.proto.decode('ClientPayload', finish.payload));
-        return;
-      }
-      for (const node of this.transport.decodeFrames(chunk)) this.handle(node);
-    }
-
-    send(node) {
-      if (this.ws.readyState === this.ws.OPEN) this.ws.send(this.transport.encodeFrame(node));
-    }
-
-    id() {
-      return `wacore.${this.nextId++}`;
-    }
-
-    login(payload) {
-      if (payload.devicePairingData) {
-        // A new companion: the pair-device refs it shows as QR codes.
-        const reg = payload.devicePairingData;
-        this.registration = { identity: reg.eIdent, registrationId: reg.eRegid, signedPreKey: { id: reg.eSkeyId, value: reg.eSkeyVal, signature: reg.eSkeySig } };
-        pending.set(Buffer.from(this.noiseKey).toString('base64'), this);
-        const refs = Array.from({ length: 6 }, () => ({ tag: 'ref', attrs: {}, content: enc.encode(randomBytes(18).toString('base64')) }));
-        this.send({ tag: 'iq', attrs: { from: S_WHATSAPP_NET, type: 'set', id: this.id(), xmlns: 'md' }, content: [{ tag: 'pair-device', attrs: {}, content: refs }] });
-        log('registration: pair-device sent');
-        return;
-      }
-      const device = devices.get(`${payload.username}:${payload.device ?? 0}`);
-      if (!device || Buffer.compare(Buffer.from(device.noiseKey), Buffer.from(this.noiseKey)) !== 0) {
-        this.send({ tag: 'failure', attrs: { reason: '401' } });
-        this.ws.close();
-        return;
-      }
-      this.device = device;
-      device.session?.ws.close();
-      device.session = this;
-      this.send({ tag: 'success', attrs: { t: String(now()), lid: `${device.account.lid}:${device.id}@lid`, props: '1', abprops: '1', location: 'local', creation: String(device.created) } });
-      // What arrived while the device was away, marked offline, then the count.
-      const queued = device.queue.splice(0);
-      for (const node of queued) this.send({ ...node, attrs: { ...node.attrs, offline: '1' } });
-      this.send({ tag: 'ib', attrs: {}, content: [{ tag: 'offline', attrs: { count: String(queued.length) } }] });
-      log(`login: ${device.account.phone}:${device.id}`);
-    }
-
-    /** The account's phone approves this companion (the QR it showed). */
-    approve() {
-      const account = newAccount();
-      const deviceId = account.nextDevice++;
-      const details = api.proto.encode('ADVDeviceIdentity', { rawId: Number.parseInt(account.phone.slice(-6), 10), timestamp: now(), keyIndex: deviceId, accountType: 0, deviceType: 0 });
-      const accountSignature = api.calculateSignature(account.identity.privKey, Buffer.concat([ADV_ACCOUNT_SIGNATURE_PREFIX, details, this.registration.identity]));
-      const signed = api.proto.encode('ADVSignedDeviceIdentity', { details, accountSignatureKey: account.identity.pubKey.subarray(1), accountSignature });
-      const hmac = api.hmacSha256(this.advSecret, signed);
-      const identity = api.proto.encode('ADVSignedDeviceIdentityHMAC', { details: signed, hmac, accountType: 0 });
-      this.pairing = { account, deviceId };
-      this.send({
-        tag: 'iq',
-        attrs: { from: S_WHATSAPP_NET, type: 'set', id: this.id(), xmlns: 'md', t: String(now()) },
-        content: [
-          {
-            tag: 'pair-success',
-            attrs: {},
-            content: [
-              { tag: 'device-identity', attrs: { 'key-index': String(deviceId) }, content: identity },
-              { tag: 'platform', attrs: { name: 'android' } },
-              // The push name: without one Baileys never goes online, and marks every delivery
-              // receipt "inactive", which senders ignore.
-              { tag: 'biz', attrs: { name: this.pushName ?? `Account ${account.phone}` } },
-              { tag: 'device', attrs: { jid: `${account.phone}:${deviceId}@${S_WHATSAPP_NET}`, lid: `${account.lid}:${deviceId}@lid` } },
-            ],
-          },
-        ],
-      });
-      log(`pairing: pair-success for ${account.phone}:${deviceId}`);
-    }
-
-    handle(node) {
-      if (node.tag === 'message') return this.relayMessage(node);
-      if (node.tag === 'receipt') return this.relayReceipt(node);
-      if (node.tag !== 'iq') return; // acks, presence, chat states: not relayed yet
-      const { type, id, xmlns } = node.attrs;
-      if (type === 'result' || type === 'error') {
-        if (child(node, 'pair-device-sign') && this.pairing) this.paired(node);
-        return;
-      }
-      const reply = (content) => this.send({ tag: 'iq', attrs: { type: 'result', id, from: node.attrs.to ?? S_WHATSAPP_NET }, ...(content ? { content } : {}) });
-      if (xmlns === 'encrypt' && child(node, 'count')) return reply([{ tag: 'count', attrs: { value: String(this.device?.preKeys.size ?? 0) } }]);
-      if (xmlns === 'encrypt' && child(node, 'digest')) return reply([{ tag: 'digest', attrs: {} }]);
-      if (xmlns === 'encrypt' && type === 'set' && child(node, 'list')) {
-        this.uploadKeys(node);
-        return reply();
-      }
-      if (xmlns === 'encrypt' && type === 'get' && child(node, 'key')) return reply([{ tag: 'list', attrs: {}, content: this.bundles(child(node, 'key')) }]);
-      if (xmlns === 'usync') return reply([this.usync(child(node, 'usync'))]);
-      if (xmlns === 'abt') return reply([{ tag: 'props', attrs: { protocol: '1' } }]);
-      if (xmlns === 'blocklist') return reply([{ tag: 'list', attrs: {} }]);
-      if (xmlns === 'privacy') {
-        const categories = ['last', 'online', 'profile', 'status', 'groupadd', 'readreceipts', 'calladd'].map((name) => ({ tag: 'category', attrs: { name, value: 'all' } }));
-        return reply([{ tag: 'privacy', attrs: {}, content: categories }]);
-      }
-      log(`iq ${xmlns ?? ''} ${type}: empty result`);
-      return reply();
-    }
-
-    /** usync: each listed user's devices that have keys (with their key index), and the LID of a
-     * phone-number user; contacts (onWhatsApp) as in or out. */
-    usync(query) {
-      const users = (child(query, 'list')?.content ?? []).map((u) => {
-        const contact = child(u, 'contact');
-        if (contact && !u.attrs.jid) {
-          const digits = String(contact.content instanceof Uint8Array ? Buffer.from(contact.content).toString() : contact.content ?? '').replace(/\D/g, '');
-          return { tag: 'user', attrs: { jid: `${digits}@${S_WHATSAPP_NET}` }, content: [{ tag: 'contact', attrs: { type: accounts.has(digits) ? 'in' : 'out' } }] };
-        }
-        const jid = u.attrs.jid;
-        const account = accountOf(jid);
-        const content = [];
-        if (account) {
-          const list = [...account.devices.values()].filter((d) => d.preKeys.size > 0 || d.signedPreKey).map((d) => ({ tag: 'device', attrs: { id: String(d.id), 'key-index': String(d.id) } }));
-          content.push({ tag: 'devices', attrs: {}, content: [{ tag: 'device-list', attrs: {}, content: list }] });
-          if (jid.endsWith(`@${S_WHATSAPP_NET}`)) content.push({ tag: 'lid', attrs: { val: `${account.lid}@lid` } });
-        }
-        return { tag: 'user', attrs: { jid }, content };
-      });
-      return { tag: 'usync', attrs: { sid: query?.attrs?.sid ?? '' }, content: [{ tag: 'list', attrs: {}, content: users }] };
-    }
-
-    /** Pre-key bundles: each one-time pre-key is handed out once. */
-    bundles(keyNode) {
-      const out = [];
-      for (const u of keyNode?.content ?? []) {
-        const device = deviceOf(u.attrs.jid);
-        if (!device) continue;
-        const reg = Buffer.alloc(4);
-        reg.writeUInt32BE(toNumber(device.registrationId) >>> 0);
-        const content = [
-          { tag: 'registration', attrs: {}, content: reg },
-          { tag: 'type', attrs: {}, content: Uint8Array.of(5) },
-          { tag: 'identity', attrs: {}, content: device.identity },
-          { tag: 'skey', attrs: {}, content: [
-            { tag: 'id', attrs: {}, content: device.signedPreKey.id },
-            { tag: 'value', attrs: {}, content: device.signedPreKey.value },
-            { tag: 'signature', attrs: {}, content: device.signedPreKey.signature },
-          ] },
-        ];
-        const first = device.preKeys.entries().next();
-        if (!first.done) {
-          const [keyId, value] = first.value;
-          device.preKeys.delete(keyId);
-          const idBytes = Buffer.alloc(3);
-          idBytes.writeUIntBE(keyId, 0, 3);
-          content.push({ tag: 'key', attrs: {}, content: [{ tag: 'id', attrs: {}, content: idBytes }, { tag: 'value', attrs: {}, content: value }] });
-        }
-        out.push({ tag: 'user', attrs: { jid: u.attrs.jid }, content });
-      }
-      return out;
-    }
-
-    /** A 1:1 message: each <to> device gets its <enc> (and the sender's device identity), from
-     * the sender's device in the chat's addressing form, with the other form beside it. */
-    relayMessage(node) {
-      const { id, to, type } = node.attrs;
-      this.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t: String(now()) } });
-      const participants = child(node, 'participants');
-      if (!participants || !this.device) return;
-      const identity = child(node, 'device-identity');
-      const me = this.device;
-      const lidForm = to?.endsWith('@lid');
-      const from = lidForm ? `${me.account.lid}:${me.id}@lid` : `${me.account.phone}:${me.id}@${S_WHATSAPP_NET}`;
-      const alt = lidForm ? { sender_pn: `${me.account.phone}:${me.id}@${S_WHATSAPP_NET}` } : { sender_lid: `${me.account.lid}:${me.id}@lid` };
-      for (const target of participants.content ?? []) {
-        const device = deviceOf(target.attrs.jid);
-        const enc = child(target, 'enc');
-        if (!device || !enc) continue;
-        const own = device.account === me.account;
-        const attrs = { from, id, t: String(now()), type: type ?? 'text', ...alt, ...(own ? { recipient: to } : {}), ...(node.attrs.category ? { category: node.attrs.category } : {}) };
-        this.deliver(device, { tag: 'message', attrs, content: identity ? [enc, identity] : [enc] });
-      }
-    }
-
-    /** A receipt: to every device of the message's sender, from the reader's user JID. */
-    relayReceipt(node) {
-      const { id, to, type } = node.attrs;
-      const account = accountOf(to);
-      if (!account || !this.device || !id) return;
-      const me = this.device.account;
-      const from = to.endsWith('@lid') ? `${me.lid}@lid` : `${me.phone}@${S_WHATSAPP_NET}`;
-      const content = child(node, 'list') ? [child(node, 'list')] : undefined;
-      for (const device of account.devices.values()) {
-        if (device === this.device) continue;
-        this.deliver(device, { tag: 'receipt', attrs: { from, id, t: String(now()), ...(type ? { type } : {}) }, ...(content ? { content } : {}) });
-      }
-    }
-
-    deliver(device, node) {
-      if (device.session) device.session.send(node);
-      else device.queue.push(node);
-    }
-
-    uploadKeys(node) {
-      if (!this.device) return;
-      for (const key of child(node, 'list')?.content ?? []) {
-        const keyId = child(key, 'id')?.content;
-        const value = child(key, 'value')?.content;
-        if (keyId && value) this.device.preKeys.set(Buffer.from(keyId).readUIntBE(0, keyId.length), value);
-      }
-      const skey = child(node, 'skey');
-      if (skey) this.device.signedPreKey = { id: child(skey, 'id')?.content, value: child(skey, 'value')?.content, signature: child(skey, 'signature')?.content };
-    }
-
-    paired() {
-      const { account, deviceId } = this.pairing;
-      const device = { account, id: deviceId, noiseKey: this.noiseKey, identity: this.registration.identity, registrationId: this.registration.registrationId, signedPreKey: this.registration.signedPreKey, preKeys: new Map(), created: now(), session: undefined, queue: [] };
-      account.devices.set(deviceId, device);
-      devices.set(`${account.phone}:${deviceId}`, device);
-      pending.delete(Buffer.from(this.noiseKey).toString('base64'));
-      this.pairing = undefined;
-      log(`paired: ${account.phone}:${deviceId}; restarting the stream (515)`);
-      this.send({ tag: 'stream:error', attrs: { code: '515' } });
-      this.ws.close();
-    }
-
-    closed() {
-      if (this.device?.session === this) this.device.session = undefined;
-      if (this.noiseKey) pending.delete(Buffer.from(this.noiseKey).toString('base64'));
-      this.responder?.free();
-      this.transport?.free();
-    }
+  /** The phone of a new account (or of `opts.account`, a phone number: a further companion)
+   * approves a QR registration. Returns the device's JID. */
+  function approveQr(qr, opts = {}) {
+    const value = String(qr);
+    const [ref, noiseKey, identityKey, advSecret] = value.slice(value.indexOf('#') + 1).split(',');
+    const conn = ref ? net.pending.get(noiseKey) : undefined;
+    if (!conn) throw new Error('no pending registration for this QR code');
+    if (b64(conn.registration.identity) !== identityKey) throw new Error('the QR code names another identity key');
+    const secret = new Uint8Array(Buffer.from(advSecret ?? '', 'base64'));
+    if (secret.length !== 32) throw new Error('the QR code holds no 32-byte ADV secret');
+    const account = accountFor(opts);
+    return conn.approve(account, secret, opts.name);
   }
 
-  /** opts.name: the account's push name (default "Account <number>"). */
-  function approveQr(qr, opts) {
-    const text = String(qr).slice(String(qr).indexOf('#') + 1);
-    const [ref, noiseKey, identityKey, advSecret] = text.split(',');
-    const session = ref ? pending.get(noiseKey) : undefined;
-    if (!session) throw new Error('no pending registration for this QR code');
-    if (Buffer.from(identityKey ?? '', 'base64').compare(Buffer.from(session.registration.identity)) !== 0) throw new Error('the QR code names another identity key');
-    session.advSecret = new Uint8Array(Buffer.from(advSecret ?? '', 'base64'));
-    if (session.advSecret.length !== 32) throw new Error('the QR code holds no 32-byte ADV secret');
-    session.pushName = opts?.name;
-    session.approve();
-    const { account, deviceId } = session.pairing;
-    return `${account.phone}:${deviceId}@${S_WHATSAPP_NET}`;
+  function accountFor(opts) {
+    if (opts.account === undefined) return dir.newAccount(net.phones.newIdentity(), opts.name);
+    const account = dir.accounts.get(String(opts.account).replace(/\D/g, ''));
+    if (!account) throw new Error(`no account ${opts.account}`);
+    return account;
+  }
+
+  /** A pair-code companion said hello: it waits for its phone (approvePairCode). An unknown
+   * number gets an account of its own, as a number registering on this network. */
+  function pairCodeHello(conn, reg, reply, error) {
+    const phone = String(reg.attrs.jid ?? '').split('@')[0].split(':')[0];
+    const wrapped = child(reg, 'link_code_pairing_wrapped_companion_ephemeral_pub')?.content;
+    if (!/^\d{5,15}$/.test(phone) || !(wrapped instanceof Uint8Array) || !conn.registration) return error(400, 'bad-request');
+    let account = dir.accounts.get(phone);
+    account ??= dir.newAccount(net.phones.newIdentity(), undefined, phone);
+    const ref = randomBytes(16).toString('base64');
+    net.pairCodes.set(phone, { conn, account, wrapped, ref, platform: text(child(reg, 'companion_platform_display')) });
+    log(`pair code: ${phone} waits for its phone`);
+    return reply([{ tag: 'link_code_companion_reg', attrs: {}, content: [{ tag: 'link_code_pairing_ref', attrs: {}, content: Buffer.from(ref) }] }]);
+  }
+
+  /** The phone is told the code the companion shows: it answers with its keys. */
+  async function approvePairCode(code, phone) {
+    const key = phone ?? (net.pairCodes.size === 1 ? [...net.pairCodes.keys()][0] : undefined);
+    const entry = key && net.pairCodes.get(String(key).replace(/\D/g, ''));
+    if (!entry || entry.conn.closing) throw new Error('no pair-code registration waits for this number');
+    entry.hello = await net.phones.pairCodeHello(entry.account, String(code).replace(/-/g, ''), entry.wrapped);
+    entry.conn.send({
+      tag: 'notification',
+      attrs: { from: S_WHATSAPP_NET, type: 'link_code_companion_reg', id: net.id(), t: String(now()) },
+      content: [{ tag: 'link_code_companion_reg', attrs: { stage: 'primary_hello' }, content: [
+        { tag: 'link_code_pairing_ref', attrs: {}, content: Buffer.from(entry.ref) },
+        { tag: 'primary_identity_pub', attrs: {}, content: entry.hello.identityPub },
+        { tag: 'link_code_pairing_wrapped_primary_ephemeral_pub', attrs: {}, content: entry.hello.wrapped },
+      ] }],
+    });
+    return `${entry.account.phone}@${S_WHATSAPP_NET}`;
+  }
+
+  /** The companion's finish: the phone checks its bundle, derives the ADV secret, pairs it. */
+  function pairCodeFinish(conn, reg, reply, error) {
+    const phone = String(reg.attrs.jid ?? '').split('@')[0].split(':')[0];
+    const entry = net.pairCodes.get(phone);
+    const ref = text(child(reg, 'link_code_pairing_ref'));
+    if (!entry?.hello || entry.conn !== conn || ref !== entry.ref) return error(404, 'item-not-found');
+    let advSecret;
+    try {
+      advSecret = net.phones.pairCodeFinish(entry.account, entry.hello, child(reg, 'link_code_pairing_wrapped_key_bundle')?.content, child(reg, 'companion_identity_public')?.content);
+    } catch (e) {
+      log(`pair code ${phone}: ${e.message}`);
+      return error(400, 'bad-request');
+    }
+    net.pairCodes.delete(phone);
+    reply();
+    conn.approve(entry.account, advSecret);
+    return undefined;
+  }
+
+  /** Removes a companion: its connection is told (401, device_removed) and closed, its queue
+   * dropped, the account's devices and peers told. */
+  function unlink(device, why) {
+    dir.removeDevice(device);
+    device.queue.length = 0;
+    device.session?.close(why, { tag: 'stream:error', attrs: { code: '401' }, content: [{ tag: 'conflict', attrs: { type: 'device_removed' } }] });
+    net.relay.devicesChanged(device.account, 'remove', [device]);
+    log(`unlinked ${device.account.phone}:${device.id} (${why})`);
   }
 
   return {
     /** The address clients connect to (Baileys: waWebSocketUrl). */
     url: `ws://127.0.0.1:${port}/ws/chat`,
     port,
+    /** The media host's origin (https://127.0.0.1:<port>). */
+    mediaOrigin: net.media.origin,
     /** The root of the server's Noise certificate chain (32-byte public key), for clients that check it. */
-    rootPublicKey: root.pubKey.subarray(1),
+    rootPublicKey: serverKeys.root.pubKey.subarray(1),
+    /** The PEM certificate of the CA the media host's certificate is issued by (NODE_EXTRA_CA_CERTS). */
+    caCert: ca.cert,
     variant: api.variant,
-    /** Approves a companion from its QR text (connection.update's qr): the phone of a new account
-     * pairs it. Returns the device's JID. */
-    approveQr: (qr, opts) => approveQr(qr, opts),
+    /** Approves a companion from its QR text (connection.update's qr). opts: name (the push name
+     * of a new account), account (a phone number: link as a further device of that account).
+     * Returns the device's JID. */
+    approveQr,
+    /** The phone approves a pair-code companion (sock.requestPairingCode's code). phone: the number
+     * it asked for (optional when one waits). Resolves with the account's JID. */
+    approvePairCode: (code, phone) => approvePairCode(code, phone),
+    /** Unlinks a companion device (a device JID), as its phone would. */
+    unlinkDevice(jid) {
+      const device = dir.deviceOf(jid);
+      if (!device || device.id === 0) throw new Error(`no companion ${jid}`);
+      unlink(device, 'unlinked by its phone');
+    },
+    /** Accounts and their devices, groups: a summary for tests and the CLI. */
+    accounts: () => [...dir.accounts.values()].map((a) => ({ phone: a.phone, lid: a.lid, name: a.name, devices: [...a.devices.keys()] })),
+    group: (jid) => {
+      const g = dir.groupOf(jid);
+      return g && { id: `${g.id}@g.us`, subject: g.subject, members: [...g.members.keys()].map((lid) => `${lid}@lid`) };
+    },
+    /** Stops listening, closes every connection and the journal. */
     async close() {
-      for (const s of sessions) s.ws.terminate();
+      for (const c of connections) c.ws.terminate();
       await new Promise((resolve) => wss.close(resolve));
+      http.closeAllConnections?.();
       await new Promise((resolve) => http.close(resolve));
+      await net.media.close();
+      store?.close();
     },
   };
 }
-

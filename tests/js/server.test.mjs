@@ -1,171 +1,241 @@
-// The local WhatsApp network (server/): an unmodified Baileys 7.0.0-rc14 socket, its creds in a
-// useMultiFileAuthState folder on disk, pairs by QR with the server as its phone, restarts on 515,
-// reaches connection 'open', and logs in again from the stored creds.
+// The local WhatsApp network (server/) with unmodified Baileys 7.0.0-rc14 sockets, their creds in
+// useMultiFileAuthState folders on disk: pairing by QR and by pair code, login from the folder, 1:1
+// chat in the four pairings of Baileys' own Signal layer and wacore-wasm/baileys with delivery and
+// read receipts, the offline queue, a second device of one account, logout and unlinking, a
+// replaced connection, and the server restarted from its data directory mid-conversation.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeWASocket, useMultiFileAuthState } from '@whiskeysockets/baileys';
 import { startServer } from '../../server/index.mjs';
-import { logger } from './baileys-kit.mjs';
-import { VARIANT } from './variant.mjs';
+import { VARIANT, network, nextMessage, nextText, sleep, statusWatch, textOf, within } from './server-kit.mjs';
 
-let server;
-const dirs = [];
+let net;
 beforeAll(async () => {
-  server = await startServer({ variant: VARIANT });
+  net = await network();
 });
 afterAll(async () => {
-  await server?.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await net?.close();
 });
 
-/** One Baileys socket on the server, until it opens (resolves { sock }) or closes ({ closed: status }). */
-async function connect(auth) {
-  const { state, saveCreds } = auth;
-  return new Promise((resolve) => {
-    const sock = makeWASocket({ auth: state, waWebSocketUrl: server.url, logger, connectTimeoutMs: 15_000, defaultQueryTimeoutMs: 15_000 });
-    sock.ev.on('creds.update', saveCreds);
-    sock.ev.on('connection.update', (u) => {
-      if (u.qr) server.approveQr(u.qr);
-      if (u.connection === 'open') resolve({ sock });
-      if (u.connection === 'close') resolve({ closed: u.lastDisconnect?.error?.output?.statusCode ?? 'unknown' });
-    });
-  });
-}
+const DELIVERED = 3;
+const READ = 4;
 
-/** A new account: a socket paired by QR, restarted, open. */
-async function pairedSocket() {
-  const dir = mkdtempSync(join(tmpdir(), 'wacore-server-'));
-  dirs.push(dir);
-  const first = await connect(await useMultiFileAuthState(dir));
-  expect(first.closed).toBe(515);
-  const auth = await useMultiFileAuthState(dir);
-  const { sock } = await connect(auth);
-  expect(sock).toBeDefined();
-  return { sock, dir, me: sock.authState.creds.me };
-}
-
-const textOf = (m) => m.message?.conversation ?? m.message?.extendedTextMessage?.text;
-
-/** Resolves with the first message upserted on sock that matches. */
-const nextMessage = (sock, match) =>
-  new Promise((resolve) => {
-    const on = ({ messages }) => {
-      const m = messages.find(match);
-      if (m) {
-        sock.ev.off('messages.upsert', on);
-        resolve(m);
-      }
-    };
-    sock.ev.on('messages.upsert', on);
-  });
-
-describe(`local WhatsApp network: Baileys 7 pairs and logs in (${VARIANT})`, () => {
+describe(`local WhatsApp network: pairing and 1:1 (${VARIANT})`, () => {
   it('pairs by QR, restarts on 515, opens, and logs in again from the creds on disk', async () => {
-    expect(server.variant).toBe(VARIANT);
-    const dir = mkdtempSync(join(tmpdir(), 'wacore-server-'));
-    dirs.push(dir);
-    const first = await connect(await useMultiFileAuthState(dir));
-    expect(first.closed).toBe(515);
-    const second = await connect(await useMultiFileAuthState(dir));
-    expect(second.sock).toBeDefined();
+    expect(net.server.variant).toBe(VARIANT);
+    const dir = net.folder();
+    expect((await net.connect(dir)).closed).toBe(515);
+    const second = await net.connect(dir);
     const me = second.sock.authState.creds.me;
     expect(me.id).toMatch(/^1555\d{7}:1@s\.whatsapp\.net$/);
     expect(me.lid).toMatch(/^\d+:1@lid$/);
     second.sock.end(undefined);
     // A new process would do this: the folder alone logs in.
-    const third = await connect(await useMultiFileAuthState(dir));
-    expect(third.sock).toBeDefined();
+    const third = await net.connect(dir);
     expect(third.sock.authState.creds.me.id).toBe(me.id);
     third.sock.end(undefined);
   });
 
-  it('pairs through the HTTP endpoint (POST /pair) and publishes its root (GET /root)', async () => {
-    const root = await (await fetch(`http://127.0.0.1:${server.port}/root`)).text();
-    expect(root).toBe(Buffer.from(server.rootPublicKey).toString('hex'));
-    const dir = mkdtempSync(join(tmpdir(), 'wacore-server-'));
-    dirs.push(dir);
-    const auth = await useMultiFileAuthState(dir);
-    const first = await new Promise((resolve) => {
-      const sock = makeWASocket({ auth: auth.state, waWebSocketUrl: server.url, logger, markOnlineOnConnect: false, connectTimeoutMs: 15_000 });
-      sock.ev.on('creds.update', auth.saveCreds);
-      sock.ev.on('connection.update', async (u) => {
-        if (u.qr) {
-          const res = await fetch(`http://127.0.0.1:${server.port}/pair`, { method: 'POST', body: u.qr });
-          if (res.status !== 200) resolve(`POST /pair: ${res.status} ${await res.text()}`);
-        }
-        if (u.connection === 'close') resolve(u.lastDisconnect?.error?.output?.statusCode);
+  it('pairs through HTTP (POST /pair) and publishes its root (GET /root) and media CA (GET /ca.pem)', async () => {
+    const base = `http://127.0.0.1:${net.server.port}`;
+    expect(await (await fetch(`${base}/root`)).text()).toBe(Buffer.from(net.server.rootPublicKey).toString('hex'));
+    expect(await (await fetch(`${base}/ca.pem`)).text()).toBe(net.server.caCert);
+    const posted = [];
+    const first = await net.connect(net.folder(), {
+      onQr: async (qr) => posted.push(await fetch(`${base}/pair`, { method: 'POST', body: qr })),
+    });
+    expect(first.closed).toBe(515);
+    expect(posted[0].status).toBe(200);
+    expect(await posted[0].text()).toMatch(/^\d+:1@s\.whatsapp\.net$/);
+    expect((await fetch(`${base}/pair`, { method: 'POST', body: 'ref,not-pending,x,y' })).status).toBe(404);
+  });
+
+  it('pairs by pair code: the phone is told the code and links the number the bot asked for', async () => {
+    const dir = net.folder();
+    let code;
+    const first = await net.connect(dir, {
+      onQr: async (_qr, sock) => {
+        if (code) return;
+        code = 'PENDING';
+        code = await sock.requestPairingCode('15557770001');
+        await sleep(50);
+        expect(await net.server.approvePairCode(code, '15557770001')).toBe('15557770001@s.whatsapp.net');
+      },
+    });
+    expect(code).toMatch(/^[A-Z0-9]{8}$/);
+    expect(first.closed).toBe(515);
+    const { sock } = await net.connect(dir);
+    expect(sock.authState.creds.me.id).toBe('15557770001:1@s.whatsapp.net');
+    // A wrong code derives other keys: the phone cannot open the companion's bundle, and refuses it.
+    let wrong;
+    const refused = within(20_000, 'the phone to refuse a wrong pair code', (resolve) => {
+      net.connect(net.folder(), {
+        onSocket: (s) => (wrong = s),
+        onQr: async (_qr, s) => {
+          if (s.asked) return;
+          s.asked = true;
+          await s.requestPairingCode('15557770002', 'AAAAAAAA');
+          await sleep(50);
+          await net.server.approvePairCode('BBBBBBBB', '15557770002');
+          const poll = setInterval(() => net.lines.some((l) => /^pair code 15557770002: /.test(l)) && (clearInterval(poll), resolve()), 20);
+        },
       });
     });
-    expect(first).toBe(515);
-    const bad = await fetch(`http://127.0.0.1:${server.port}/pair`, { method: 'POST', body: 'ref,not-pending,x,y' });
-    expect(bad.status).toBe(404);
+    await refused;
+    expect(wrong.authState.creds.me.id).toBe('15557770002@s.whatsapp.net');
+    expect(net.server.accounts().find((x) => x.phone === '15557770002').devices).toEqual([]);
+    wrong.end(undefined);
+    sock.end(undefined);
   });
 
-  it('two accounts chat 1:1 both ways (pkmsg, then msg), and the delivery receipt reaches the sender', async () => {
-    const a = await pairedSocket();
-    const b = await pairedSocket();
-    const jidOf = (me) => `${me.id.split(':')[0]}@s.whatsapp.net`;
-    // The <enc> types B's socket receives, in order.
-    const encTypes = [];
-    b.sock.ws.on('CB:message', (node) => encTypes.push(...node.content.filter((c) => c.tag === 'enc').map((c) => c.attrs.type)));
-    const bGets = nextMessage(b.sock, (m) => !m.key.fromMe && textOf(m) === 'hello from a');
-    // The delivery receipt as it reaches A's socket (Baileys turns it into messages.update once its
-    // event buffer flushes, which a fresh account holds while it waits for a history sync).
-    const delivered = new Promise((resolve) => a.sock.ws.on('CB:receipt', (node) => resolve(node.attrs)));
-    const sent = await a.sock.sendMessage(jidOf(b.me), { text: 'hello from a' });
-    const got = await bGets;
-    expect(got.key.id).toBe(sent.key.id);
-    const receipt = await delivered;
-    expect([receipt.id, receipt.from, receipt.type]).toEqual([sent.key.id, jidOf(b.me), undefined]);
-    const aGets = nextMessage(a.sock, (m) => !m.key.fromMe && textOf(m) === 'hello from b');
-    await b.sock.sendMessage(jidOf(a.me), { text: 'hello from b' });
-    expect(textOf(await aGets)).toBe('hello from b');
-    // a second message on the session: a msg, not a pkmsg
-    const bAgain = nextMessage(b.sock, (m) => !m.key.fromMe && textOf(m) === 'again');
-    await a.sock.sendMessage(jidOf(b.me), { text: 'again' });
-    expect(textOf(await bAgain)).toBe('again');
-    expect(encTypes).toEqual(['pkmsg', 'msg']);
-    a.sock.end(undefined);
-    b.sock.end(undefined);
+  it('chats 1:1 in all four pairings of Baileys\' Signal layer and wacore-wasm/baileys: pkmsg then msg, delivered and read ticks', async () => {
+    const [b1, b2, o1, o2] = await Promise.all([net.account('baileys'), net.account('baileys'), net.account('ours'), net.account('ours')]);
+    const encTypes = new Map();
+    for (const p of [b1, b2, o1, o2]) {
+      encTypes.set(p, []);
+      p.sock.ws.on('CB:message', (node) => encTypes.get(p).push(...node.content.filter((c) => c.tag === 'enc').map((c) => c.attrs.type)));
+    }
+    // b1 -> b2 (baileys -> baileys), b1 -> o1 (baileys -> ours), o1 -> b1 (ours -> baileys), o1 -> o2 (ours -> ours), and back.
+    for (const p of [b1, o1]) p.status = statusWatch(p.sock);
+    for (const [x, y] of [[b1, b2], [b1, o1], [o1, o2]]) {
+      const text = `${x.repository} to ${y.repository} ${x.jid}`;
+      const got = nextText(y.sock, text);
+      const sent = await x.sock.sendMessage(y.jid, { text });
+      const m = await got;
+      expect(m.key.id).toBe(sent.key.id);
+      expect(m.key.remoteJid).toBe(x.jid);
+      expect(await x.status(sent.key.id, DELIVERED)).toBeGreaterThanOrEqual(DELIVERED);
+      // read: y reads it; x sees READ
+      await y.sock.readMessages([m.key]);
+      expect(await x.status(sent.key.id, READ)).toBe(READ);
+      // the other way, then again: a msg on the session
+      const back = nextText(x.sock, `reply ${text}`);
+      await y.sock.sendMessage(x.jid, { text: `reply ${text}` });
+      expect(textOf(await back)).toBe(`reply ${text}`);
+      const again = nextText(y.sock, `again ${text}`);
+      await x.sock.sendMessage(y.jid, { text: `again ${text}` });
+      await again;
+    }
+    expect(encTypes.get(b2)).toEqual(['pkmsg', 'msg']);
+    expect(encTypes.get(o2)).toEqual(['pkmsg', 'msg']);
+    expect(encTypes.get(o1).slice(0, 2)).toEqual(['pkmsg', 'msg']);
   });
 
-  it('keeps what arrives while a device is away and hands it over, in order, when it logs in', async () => {
-    const a = await pairedSocket();
-    const b = await pairedSocket();
-    const jidOf = (me) => `${me.id.split(':')[0]}@s.whatsapp.net`;
-    // A session first, then B goes away.
-    const first = nextMessage(b.sock, (m) => textOf(m) === 'before');
-    await a.sock.sendMessage(jidOf(b.me), { text: 'before' });
+  it('keeps five messages sent while a device is away and hands them over, in order, when it logs in', async () => {
+    const a = await net.account('ours');
+    const b = await net.account('baileys');
+    const first = nextText(b.sock, 'before');
+    await a.sock.sendMessage(b.jid, { text: 'before' });
     await first;
     b.sock.end(undefined);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    for (const text of ['one', 'two', 'three']) await a.sock.sendMessage(jidOf(b.me), { text });
-    // B back from its folder: the three come first, marked offline. (No history sync awaited: a
-    // fresh account would hold its events for 20 s waiting for one.)
-    const auth = await useMultiFileAuthState(b.dir);
+    await sleep(100);
+    const texts = ['one', 'two', 'three', 'four', 'five'];
+    for (const text of texts) await a.sock.sendMessage(b.jid, { text });
     const got = [];
-    const all = new Promise((resolve) => {
-      const sock = makeWASocket({ auth: auth.state, waWebSocketUrl: server.url, logger, shouldSyncHistoryMessage: () => false });
-      sock.ev.on('creds.update', auth.saveCreds);
-      sock.ev.on('messages.upsert', ({ messages }) => {
-        for (const m of messages) if (!m.key.fromMe && textOf(m)) got.push(textOf(m));
-        if (got.length >= 3) resolve(sock);
+    let back;
+    await within(20_000, 'five queued messages', (resolve) => {
+      net.connect(b.dir, {
+        onSocket: (sock) => {
+          back = sock;
+          sock.ev.on('messages.upsert', ({ messages, type }) => {
+            for (const m of messages) if (!m.key.fromMe && textOf(m)) got.push([textOf(m), type]);
+            if (got.length >= 5) resolve();
+          });
+        },
       });
     });
-    const back = await all;
-    expect(got).toEqual(['one', 'two', 'three']);
+    expect(got.map(([t]) => t)).toEqual(texts);
+    // Baileys files messages that arrive marked offline under 'append', not 'notify'.
+    expect(new Set(got.map(([, type]) => type))).toEqual(new Set(['append']));
     back.end(undefined);
-    a.sock.end(undefined);
   });
 
-  it('refuses a login it does not know (401) and keeps serving', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'wacore-server-'));
-    dirs.push(dir);
+  it('fans out to a second device of an account, and what one device sends reaches the other', async () => {
+    const a1 = await net.account('baileys');
+    const a2 = await net.account('ours', { account: a1.jid.split('@')[0] });
+    expect(a2.jid).toBe(a1.jid);
+    expect(a2.me.id).toBe(`${a1.jid.split('@')[0]}:2@s.whatsapp.net`);
+    expect(net.server.accounts().find((x) => `${x.phone}@s.whatsapp.net` === a1.jid).devices).toEqual([1, 2]);
+    const b = await net.account('baileys');
+    const both = [nextText(a1.sock, 'to both'), nextText(a2.sock, 'to both')];
+    await b.sock.sendMessage(a1.jid, { text: 'to both' });
+    await Promise.all(both);
+    // a2 sends: b gets it, and a1 sees it as its own (a message sent from another device)
+    const atB = nextText(b.sock, 'from a2');
+    const atA1 = nextMessage(a1.sock, (m) => m.key.fromMe && textOf(m) === 'from a2', 20_000, 'a2\'s message on a1');
+    await a2.sock.sendMessage(b.jid, { text: 'from a2' });
+    await atB;
+    expect((await atA1).key.remoteJid).toBe(b.jid);
+    // a2 logs out: the server forgets it, its folder no longer logs in, b's messages reach a1 only
+    const closed = within(10_000, 'a2 to close', (resolve) => a2.sock.ev.on('connection.update', (u) => u.connection === 'close' && resolve(u.lastDisconnect?.error?.output?.statusCode)));
+    await a2.sock.logout();
+    expect(await closed).toBe(401);
+    await sleep(100);
+    expect(net.server.accounts().find((x) => `${x.phone}@s.whatsapp.net` === a1.jid).devices).toEqual([1]);
+    expect((await net.connect(a2.dir)).closed).toBe(401);
+    const after = nextText(a1.sock, 'after logout');
+    await b.sock.sendMessage(a1.jid, { text: 'after logout' });
+    await after;
+    // the phone unlinks a1: its connection is closed with 401
+    const unlinked = within(10_000, 'a1 to close', (resolve) => a1.sock.ev.on('connection.update', (u) => u.connection === 'close' && resolve(u.lastDisconnect?.error?.output?.statusCode)));
+    net.server.unlinkDevice(a1.me.id);
+    expect(await unlinked).toBe(401);
+  });
+
+  it('replaces a connection when the same device logs in again (440), and refuses one it does not know (401)', async () => {
+    const a = await net.account('baileys');
+    const replaced = within(10_000, 'the first connection to close', (resolve) => a.sock.ev.on('connection.update', (u) => u.connection === 'close' && resolve(u.lastDisconnect?.error?.output?.statusCode)));
+    const second = await net.connect(a.dir);
+    expect(second.sock).toBeDefined();
+    expect(await replaced).toBe(440);
+    second.sock.end(undefined);
+    const dir = net.folder();
+    const { useMultiFileAuthState } = await import('@whiskeysockets/baileys');
     const auth = await useMultiFileAuthState(dir);
     auth.state.creds.me = { id: '15559999999:3@s.whatsapp.net', name: 'nobody' };
-    const r = await connect(auth);
-    expect(r.closed).toBe(401);
+    await auth.saveCreds();
+    expect((await net.connect(dir)).closed).toBe(401);
+  });
+});
+
+describe(`local WhatsApp network: restarted from its data directory (${VARIANT})`, () => {
+  it('loses nothing across a restart: accounts, sessions and the queue survive, and the chat goes on', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'wacore-server-data-'));
+    const lines = [];
+    let server = await startServer({ variant: VARIANT, dataDir, log: (l) => lines.push(l) });
+    const { port } = server;
+    const root = server.rootPublicKey;
+    const own = await network({ existing: server });
+    try {
+      const a = await own.account('ours');
+      const b = await own.account('baileys');
+      const hello = nextText(b.sock, 'before the restart');
+      await a.sock.sendMessage(b.jid, { text: 'before the restart' });
+      await hello;
+      // b goes away; a sends; the server stops (as a crash would: no goodbye to anyone)
+      b.sock.end(undefined);
+      await sleep(100);
+      await a.sock.sendMessage(b.jid, { text: 'queued across the restart' });
+      await sleep(100);
+      await server.close();
+      server = await startServer({ variant: VARIANT, dataDir, port, log: (l) => lines.push(l) });
+      own.server = server;
+      expect(server.rootPublicKey).toEqual(root);
+      // both log in again from their folders: the queued message arrives, then the chat goes on
+      const a2 = await own.connect(a.dir, { repository: 'ours' });
+      let queued;
+      const b2 = await own.connect(b.dir, { onSocket: (sock) => (queued = nextText(sock, 'queued across the restart')) });
+      await queued;
+      const reply = nextText(a2.sock, 'after the restart');
+      await b2.sock.sendMessage(a.jid, { text: 'after the restart' });
+      await reply;
+      const more = nextText(b2.sock, 'and on');
+      await a2.sock.sendMessage(b.jid, { text: 'and on' });
+      await more;
+    } finally {
+      await own.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
