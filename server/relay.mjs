@@ -7,6 +7,8 @@ import { child, children } from './connection.mjs';
 /** How many stanzas wait for one device while it is away (the oldest are dropped past it). */
 const MAX_QUEUE = 10_000;
 
+const userOf = (jid) => jid.replace(/:\d+@/, '@');
+
 export class Relay {
   constructor(net) {
     this.net = net;
@@ -118,7 +120,8 @@ export class Relay {
 
   /** A receipt goes to the devices of the message's sender: delivery, read and played to every
    * one of them, from the reader's user JID (or the group, with the reader as participant); a retry
-   * receipt only to the device that sent the message, from the asking device. */
+   * receipt only to the device that sent the message, from the reader's user JID (or the group)
+   * with the asking device as participant (the sender finds the message by chat and id). */
   receipt(conn, node) {
     const { net } = this;
     const me = conn.device;
@@ -134,7 +137,7 @@ export class Relay {
       if (!device || device === me) return;
       const attrs = group
         ? { from: `${group.id}@g.us`, participant: Relay.form(me, 'lid'), id, t: String(net.now()), type }
-        : { from: Relay.form(me, senderJid), id, t: String(net.now()), type, ...(node.attrs.recipient ? { recipient: node.attrs.recipient } : {}) };
+        : { from: userOf(Relay.form(me, senderJid)), participant: Relay.form(me, senderJid), id, t: String(net.now()), type, ...(node.attrs.recipient ? { recipient: node.attrs.recipient } : {}) };
       this.deliver(device, { tag: 'receipt', attrs, content });
       return;
     }
