@@ -23,6 +23,8 @@ const waproto = {
 export default defineConfig({
   test: {
     projects: [project('scalar'), project('simd'), waproto],
+    // The local CA the server suites' media hosts use, trusted by every worker (tests/js/global-setup.mjs).
+    globalSetup: ['tests/js/global-setup.mjs'],
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
