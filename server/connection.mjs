@@ -57,14 +57,19 @@ export class Connection {
       nodes = this.transport.decodeFrames(chunk);
     } catch (e) {
       // Frames that authenticated but did not decode are dropped (logged); the rest are handled.
-      if (!e?.undecodable) throw e;
+      if (!e?.undecodable?.length) throw e;
       net.log(`dropped ${e.undecodable.length} undecodable frame(s): ${e.code}`);
       nodes = e.frames ?? [];
     }
     for (const node of nodes) {
       if (this.closing) return;
       if (!this.net.rate(this)) return this.close('flooding');
-      this.handle(node);
+      try {
+        this.handle(node);
+      } catch (e) {
+        // A stanza the server cannot make sense of costs only itself.
+        net.log(`dropped a <${node.tag}> it could not handle: ${e?.code ?? ''} ${e?.message ?? e}`.trim());
+      }
     }
   }
 

@@ -41,7 +41,7 @@ export class Groups {
     const { net } = this;
     const me = conn.device.account;
     const { type, to } = node.attrs;
-    const op = node.content?.[0];
+    const op = Array.isArray(node.content) ? node.content[0] : undefined;
     if (!op) return error(400, 'bad-request');
     if (to === '@g.us' || to === 'g.us') {
       if (op.tag === 'create') return this.create(conn, op, reply, error);

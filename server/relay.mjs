@@ -131,7 +131,7 @@ export class Relay {
     const senderJid = group ? participant : to;
     const account = net.dir.accountOf(senderJid);
     if (!account) return;
-    const content = (node.content ?? []).filter((c) => c.tag !== undefined);
+    const content = Array.isArray(node.content) ? node.content.filter((c) => typeof c?.tag === 'string') : [];
     if (type === 'retry') {
       const device = net.dir.deviceOf(senderJid);
       if (!device || device === me) return;
@@ -193,7 +193,7 @@ export class Relay {
   chatstate(conn, node) {
     const me = conn.device;
     const { to } = node.attrs;
-    const state = node.content?.[0];
+    const state = Array.isArray(node.content) ? node.content[0] : undefined;
     if (!me || !to || !state?.tag) return;
     const group = to.endsWith('@g.us') ? this.net.dir.groupOf(to) : undefined;
     const accounts = group ? [...group.members.keys()].map((lid) => this.net.dir.byLid.get(lid)) : [this.net.dir.accountOf(to)];
