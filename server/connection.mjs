@@ -34,8 +34,21 @@ export class Connection {
     const { net } = this;
     if (this.responder) {
       if (!this.serverHelloSent) {
-        const hello = this.responder.processClientHello(chunk);
+        // The header names the token dictionary: 3 (current clients) or 2 (Baileys 6). The
+        // responder speaks one; a header for the other gets a responder for it, fed the intro again.
+        this.intro = this.intro ? Buffer.concat([this.intro, chunk]) : Buffer.from(chunk);
+        let hello;
+        try {
+          hello = this.responder.processClientHello(chunk);
+        } catch (e) {
+          if (e?.code !== 'ERR_NOISE_HEADER' || this.dictionary === 2) throw e;
+          this.responder.free();
+          this.dictionary = 2;
+          this.responder = net.api.createNoiseResponder({ staticKey: net.serverStatic.privKey, certChain: net.certChain, dictionary: 2 });
+          hello = this.responder.processClientHello(this.intro);
+        }
         if (hello) {
+          this.intro = undefined;
           this.serverHelloSent = true;
           this.ws.send(hello);
         }
@@ -101,7 +114,7 @@ export class Connection {
     }
     const account = net.dir.accounts.get(String(payload.username ?? ''));
     const device = account?.devices.get(Number(payload.device ?? 0));
-    if (!device || !net.api.constantTimeEqual(device.noiseKey, this.noiseKey)) {
+    if (!device || device.phone || !net.api.constantTimeEqual(device.noiseKey, this.noiseKey)) {
       this.send({ tag: 'failure', attrs: { reason: '401', location: 'local' } });
       return this.close('unknown login (401)');
     }
@@ -110,18 +123,27 @@ export class Connection {
     device.session?.close('replaced by a new login', { tag: 'stream:error', attrs: {}, content: [{ tag: 'conflict', attrs: { type: 'replaced' } }] });
     device.session = this;
     this.send({ tag: 'success', attrs: { t: String(net.now()), lid: Directory.jids(device).lid, props: '1', abprops: '1', location: 'local', creation: String(device.created) } });
-    // What arrived while the device was away, marked offline, then the count.
+    // What arrived while the device was away, marked offline.
     const queued = device.queue.splice(0);
     for (const node of queued) this.send({ ...node, attrs: { ...node.attrs, offline: '1' } });
-    this.send({ tag: 'ib', attrs: {}, content: [{ tag: 'offline', attrs: { count: String(queued.length) } }] });
     if (queued.length) net.changed('queue-clear', device);
     net.log(`login: ${account.phone}:${device.id}${queued.length ? ` (${queued.length} queued)` : ''}`);
-    if (!device.keyShared) {
-      // The phone shares the account's app-state key with a companion on its first login.
-      device.keyShared = true;
-      net.changed('device', device);
-      this.send({ tag: 'message', attrs: { from: `${account.phone}@${S_WHATSAPP_NET}`, id: net.messageId(), t: String(net.now()), type: 'text', category: 'peer' }, content: [{ tag: 'plaintext', attrs: {}, content: net.phones.keyShareMessage(account, device.id) }] });
-    }
+    const offline = () => {
+      clearTimeout(this.offlineTimer);
+      this.offlineMarker = undefined;
+      this.send({ tag: 'ib', attrs: {}, content: [{ tag: 'offline', attrs: { count: String(queued.length) } }] });
+    };
+    if (device.keyShared) return offline();
+    // On a companion's first login its phone shares the account's app-state key. The offline
+    // marker waits for the companion to have taken it (its receipt; at most 3 s): Baileys 6, with
+    // no key when the marker comes, holds every event until an app-state sync it never starts.
+    device.keyShared = true;
+    net.changed('device', device);
+    const id = net.messageId();
+    this.offlineMarker = { id, send: offline };
+    this.offlineTimer = setTimeout(offline, 3_000);
+    this.send({ tag: 'message', attrs: { from: `${account.phone}@${S_WHATSAPP_NET}`, id, t: String(net.now()), type: 'text', category: 'peer' }, content: [{ tag: 'plaintext', attrs: {}, content: net.phones.keyShareMessage(account, device.id) }] });
+    return undefined;
   }
 
   handle(node) {
@@ -131,6 +153,7 @@ export class Connection {
       case 'message':
         return net.relay.message(this, node);
       case 'receipt':
+        if (this.offlineMarker && node.attrs.id === this.offlineMarker.id) return void setTimeout(() => this.offlineMarker?.send(), 20);
         return net.relay.receipt(this, node);
       case 'presence':
         return net.relay.presence(this, node);
@@ -233,7 +256,7 @@ export class Connection {
       const account = dir.accountOf(jid);
       const content = [];
       if (account) {
-        const list = [...account.devices.values()].filter((d) => d.signedPreKey).map((d) => ({ tag: 'device', attrs: { id: String(d.id), 'key-index': String(d.id) } }));
+        const list = [...account.devices.values()].filter((d) => d.signedPreKey).map((d) => ({ tag: 'device', attrs: { id: String(d.id), ...(d.id ? { 'key-index': String(d.id) } : {}) } }));
         content.push({ tag: 'devices', attrs: {}, content: [{ tag: 'device-list', attrs: {}, content: list }] });
         if (parseJid(jid)?.server === S_WHATSAPP_NET) content.push({ tag: 'lid', attrs: { val: `${account.lid}@lid` } });
       }
@@ -266,6 +289,7 @@ export class Connection {
         const [keyId, value] = first.value;
         device.preKeys.delete(keyId);
         net.changed('prekey-taken', device, keyId);
+        if (device.phone) net.changed('prekeys', device, net.phones.topUp(device));
         const idBytes = Buffer.alloc(3);
         idBytes.writeUIntBE(keyId, 0, 3);
         content.push({ tag: 'key', attrs: {}, content: [{ tag: 'id', attrs: {}, content: idBytes }, { tag: 'value', attrs: {}, content: value }] });
@@ -338,6 +362,7 @@ export class Connection {
 
   closed() {
     clearTimeout(this.handshakeTimer);
+    clearTimeout(this.offlineTimer);
     if (this.device?.session === this) this.device.session = undefined;
     if (this.noiseKey && this.net.pending.get(b64(this.noiseKey)) === this) this.net.pending.delete(b64(this.noiseKey));
     this.responder?.free();

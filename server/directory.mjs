@@ -69,8 +69,8 @@ export class Directory {
     return j ? this.accountOf(jid)?.devices.get(j.device ?? 0) : undefined;
   }
 
-  addDevice(account, fields) {
-    const device = { account, id: account.nextDevice++, created: Math.floor(Date.now() / 1000), preKeys: new Map(), queue: [], session: undefined, ...fields };
+  addDevice(account, fields, id = account.nextDevice++) {
+    const device = { account, id, created: Math.floor(Date.now() / 1000), preKeys: new Map(), queue: [], session: undefined, ...fields };
     account.devices.set(device.id, device);
     this.changed('account', account);
     this.changed('device', device);

@@ -156,8 +156,16 @@ export async function startServer(options = {}) {
     return conn.approve(account, secret, opts.name);
   }
 
+  /** A new account with its phone (device 0). */
+  function newAccount(name, number) {
+    const account = dir.newAccount(net.phones.newIdentity(), name, number);
+    const phone = dir.addDevice(account, net.phones.device(account), 0);
+    net.changed('prekeys', phone, net.phones.topUp(phone));
+    return account;
+  }
+
   function accountFor(opts) {
-    if (opts.account === undefined) return dir.newAccount(net.phones.newIdentity(), opts.name);
+    if (opts.account === undefined) return newAccount(opts.name);
     const account = dir.accounts.get(String(opts.account).replace(/\D/g, ''));
     if (!account) throw new Error(`no account ${opts.account}`);
     return account;
@@ -170,7 +178,7 @@ export async function startServer(options = {}) {
     const wrapped = child(reg, 'link_code_pairing_wrapped_companion_ephemeral_pub')?.content;
     if (!/^\d{5,15}$/.test(phone) || !(wrapped instanceof Uint8Array) || !conn.registration) return error(400, 'bad-request');
     let account = dir.accounts.get(phone);
-    account ??= dir.newAccount(net.phones.newIdentity(), undefined, phone);
+    account ??= newAccount(undefined, phone);
     const ref = randomBytes(16).toString('base64');
     net.pairCodes.set(phone, { conn, account, wrapped, ref, platform: text(child(reg, 'companion_platform_display')) });
     log(`pair code: ${phone} waits for its phone`);

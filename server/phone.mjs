@@ -21,6 +21,35 @@ export class Phones {
     return this.api.generateKeyPair();
   }
 
+  /** The phone as device 0 of its account, with what a phone publishes: its identity (the
+   * account's), a signed pre-key and one-time pre-keys (peers encrypt to it, as Baileys 6 always
+   * does and Baileys 7 does when usync lists it; the phone reads none of it). */
+  device(account) {
+    const { api } = this;
+    const signed = api.generateKeyPair();
+    const signedId = 1;
+    return {
+      phone: true,
+      identity: account.identity.pubKey.subarray(1),
+      registrationId: api.generateRegistrationId(),
+      signedPreKey: { id: be3(signedId), value: signed.pubKey.subarray(1), signature: api.calculateSignature(account.identity.privKey, signed.pubKey) },
+      nextPreKey: 1,
+    };
+  }
+
+  /** Keeps the phone's one-time pre-keys stocked: returns the [id, public key] pairs it added. */
+  topUp(device, min = 5, batch = 50) {
+    if (device.preKeys.size >= min) return [];
+    const added = [];
+    for (let i = 0; i < batch; i++) {
+      const id = device.nextPreKey++ & 0xffffff;
+      const value = this.api.generateKeyPair().pubKey.subarray(1);
+      device.preKeys.set(id, value);
+      added.push([id, value]);
+    }
+    return added;
+  }
+
   /**
    * The companion identity the phone signs for device `deviceId` of `account`: an
    * ADVSignedDeviceIdentityHMAC whose account signature covers 06 00 ‖ details ‖ the companion's
@@ -97,6 +126,8 @@ export class Phones {
     return advSecret;
   }
 }
+
+const be3 = (n) => Uint8Array.of((n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff);
 
 async function codeKey(code, salt) {
   return new Uint8Array(await pbkdf2Async(Buffer.from(String(code), 'utf8'), salt, PAIR_CODE_ITERATIONS, 32, 'sha256'));

@@ -225,6 +225,7 @@ export class Relay {
   /** Sends a stanza to a device now, or queues it (durably) while the device is away. live: a
    * notification worth nothing later (not queued). */
   deliver(device, node, { live = false } = {}) {
+    if (device.phone) return; // the emulated phone reads nothing sent to it
     if (device.session && !device.session.closing) {
       device.session.send(node);
       return;

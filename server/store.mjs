@@ -71,7 +71,10 @@ export class Store {
             const device = devices.get(key);
             if (!device) break;
             if (a) device.signedPreKey = a;
-            for (const [id, value] of b) device.preKeys.set(id, value);
+            for (const [id, value] of b) {
+              device.preKeys.set(id, value);
+              if (device.phone) device.nextPreKey = Math.max(device.nextPreKey ?? 1, id + 1);
+            }
             break;
           }
           case 'prekey-taken':
@@ -185,5 +188,5 @@ export class Store {
 }
 
 const accountRecord = (a) => ({ lid: a.lid, name: a.name, identity: a.identity, nextDevice: a.nextDevice, peers: [...a.peers], appStateKeys: a.appStateKeys });
-const deviceRecord = (d) => ({ noiseKey: d.noiseKey, identity: d.identity, registrationId: d.registrationId, signedPreKey: d.signedPreKey, created: d.created, keyShared: Boolean(d.keyShared) });
+const deviceRecord = (d) => ({ noiseKey: d.noiseKey, identity: d.identity, registrationId: d.registrationId, signedPreKey: d.signedPreKey, created: d.created, keyShared: Boolean(d.keyShared), phone: Boolean(d.phone), nextPreKey: d.nextPreKey });
 const groupRecord = (g) => ({ id: g.id, subject: g.subject, subjectOwner: g.subjectOwner, subjectTime: g.subjectTime, creation: g.creation, creator: g.creator, description: g.description, members: [...g.members] });

@@ -12,7 +12,8 @@ import { logger } from './baileys-kit.mjs';
 import { VARIANT, loadVariant } from './variant.mjs';
 
 export { VARIANT };
-export const textOf = (m) => m.message?.conversation ?? m.message?.extendedTextMessage?.text;
+// (Baileys 6 decodes absent strings as '' on the prototype: `||`, not `??`.)
+export const textOf = (m) => m.message?.conversation || m.message?.extendedTextMessage?.text;
 export const userJid = (me) => `${me.id.split(':')[0]}@s.whatsapp.net`;
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -88,6 +89,8 @@ export async function network(options = {}) {
     },
     async close() {
       for (const s of sockets) s.end(undefined);
+      // Baileys may still be writing creds it saved just before the end.
+      await sleep(200);
       await net.server.close();
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
     },

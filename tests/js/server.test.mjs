@@ -7,7 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeSignalRepositoryFactory } from '../../npm/baileys.mjs';
 import { startServer } from '../../server/index.mjs';
+import { baileys6Missing, loadBaileys6, logger } from './baileys6-parties.mjs';
 import { VARIANT, network, nextMessage, nextText, sleep, statusWatch, textOf, within } from './server-kit.mjs';
 
 let net;
@@ -84,7 +86,7 @@ describe(`local WhatsApp network: pairing and 1:1 (${VARIANT})`, () => {
     });
     await refused;
     expect(wrong.authState.creds.me.id).toBe('15557770002@s.whatsapp.net');
-    expect(net.server.accounts().find((x) => x.phone === '15557770002').devices).toEqual([]);
+    expect(net.server.accounts().find((x) => x.phone === '15557770002').devices).toEqual([0]);
     wrong.end(undefined);
     sock.end(undefined);
   });
@@ -156,7 +158,7 @@ describe(`local WhatsApp network: pairing and 1:1 (${VARIANT})`, () => {
     const a2 = await net.account('ours', { account: a1.jid.split('@')[0] });
     expect(a2.jid).toBe(a1.jid);
     expect(a2.me.id).toBe(`${a1.jid.split('@')[0]}:2@s.whatsapp.net`);
-    expect(net.server.accounts().find((x) => `${x.phone}@s.whatsapp.net` === a1.jid).devices).toEqual([1, 2]);
+    expect(net.server.accounts().find((x) => `${x.phone}@s.whatsapp.net` === a1.jid).devices).toEqual([0, 1, 2]); // 0: the account's phone
     const b = await net.account('baileys');
     const both = [nextText(a1.sock, 'to both'), nextText(a2.sock, 'to both')];
     await b.sock.sendMessage(a1.jid, { text: 'to both' });
@@ -172,7 +174,7 @@ describe(`local WhatsApp network: pairing and 1:1 (${VARIANT})`, () => {
     await a2.sock.logout();
     expect(await closed).toBe(401);
     await sleep(100);
-    expect(net.server.accounts().find((x) => `${x.phone}@s.whatsapp.net` === a1.jid).devices).toEqual([1]);
+    expect(net.server.accounts().find((x) => `${x.phone}@s.whatsapp.net` === a1.jid).devices).toEqual([0, 1]);
     expect((await net.connect(a2.dir)).closed).toBe(401);
     const after = nextText(a1.sock, 'after logout');
     await b.sock.sendMessage(a1.jid, { text: 'after logout' });
@@ -238,4 +240,52 @@ describe(`local WhatsApp network: restarted from its data directory (${VARIANT})
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+});
+
+const missing6 = baileys6Missing();
+if (missing6) console.warn(`server.test.mjs: Baileys 6 skipped: ${missing6}`);
+
+describe.skipIf(Boolean(missing6))(`local WhatsApp network: Baileys 6.17.16 sockets (${VARIANT})`, () => {
+  /** A Baileys 6 socket on the folder's creds until it opens or closes (it speaks dictionary 2). */
+  async function connect6(baileys, dir, makeSignalRepository) {
+    const { state, saveCreds } = await baileys.useMultiFileAuthState(dir);
+    const pino = (await import('pino')).default;
+    const log6 = process.env.B6LOG ? (globalThis.b6log ??= pino({ level: 'trace' }, pino.destination({ dest: process.env.B6LOG, append: false }))) : logger;
+    return within(30_000, 'a Baileys 6 socket to open or close', (resolve) => {
+      const sock = baileys.default({ auth: state, waWebSocketUrl: net.server.url, logger: log6, shouldSyncHistoryMessage: () => false, ...(makeSignalRepository ? { makeSignalRepository } : {}) });
+      sock.ev.on('creds.update', saveCreds);
+      sock.ev.on('connection.update', (u) => {
+        if (u.qr) net.server.approveQr(u.qr);
+        if (u.connection === 'open') resolve({ sock });
+        if (u.connection === 'close') resolve({ closed: u.lastDisconnect?.error?.output?.statusCode });
+      });
+    });
+  }
+
+  for (const repository of ['baileys', 'ours']) {
+    it(`pairs, logs in from its folder and chats 1:1 with Baileys 7 both ways (${repository === 'ours' ? 'wacore-wasm/baileys' : 'its own Signal layer'})`, async () => {
+      const { baileys } = loadBaileys6();
+      const make = repository === 'ours' ? makeSignalRepositoryFactory({ wacore: net.api, baileys: 6 }) : undefined;
+      const dir = net.folder();
+      expect((await connect6(baileys, dir, make)).closed).toBe(515);
+      const { sock } = await connect6(baileys, dir, make);
+      expect(sock).toBeDefined();
+      const jid6 = `${sock.authState.creds.me.id.split(':')[0]}@s.whatsapp.net`;
+      const seven = await net.account(repository === 'ours' ? 'baileys' : 'ours');
+      try {
+        const status = statusWatch(sock);
+        const at7 = nextText(seven.sock, `from six ${repository}`);
+        const sent = await sock.sendMessage(seven.jid, { text: `from six ${repository}` });
+        await at7;
+        expect(await status(sent.key.id, DELIVERED)).toBeGreaterThanOrEqual(DELIVERED);
+        for (const text of ['to six', 'to six again']) {
+          const at6 = nextText(sock, text);
+          await seven.sock.sendMessage(jid6, { text });
+          expect(textOf(await at6)).toBe(text);
+        }
+      } finally {
+        sock.end(undefined);
+      }
+    });
+  }
 });
