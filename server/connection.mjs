@@ -18,7 +18,6 @@ export class Connection {
     this.responder = net.api.createNoiseResponder({ staticKey: net.serverStatic.privKey, certChain: net.certChain });
     this.transport = undefined;
     this.device = undefined;
-    this.queueBytes = 0;
     // A connection that has not logged in within the handshake window is closed.
     this.handshakeTimer = setTimeout(() => this.close('handshake timeout'), net.handshakeTimeoutMs);
     ws.on('message', (data) => {
@@ -61,7 +60,12 @@ export class Connection {
       this.responder = undefined;
       clearTimeout(this.handshakeTimer);
       this.noiseKey = finish.staticKey;
-      this.login(net.api.proto.decode('ClientPayload', finish.payload));
+      const payload = net.api.proto.decode('ClientPayload', finish.payload);
+      // Baileys 6 switches to its transport keys only after its send of clientFinish has called
+      // back: a reply that comes first fails its decryption (seen on a loaded machine). WhatsApp's
+      // round trip hides that; here a dictionary-2 client's first stanza waits 100 ms.
+      if (this.dictionary === 2) setTimeout(() => !this.closing && this.login(payload), 100);
+      else this.login(payload);
       return;
     }
     if (!this.transport) return;
@@ -123,10 +127,10 @@ export class Connection {
     device.session?.close('replaced by a new login', { tag: 'stream:error', attrs: {}, content: [{ tag: 'conflict', attrs: { type: 'replaced' } }] });
     device.session = this;
     this.send({ tag: 'success', attrs: { t: String(net.now()), lid: Directory.jids(device).lid, props: '1', abprops: '1', location: 'local', creation: String(device.created) } });
-    // What arrived while the device was away, marked offline.
-    const queued = device.queue.splice(0);
+    // What the device has not acknowledged (it arrived while the device was away, or the device
+    // went before acknowledging it), marked offline.
+    const queued = [...device.pending.values()];
     for (const node of queued) this.send({ ...node, attrs: { ...node.attrs, offline: '1' } });
-    if (queued.length) net.changed('queue-clear', device);
     net.log(`login: ${account.phone}:${device.id}${queued.length ? ` (${queued.length} queued)` : ''}`);
     const offline = () => {
       clearTimeout(this.offlineTimer);
@@ -142,7 +146,12 @@ export class Connection {
     const id = net.messageId();
     this.offlineMarker = { id, send: offline };
     this.offlineTimer = setTimeout(offline, 3_000);
-    this.send({ tag: 'message', attrs: { from: `${account.phone}@${S_WHATSAPP_NET}`, id, t: String(net.now()), type: 'text', category: 'peer' }, content: [{ tag: 'plaintext', attrs: {}, content: net.phones.keyShareMessage(account, device.id) }] });
+    try {
+      this.send(net.phones.keyShareStanza(account, device, id, net.now()));
+    } catch (e) {
+      net.log(`no key share for ${account.phone}:${device.id}: ${e?.code ?? ''} ${e?.message ?? e}`);
+      offline();
+    }
     return undefined;
   }
 
@@ -153,8 +162,13 @@ export class Connection {
       case 'message':
         return net.relay.message(this, node);
       case 'receipt':
+        // A receipt acknowledges the message it names (and a nack <ack class="message"> too).
+        if (this.device && node.attrs.id) net.relay.acked(this.device, `message:${node.attrs.id}`);
         if (this.offlineMarker && node.attrs.id === this.offlineMarker.id) return void setTimeout(() => this.offlineMarker?.send(), 20);
         return net.relay.receipt(this, node);
+      case 'ack':
+        if (this.device && node.attrs.id && node.attrs.class) net.relay.acked(this.device, `${node.attrs.class}:${node.attrs.id}`);
+        return undefined;
       case 'presence':
         return net.relay.presence(this, node);
       case 'chatstate':

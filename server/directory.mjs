@@ -1,5 +1,5 @@
 // The network's state: accounts (a phone number, a LID, the emulated phone's keys), their devices
-// (what each registered: Noise key, Signal identity, pre-keys; a queue while it is away), groups
+// (what each registered: Noise key, Signal identity, pre-keys; what it has not acknowledged), groups
 // and each account's app-state collections. Plain data, so that server/store.mjs can keep it.
 
 export const S_WHATSAPP_NET = 's.whatsapp.net';
@@ -70,7 +70,7 @@ export class Directory {
   }
 
   addDevice(account, fields, id = account.nextDevice++) {
-    const device = { account, id, created: Math.floor(Date.now() / 1000), preKeys: new Map(), queue: [], session: undefined, ...fields };
+    const device = { account, id, created: Math.floor(Date.now() / 1000), preKeys: new Map(), pending: new Map(), session: undefined, ...fields };
     account.devices.set(device.id, device);
     this.changed('account', account);
     this.changed('device', device);

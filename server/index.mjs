@@ -222,11 +222,11 @@ export async function startServer(options = {}) {
     return undefined;
   }
 
-  /** Removes a companion: its connection is told (401, device_removed) and closed, its queue
-   * dropped, the account's devices and peers told. */
+  /** Removes a companion: its connection is told (401, device_removed) and closed, what it had
+   * not acknowledged dropped, the account's devices and peers told. */
   function unlink(device, why) {
     dir.removeDevice(device);
-    device.queue.length = 0;
+    device.pending.clear();
     device.session?.close(why, { tag: 'stream:error', attrs: { code: '401' }, content: [{ tag: 'conflict', attrs: { type: 'device_removed' } }] });
     net.relay.devicesChanged(device.account, 'remove', [device]);
     log(`unlinked ${device.account.phone}:${device.id} (${why})`);

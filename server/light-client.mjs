@@ -30,7 +30,8 @@ const be = (n, bytes) => {
 
 export class LightClient {
   /** api: a loaded wacore-wasm; url: the server's; rootKey: its published root (32 bytes);
-   * routingInfo: bytes sent in the ED routing pre-header, as clients with edge routing do. */
+   * routingInfo: bytes sent in the ED routing pre-header, as clients with edge routing do.
+   * Set client.autoAck = false to leave what it receives unacknowledged. */
   constructor(api, { url, rootKey, creds = newCreds(api), routingInfo }) {
     this.api = api;
     this.routingInfo = routingInfo;
@@ -206,6 +207,12 @@ export class LightClient {
 
   receive(node) {
     for (const h of [...this.handlers]) h(node);
+    if (this.autoAck !== false && this.transport && node.attrs?.id) {
+      // As clients do: a delivery receipt for a message, an <ack> for a receipt or notification
+      // (the server keeps each until then).
+      if (node.tag === 'message') this.send({ tag: 'receipt', attrs: { id: node.attrs.id, to: node.attrs.from, ...(node.attrs.participant ? { participant: node.attrs.participant } : {}) } });
+      else if (node.tag === 'receipt' || node.tag === 'notification') this.send({ tag: 'ack', attrs: { id: node.attrs.id, to: node.attrs.from, class: node.tag } });
+    }
   }
 
   /** A 1:1 stanza to a device JID with an opaque <enc> (the relay does not read it). */

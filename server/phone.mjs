@@ -73,6 +73,32 @@ export class Phones {
     return account.appStateKeys[account.appStateKeys.length - 1];
   }
 
+  /**
+   * The phone's first message to a new companion: the app-state key share, Signal-encrypted from
+   * device 0 (a pkmsg on a session the phone starts from the companion's registration bundle) and
+   * padded as every message is. Returns the <message> stanza, or throws when the companion's keys
+   * make no session (a bad signed pre-key signature).
+   */
+  keyShareStanza(account, device, id, now) {
+    const { api } = this;
+    const phone = account.devices.get(0);
+    const prefixed = (k) => concat(Uint8Array.of(5), k);
+    const bundle = {
+      identityKey: prefixed(device.identity),
+      registrationId: Buffer.from(device.registrationId).readUIntBE(0, device.registrationId.length),
+      signedPreKey: { keyId: Buffer.from(device.signedPreKey.id).readUIntBE(0, device.signedPreKey.id.length), publicKey: prefixed(device.signedPreKey.value), signature: device.signedPreKey.signature },
+    };
+    const record = api.signalSessions.initOutgoing(null, account.identity, bundle);
+    const plaintext = api.padMessage(this.keyShareMessage(account, device.id));
+    const { type, body } = api.signalSessions.encrypt(record, account.identity.pubKey, phone.registrationId, plaintext);
+    plaintext.fill(0);
+    return {
+      tag: 'message',
+      attrs: { from: `${account.phone}@s.whatsapp.net`, sender_lid: `${account.lid}@lid`, id, t: String(now), type: 'text', category: 'peer' },
+      content: [{ tag: 'enc', attrs: { v: '2', type: type === 3 ? 'pkmsg' : 'msg' }, content: body }],
+    };
+  }
+
   /** A Message holding the phone's app-state key share for a companion (encoded). */
   keyShareMessage(account, deviceId) {
     const key = this.appStateKey(account);

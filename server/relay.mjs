@@ -222,21 +222,35 @@ export class Relay {
     }
   }
 
-  /** Sends a stanza to a device now, or queues it (durably) while the device is away. live: a
-   * notification worth nothing later (not queued). */
+  /** The key a client acknowledges a stanza by: a <message> with its <receipt> (or a nack), a
+   * <receipt> or <notification> with an <ack class> of that tag and the id. */
+  static ackKey(node) {
+    const id = node.attrs?.id;
+    return id && (node.tag === 'message' || node.tag === 'receipt' || node.tag === 'notification') ? `${node.tag}:${id}` : undefined;
+  }
+
+  /** Sends a stanza to a device, keeping it (durably, with a data directory) until the device
+   * acknowledges it: a device away, or one whose connection drops before its acknowledgement, gets
+   * it again at its next login, marked offline (at least once). live: a notification worth nothing
+   * later (sent if connected, never kept). */
   deliver(device, node, { live = false } = {}) {
     if (device.phone) return; // the emulated phone reads nothing sent to it
-    if (device.session && !device.session.closing) {
-      device.session.send(node);
-      return;
+    const key = live ? undefined : Relay.ackKey(node);
+    if (key && !device.removed) {
+      device.pending.set(key, node);
+      this.net.changed('pending', device, key, node);
+      if (device.pending.size > MAX_QUEUE) {
+        const [oldest] = device.pending.keys();
+        device.pending.delete(oldest);
+        this.net.changed('acked', device, oldest);
+        this.net.log(`queue of ${device.account.phone}:${device.id} full: the oldest stanza dropped`);
+      }
     }
-    if (live || device.removed) return;
-    device.queue.push(node);
-    this.net.changed('queue-push', device, node);
-    if (device.queue.length > MAX_QUEUE) {
-      device.queue.shift();
-      this.net.changed('queue-shift', device);
-      this.net.log(`queue of ${device.account.phone}:${device.id} full: the oldest stanza dropped`);
-    }
+    if (device.session && !device.session.closing) device.session.send(node);
+  }
+
+  /** A device acknowledged a stanza (see ackKey). */
+  acked(device, key) {
+    if (device.pending.delete(key)) this.net.changed('acked', device, key);
   }
 }

@@ -1,5 +1,5 @@
 // The server's durable state: a journal in <dataDir>/state.jsonl, one JSON record per change
-// (accounts, devices, pre-keys, queued stanzas, groups, app-state patches), written with a
+// (accounts, devices, pre-keys, stanzas not yet acknowledged, groups, app-state patches), written with a
 // synchronous write at the moment of the change, so a killed process loses nothing it has
 // acknowledged; fdatasync runs every `syncMs` (a power loss may lose that much). On start the
 // journal is replayed and rewritten compactly (written aside, fsynced, renamed over).
@@ -55,7 +55,7 @@ export class Store {
           case 'device': {
             const [phone, id] = key.split(':');
             const account = dir.accounts.get(phone);
-            const device = devices.get(key) ?? { account, id: Number(id), preKeys: new Map(), queue: [], session: undefined };
+            const device = devices.get(key) ?? { account, id: Number(id), preKeys: new Map(), pending: new Map(), session: undefined };
             Object.assign(device, a);
             devices.set(key, device);
             account.devices.set(device.id, device);
@@ -80,14 +80,11 @@ export class Store {
           case 'prekey-taken':
             devices.get(key)?.preKeys.delete(a);
             break;
-          case 'queue-push':
-            devices.get(key)?.queue.push(api.decodeBinaryNode(a));
+          case 'pending':
+            devices.get(key)?.pending.set(a, api.decodeBinaryNode(b));
             break;
-          case 'queue-shift':
-            devices.get(key)?.queue.shift();
-            break;
-          case 'queue-clear':
-            if (devices.get(key)) devices.get(key).queue.length = 0;
+          case 'acked':
+            devices.get(key)?.pending.delete(a);
             break;
           case 'group':
             dir.groups.set(key, { ...a, members: new Map(a.members) });
@@ -123,7 +120,7 @@ export class Store {
       for (const device of account.devices.values()) {
         put(['device', keyOf(device), deviceRecord(device)]);
         put(['prekeys', keyOf(device), device.signedPreKey ?? null, [...device.preKeys]]);
-        for (const node of device.queue) put(['queue-push', keyOf(device), api.encodeBinaryNode(node)]);
+        for (const [k, node] of device.pending) put(['pending', keyOf(device), k, api.encodeBinaryNode(node)]);
       }
       for (const [name, col] of Object.entries(account.appState)) for (const p of col.patches) put(['app-state', account.phone, name, p.version, p.bytes]);
     }
@@ -149,11 +146,10 @@ export class Store {
         return this.put(['prekeys', keyOf(subject), subject.signedPreKey ?? null, a]);
       case 'prekey-taken':
         return this.put(['prekey-taken', keyOf(subject), a]);
-      case 'queue-push':
-        return this.put(['queue-push', keyOf(subject), api.encodeBinaryNode(a)]);
-      case 'queue-shift':
-      case 'queue-clear':
-        return this.put([kind, keyOf(subject)]);
+      case 'pending':
+        return this.put(['pending', keyOf(subject), a, api.encodeBinaryNode(b)]);
+      case 'acked':
+        return this.put(['acked', keyOf(subject), a]);
       case 'group':
         return this.put(['group', subject.id, groupRecord(subject)], ['next', dir.nextPhone, String(dir.nextGroup)]);
       case 'group-removed':

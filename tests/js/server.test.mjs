@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSignalRepositoryFactory } from '../../npm/baileys.mjs';
 import { startServer } from '../../server/index.mjs';
+import { LightClient } from '../../server/light-client.mjs';
 import { baileys6Missing, loadBaileys6, logger } from './baileys6-parties.mjs';
 import { VARIANT, network, nextMessage, nextText, sleep, statusWatch, textOf, within } from './server-kit.mjs';
 
@@ -153,6 +154,42 @@ describe(`local WhatsApp network: pairing and 1:1 (${VARIANT})`, () => {
     back.end(undefined);
   });
 
+  it('keeps what a device has not acknowledged and sends it again at its next login, until it is acknowledged', async () => {
+    const light = () => new LightClient(net.api, { url: net.server.url, rootKey: net.server.rootPublicKey });
+    const [a, b] = [light(), light()];
+    for (const c of [a, b]) {
+      await c.register((qr) => net.server.approveQr(qr));
+      await c.login();
+    }
+    // b takes the message but goes before acknowledging it
+    b.autoAck = false;
+    const first = b.waitFor((n) => n.tag === 'message');
+    const id = a.message(b.creds.me, Uint8Array.of(1, 2, 3));
+    expect((await first).attrs.offline).toBeUndefined();
+    b.close();
+    await sleep(100);
+    // at its next login it comes again, marked offline; this time b acknowledges it
+    b.autoAck = true;
+    const again = b.waitFor((n) => n.tag === 'message' && n.attrs.id === id);
+    const offline = b.waitFor((n) => n.tag === 'ib');
+    await b.login();
+    expect((await again).attrs.offline).toBe('1');
+    expect((await offline).content[0].attrs.count).toBe('1');
+    await sleep(100);
+    b.close();
+    await sleep(100);
+    // acknowledged: the next login brings nothing
+    const none = b.waitFor((n) => n.tag === 'ib');
+    const seen = [];
+    const stop = b.onNode((n) => n.tag === 'message' && seen.push(n.attrs.id));
+    await b.login();
+    expect((await none).content[0].attrs.count).toBe('0');
+    stop();
+    expect(seen).toEqual([]);
+    a.close();
+    b.close();
+  });
+
   it('fans out to a second device of an account, and what one device sends reaches the other', async () => {
     const a1 = await net.account('baileys');
     const a2 = await net.account('ours', { account: a1.jid.split('@')[0] });
@@ -251,7 +288,7 @@ describe.skipIf(Boolean(missing6))(`local WhatsApp network: Baileys 6.17.16 sock
     const { state, saveCreds } = await baileys.useMultiFileAuthState(dir);
     const pino = (await import('pino')).default;
     const log6 = process.env.B6LOG ? (globalThis.b6log ??= pino({ level: 'trace' }, pino.destination({ dest: process.env.B6LOG, append: false }))) : logger;
-    return within(30_000, 'a Baileys 6 socket to open or close', (resolve) => {
+    return within(60_000, 'a Baileys 6 socket to open or close', (resolve) => {
       const sock = baileys.default({ auth: state, waWebSocketUrl: net.server.url, logger: log6, shouldSyncHistoryMessage: () => false, ...(makeSignalRepository ? { makeSignalRepository } : {}) });
       sock.ev.on('creds.update', saveCreds);
       sock.ev.on('connection.update', (u) => {
