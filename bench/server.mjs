@@ -1,6 +1,6 @@
 // The local WhatsApp network under load: the server (server/cli.mjs) in a process of its own, the
 // clients in this one, on loopback.
-//   node bench/server.mjs [--quick] [--variant simd|scalar] [--connections 1000] [--json]
+//   node bench/server.mjs [--quick] [--variant simd|scalar] [--in-memory] [--connections 1000] [--json]
 // 1. Connections held: N light clients (server/light-client.mjs: the package's Noise client and
 //    codec) register, log in and stay connected; after a hold every one answers a ping.
 // 2. 1:1 relay: 50 pairs of those clients send opaque <enc> stanzas at fixed total rates; each
@@ -22,6 +22,7 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const opt = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const variant = opt('--variant', 'simd');
+const inMemory = args.includes('--in-memory');
 const CONNECTIONS = Number(opt('--connections', quick ? 100 : 1000));
 const RATES = quick ? [2000] : [2500, 5000, 10000, 15000];
 const SECONDS = quick ? 2 : 8;
@@ -32,7 +33,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wacore-bench-network-'));
-const child = spawn(process.execPath, [fileURLToPath(new URL('../server/cli.mjs', import.meta.url)), '--port', '0', '--data-dir', dataDir, '--variant', variant, '--quiet', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [...(process.env.SERVER_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.SERVER_PROF] : []), fileURLToPath(new URL('../server/cli.mjs', import.meta.url)), '--port', '0', ...(inMemory ? ['--in-memory'] : ['--data-dir', dataDir]), '--variant', variant, '--quiet', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
 const info = await new Promise((resolve, reject) => {
   child.stdout.once('data', (d) => resolve(JSON.parse(String(d).split('\n')[0])));
   child.once('exit', (code) => reject(new Error(`server exited (${code})`)));
@@ -51,7 +52,7 @@ const pair = async (qr) => {
   if (res.status !== 200) throw new Error(`POST /pair: ${res.status}`);
 };
 const out = [];
-const record = { variant, connections: CONNECTIONS };
+const record = { variant, inMemory, connections: CONNECTIONS };
 
 // 1. Connections held.
 const before = serverUsage();
@@ -74,7 +75,7 @@ const pingMs = performance.now() - t;
 const held = pings.filter((p) => p.status === 'fulfilled').length;
 record.held = held;
 record.serverRssPerConnection = (afterHold.rss - before.rss) / CONNECTIONS;
-out.push(`Server: wasm build ${info.variant}, Node ${process.versions.node}.`, '');
+out.push(`Server: wasm build ${info.variant}, Node ${process.versions.node}, ${inMemory ? 'state in memory' : 'state journaled in a data directory'}.`, '');
 out.push('| measure | value |', '|---|---|');
 out.push(`| connections registered, logged in and held | ${held} of ${CONNECTIONS} answered a ping after the hold (${(pingMs / 1000).toFixed(2)} s for all pings) |`);
 out.push(`| setting them up (register + login, 50 at a time) | ${(setupMs / 1000).toFixed(1)} s |`);

@@ -18,6 +18,7 @@ export class Connection {
     this.responder = net.api.createNoiseResponder({ staticKey: net.serverStatic.privKey, certChain: net.certChain });
     this.transport = undefined;
     this.device = undefined;
+    this.outbox = [];
     // A connection that has not logged in within the handshake window is closed.
     this.handshakeTimer = setTimeout(() => this.close('handshake timeout'), net.handshakeTimeoutMs);
     ws.on('message', (data) => {
@@ -90,8 +91,23 @@ export class Connection {
     }
   }
 
+  /** Sends a node, or a node already encoded (encodeBinaryNode's bytes, dictionary 3). */
   send(node) {
-    if (this.ws.readyState === this.ws.OPEN && this.transport) this.ws.send(this.transport.encodeFrame(node));
+    if (node instanceof Uint8Array && this.dictionary === 2) node = this.net.api.decodeBinaryNode(node);
+    // What an ack or an iq answer acknowledges is written to the journal before it goes.
+    if (node.tag === 'ack' || node.tag === 'iq') this.net.commit();
+    if (this.ws.readyState !== this.ws.OPEN || !this.transport) return;
+    // Frames sent in one turn of the event loop go out as one WebSocket message (clients read
+    // frames from the byte stream, whatever the message boundaries): one write for many stanzas.
+    this.outbox.push(this.transport.encodeFrame(node));
+    if (this.outbox.length === 1) setImmediate(() => this.flush());
+  }
+
+  flush() {
+    if (this.outbox.length === 0) return;
+    const frames = this.outbox.length === 1 ? this.outbox[0] : Buffer.concat(this.outbox);
+    this.outbox = [];
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frames);
   }
 
   /** Closes with an optional stream error first (a node, sent while the transport is up). */
@@ -100,6 +116,7 @@ export class Connection {
     this.closing = true;
     if (reason) this.net.log(`closing a connection${this.device ? ` of ${this.device.account.phone}:${this.device.id}` : ''}: ${reason}`);
     if (streamError) this.send(streamError);
+    this.flush();
     this.ws.close();
   }
 
@@ -129,7 +146,7 @@ export class Connection {
     this.send({ tag: 'success', attrs: { t: String(net.now()), lid: Directory.jids(device).lid, props: '1', abprops: '1', location: 'local', creation: String(device.created) } });
     // What the device has not acknowledged (it arrived while the device was away, or the device
     // went before acknowledging it), marked offline.
-    const queued = [...device.pending.values()];
+    const queued = [...device.pending.values()].map((bytes) => net.api.decodeBinaryNode(bytes));
     for (const node of queued) this.send({ ...node, attrs: { ...node.attrs, offline: '1' } });
     net.log(`login: ${account.phone}:${device.id}${queued.length ? ` (${queued.length} queued)` : ''}`);
     const offline = () => {

@@ -78,6 +78,8 @@ export async function startServer(options = {}) {
     id: () => `wacore.${nextId++}`,
     messageId: () => `3EB0${randomBytes(9).toString('hex').toUpperCase()}`,
     changed: (kind, subject, a, b) => store?.record(kind, subject, a, b, api, dir),
+    /** Writes the journal's pending batch (before an acknowledgement goes out). */
+    commit: () => store?.commit(),
     /** A token bucket per connection: false once a client sends faster than allowed. */
     rate(conn) {
       const t = performance.now();

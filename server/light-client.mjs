@@ -166,8 +166,16 @@ export class LightClient {
     return first;
   }
 
+  /** Sends a node; the frames of one turn of the event loop go out as one WebSocket message. */
   send(node) {
-    this.ws.send(this.transport.encodeFrame(node));
+    (this.outbox ??= []).push(this.transport.encodeFrame(node));
+    if (this.outbox.length === 1) {
+      setImmediate(() => {
+        const frames = this.outbox.length === 1 ? this.outbox[0] : Buffer.concat(this.outbox);
+        this.outbox = [];
+        if (this.ws.readyState === WebSocket.OPEN) this.ws.send(frames);
+      });
+    }
   }
 
   id() {

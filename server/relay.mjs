@@ -236,17 +236,21 @@ export class Relay {
   deliver(device, node, { live = false } = {}) {
     if (device.phone) return; // the emulated phone reads nothing sent to it
     const key = live ? undefined : Relay.ackKey(node);
-    if (key && !device.removed) {
-      device.pending.set(key, node);
-      this.net.changed('pending', device, key, node);
-      if (device.pending.size > MAX_QUEUE) {
-        const [oldest] = device.pending.keys();
-        device.pending.delete(oldest);
-        this.net.changed('acked', device, oldest);
-        this.net.log(`queue of ${device.account.phone}:${device.id} full: the oldest stanza dropped`);
-      }
+    if (!key || device.removed) {
+      if (device.session && !device.session.closing) device.session.send(node);
+      return;
     }
-    if (device.session && !device.session.closing) device.session.send(node);
+    // Encoded once: the same bytes are kept, journaled and sent.
+    const bytes = this.net.api.encodeBinaryNode(node).slice();
+    device.pending.set(key, bytes);
+    this.net.changed('pending', device, key, bytes);
+    if (device.pending.size > MAX_QUEUE) {
+      const [oldest] = device.pending.keys();
+      device.pending.delete(oldest);
+      this.net.changed('acked', device, oldest);
+      this.net.log(`queue of ${device.account.phone}:${device.id} full: the oldest stanza dropped`);
+    }
+    if (device.session && !device.session.closing) device.session.send(bytes);
   }
 
   /** A device acknowledged a stanza (see ackKey). */

@@ -1,9 +1,11 @@
 // The server's durable state: a journal in <dataDir>/state.jsonl, one JSON record per change
-// (accounts, devices, pre-keys, stanzas not yet acknowledged, groups, app-state patches), written with a
-// synchronous write at the moment of the change, so a killed process loses nothing it has
-// acknowledged; fdatasync runs every `syncMs` (a power loss may lose that much). On start the
-// journal is replayed and rewritten compactly (written aside, fsynced, renamed over).
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+// (accounts, devices, pre-keys, stanzas not yet acknowledged, groups, app-state patches), written
+// in one synchronous write per batch before the server acknowledges what the batch records (and at
+// the latest at the end of the event loop's turn), so a killed process loses nothing it has
+// acknowledged; fdatasync runs every `syncMs` off the event loop (a power loss may lose that
+// much). On start the journal is replayed and rewritten compactly (written aside, fsynced, renamed
+// over).
+import { closeSync, existsSync, fdatasync, fdatasyncSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 
 const replacer = (_k, v) => (v instanceof Uint8Array ? { $b: Buffer.from(v).toString('base64') } : v);
@@ -17,6 +19,7 @@ export class Store {
     this.syncMs = syncMs;
     this.fd = undefined;
     this.dirty = false;
+    this.batch = [];
   }
 
   /** Replays the journal into `dir` (a Directory) and the server record; returns the server record. */
@@ -81,7 +84,7 @@ export class Store {
             devices.get(key)?.preKeys.delete(a);
             break;
           case 'pending':
-            devices.get(key)?.pending.set(a, api.decodeBinaryNode(b));
+            devices.get(key)?.pending.set(a, b);
             break;
           case 'acked':
             devices.get(key)?.pending.delete(a);
@@ -120,7 +123,7 @@ export class Store {
       for (const device of account.devices.values()) {
         put(['device', keyOf(device), deviceRecord(device)]);
         put(['prekeys', keyOf(device), device.signedPreKey ?? null, [...device.preKeys]]);
-        for (const [k, node] of device.pending) put(['pending', keyOf(device), k, api.encodeBinaryNode(node)]);
+        for (const [k, bytes] of device.pending) put(['pending', keyOf(device), k, bytes]);
       }
       for (const [name, col] of Object.entries(account.appState)) for (const p of col.patches) put(['app-state', account.phone, name, p.version, p.bytes]);
     }
@@ -147,7 +150,7 @@ export class Store {
       case 'prekey-taken':
         return this.put(['prekey-taken', keyOf(subject), a]);
       case 'pending':
-        return this.put(['pending', keyOf(subject), a, api.encodeBinaryNode(b)]);
+        return this.put(['pending', keyOf(subject), a, b]);
       case 'acked':
         return this.put(['acked', keyOf(subject), a]);
       case 'group':
@@ -161,23 +164,42 @@ export class Store {
     }
   }
 
+  /** Adds records to the batch the next commit() writes (at the latest at the end of this turn
+   * of the event loop). */
   put(...records) {
     if (this.fd === undefined) return;
-    writeSync(this.fd, records.map((r) => `${JSON.stringify(r, replacer)}\n`).join(''));
+    for (const r of records) this.batch.push(`${JSON.stringify(r, replacer)}\n`);
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      setImmediate(() => this.commit());
+    }
+  }
+
+  /** Writes the batch with one write: the server commits before it acknowledges what the batch
+   * records (a message to its sender). */
+  commit() {
+    this.flushQueued = false;
+    if (this.fd === undefined || this.batch.length === 0) return;
+    writeSync(this.fd, this.batch.join(''));
+    this.batch.length = 0;
     this.dirty = true;
   }
 
+  /** fdatasync off the event loop (libuv's pool), one at a time. */
   sync() {
-    if (this.dirty && this.fd !== undefined) {
-      fdatasyncSync(this.fd);
-      this.dirty = false;
-    }
+    if (!this.dirty || this.syncing || this.fd === undefined) return;
+    this.dirty = false;
+    this.syncing = true;
+    fdatasync(this.fd, () => {
+      this.syncing = false;
+    });
   }
 
   close() {
     clearInterval(this.timer);
     if (this.fd === undefined) return;
-    this.sync();
+    this.commit();
+    fdatasyncSync(this.fd);
     closeSync(this.fd);
     this.fd = undefined;
   }
