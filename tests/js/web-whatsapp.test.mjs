@@ -1,0 +1,120 @@
+// The web chat client's WhatsApp side (web/chat/whatsapp.mjs) in Node, on the local network, with
+// unmodified Baileys 7.0.0-rc14 bots on both Signal layers: the companion registers by QR (the
+// ADV identity checked), restarts, logs in, uploads pre-keys, and chats 1:1 both ways (pkmsg then
+// msg, to every device of the peer and of its own account), with delivery and read receipts; it
+// takes its phone's app-state key share; a second connection from its database logs in again.
+import WebSocket from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCompanion } from '../../web/chat/whatsapp.mjs';
+import { VARIANT, network, nextText, statusWatch, within } from './server-kit.mjs';
+
+let net;
+beforeAll(async () => {
+  net = await network();
+});
+afterAll(async () => {
+  await net?.close();
+});
+
+/** The chat database's interface (web/chat/idb.mjs) in memory. */
+function memoryDb() {
+  const stores = new Map();
+  const s = (name) => stores.get(name) ?? stores.set(name, new Map()).get(name);
+  return {
+    get: async (store, key) => s(store).get(key),
+    put: async (store, value, key) => void s(store).set(key, value),
+    del: async (store, key) => void s(store).delete(key),
+    all: async (store) => [...s(store).values()],
+    batch: async (ops) => {
+      for (const o of ops) {
+        if (o.del) s(o.store).delete(o.key);
+        else s(o.store).set(o.key, o.value);
+      }
+      return [];
+    },
+  };
+}
+
+/** A companion on db: its events collected, waits on them. */
+function companion(db) {
+  const events = [];
+  const waiters = new Set();
+  const c = createCompanion({
+    api: net.api,
+    db,
+    url: net.server.url,
+    rootKey: net.server.rootPublicKey,
+    WebSocketImpl: WebSocket,
+    onEvent: (e) => {
+      events.push(e);
+      if (e.type === 'qr') net.server.approveQr(e.qr, { name: 'Web user' });
+      for (const w of [...waiters]) w(e);
+    },
+  });
+  c.events = events;
+  c.next = (match, what, ms = 20_000) =>
+    within(ms, what, (resolve) => {
+      const found = events.find(match);
+      if (found) return resolve(found);
+      const w = (e) => match(e) && (waiters.delete(w), resolve(e));
+      waiters.add(w);
+      return undefined;
+    });
+  return c;
+}
+
+describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, () => {
+  for (const repository of ['baileys', 'ours']) {
+    it(`pairs by QR, logs in, and chats 1:1 both ways with a Baileys 7 bot (${repository === 'ours' ? 'wacore-wasm/baileys' : "Baileys' Signal layer"})`, async () => {
+      const db = memoryDb();
+      const web = companion(db);
+      await web.connect();
+      const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
+      expect(me.id).toMatch(/^\d+:1@s\.whatsapp\.net$/);
+      expect(me.name).toBe('Web user');
+      await web.next((e) => e.type === 'app-state-key', "the phone's app-state key share");
+      const jid = `${me.id.split(':')[0]}@s.whatsapp.net`;
+      const bot = await net.account(repository);
+      const status = statusWatch(bot.sock);
+
+      // bot -> web (a pkmsg: the bot's new session)
+      await bot.sock.sendMessage(jid, { text: 'hello web' });
+      const first = await web.next((e) => e.type === 'message' && e.text === 'hello web', '"hello web" at the companion');
+      expect([first.from, first.fromMe, first.encType[0]]).toEqual([bot.jid, false, 'pkmsg']);
+      // the bot sees it delivered, then read
+      expect(await status(first.id, 3)).toBeGreaterThanOrEqual(3);
+      web.markRead(bot.jid, [first.id]);
+      expect(await status(first.id, 4)).toBe(4);
+
+      // web -> bot, and the delivery receipt back at the companion
+      const atBot = nextText(bot.sock, 'hello bot');
+      const id = await web.sendText(bot.jid, 'hello bot');
+      const m = await atBot;
+      expect(m.key.id).toBe(id);
+      expect(m.key.remoteJid).toBe(jid);
+      expect((await web.next((e) => e.type === 'receipt' && e.id === id, 'the delivery receipt at the companion')).status).toBe('delivery');
+
+      // bot -> web again: now a msg on the answered session; and web -> bot on its session
+      await bot.sock.sendMessage(jid, { text: 'again web' });
+      const again = await web.next((e) => e.type === 'message' && e.text === 'again web', '"again web" at the companion');
+      expect(again.encType[0]).toBe('msg');
+      const atBot2 = nextText(bot.sock, 'hello again bot');
+      await web.sendText(bot.jid, 'hello again bot');
+      await atBot2;
+
+      // a second connection from the same database logs in and goes on
+      web.close();
+      await web.next((e) => e.type === 'close', 'the close');
+      const web2 = companion(db);
+      await web2.connect();
+      await web2.next((e) => e.type === 'open', 'the second login');
+      expect(web2.events.some((e) => e.type === 'qr')).toBe(false);
+      const atBot3 = nextText(bot.sock, 'after a restart');
+      await web2.sendText(bot.jid, 'after a restart');
+      await atBot3;
+      await bot.sock.sendMessage(jid, { text: 'to the restarted' });
+      await web2.next((e) => e.type === 'message' && e.text === 'to the restarted', 'the message after the restart');
+      web2.close();
+    });
+  }
+});

@@ -1,0 +1,516 @@
+// The web chat client's WhatsApp side: a WhatsApp Web companion device on the package, for a
+// module worker (or Node): the Noise XX handshake (the server's chain checked), registration by QR
+// code (the ADV identity checked: the HMAC under our ADV secret and the account signature), the
+// 515 restart and the login, pre-keys, usync device lists, 1:1 messages to every device of the
+// peer and of our own account (WAProto Messages, padded, pkmsg/msg with <device-identity>),
+// receiving them (deviceSentMessage unwrapped, the phone's app-state key share kept), and
+// delivery and read receipts.
+//
+// Storage is the chat's database interface (idb.mjs: get/put/del/batch, an overlay per operation
+// committed whole, signalStore for the package's SessionBuilder/SessionCipher). Events go to
+// onEvent({ type, ... }): 'qr', 'paired', 'open', 'close', 'message', 'receipt', 'error'.
+import { overlay, signalStore } from './idb.mjs';
+
+const S_WHATSAPP_NET = 's.whatsapp.net';
+const ADV_ACCOUNT_SIGNATURE_PREFIX = Uint8Array.of(6, 0);
+const ADV_DEVICE_SIGNATURE_PREFIX = Uint8Array.of(6, 1);
+const APP_STATE_SYNC_KEY_SHARE = 6;
+const PREKEYS_LOW = 5;
+const PREKEY_UPLOAD = 30;
+const te = new TextEncoder();
+const td = new TextDecoder();
+
+const children = (node, tag) => (Array.isArray(node?.content) ? node.content.filter((c) => tag === undefined || c.tag === tag) : []);
+const child = (node, tag) => children(node, tag)[0];
+const bytesOf = (node, tag) => {
+  const c = child(node, tag);
+  return c?.content instanceof Uint8Array ? c.content : undefined;
+};
+const concat = (...parts) => {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+};
+const be = (n, bytes) => Uint8Array.from({ length: bytes }, (_, i) => (n >>> (8 * (bytes - 1 - i))) & 0xff);
+const readBe = (b) => (b ?? []).reduce((n, x) => n * 256 + x, 0);
+const b64 = (b) => {
+  let s = '';
+  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+  return btoa(s);
+};
+const prefixed = (key) => (key.length === 33 ? key : concat(Uint8Array.of(5), key));
+const wacoreError = (code, message) => Object.assign(new Error(message), { code });
+const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** The package's Signal storage on `db`. Each device of a WhatsApp user has an identity key of
+ * its own, and libsignal's check names only the user: every key a user's devices present is
+ * accepted (as Baileys does) and recorded in the user's list, for a trust view to show. */
+function deviceStore(db, api) {
+  return {
+    ...signalStore(db, api),
+    async isTrustedIdentity(user, identityKey) {
+      const known = (await db.get('identities', String(user))) ?? [];
+      if (!known.some((k) => same(k, identityKey))) await db.put('identities', [...known, new Uint8Array(identityKey)], String(user));
+      return true;
+    },
+  };
+}
+
+/** { user, device, server } of a JID, or undefined. */
+export function parseJid(jid) {
+  const m = /^(\d+)(?::(\d+))?@(s\.whatsapp\.net|lid)$/.exec(typeof jid === 'string' ? jid : '');
+  return m ? { user: m[1], device: m[2] === undefined ? 0 : Number(m[2]), server: m[3] } : undefined;
+}
+export const userJid = (user) => `${user}@${S_WHATSAPP_NET}`;
+
+export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalThis.WebSocket, onEvent = () => {}, browser = 'wacore-wasm web chat' }) {
+  let ws;
+  let transport;
+  let nextId = 1;
+  let closedByUs = false;
+  const waiting = new Map(); // iq id -> { resolve, reject }
+  const acks = new Map(); // message id -> resolve
+  let queue = Promise.resolve();
+  /** Every operation on records runs alone, in order. */
+  const serial = (f) => {
+    const run = queue.then(f, f);
+    queue = run.catch(() => {});
+    return run;
+  };
+  const emit = (type, data = {}) => onEvent({ type, ...data });
+
+  // --- keys and identity -----------------------------------------------------------------------
+
+  async function creds() {
+    let c = await db.get('kv', 'wa-creds');
+    if (c) return c;
+    const identity = api.keyhelper.generateIdentityKeyPair();
+    const spk = api.keyhelper.generateSignedPreKey(identity, 1);
+    const pair = (k) => ({ pubKey: new Uint8Array(k.pubKey), privKey: new Uint8Array(k.privKey) });
+    c = {
+      noise: pair(api.generateKeyPair()),
+      advSecret: crypto.getRandomValues(new Uint8Array(32)),
+      registrationId: api.keyhelper.generateRegistrationId(),
+      signedPreKey: { keyId: 1, publicKey: new Uint8Array(spk.keyPair.pubKey), signature: new Uint8Array(spk.signature) },
+      nextPreKeyId: 1,
+    };
+    await db.batch([
+      { store: 'kv', key: 'wa-creds', value: c },
+      { store: 'kv', key: 'identity', value: pair(identity) },
+      { store: 'kv', key: 'registrationId', value: c.registrationId },
+      { store: 'signedprekeys', key: 1, value: pair(spk.keyPair) },
+    ]);
+    return c;
+  }
+
+  function registrationPayload(c, identity) {
+    return api.proto.encode('ClientPayload', {
+      passive: false,
+      connectType: 1,
+      connectReason: 1,
+      userAgent: { platform: 14, appVersion: { primary: 2, secondary: 3000, tertiary: 1 }, osVersion: '0.1', device: 'Desktop', osBuildNumber: '0.1', releaseChannel: 0 },
+      webInfo: { webSubPlatform: 0 },
+      devicePairingData: {
+        buildHash: new Uint8Array(16),
+        deviceProps: api.proto.encode('DeviceProps', { os: browser, platformType: 1, requireFullSync: false }),
+        eRegid: be(c.registrationId, 4),
+        eKeytype: Uint8Array.of(5),
+        eIdent: identity.pubKey.subarray(1),
+        eSkeyId: be(c.signedPreKey.keyId, 3),
+        eSkeyVal: c.signedPreKey.publicKey.subarray(1),
+        eSkeySig: c.signedPreKey.signature,
+      },
+    });
+  }
+
+  function loginPayload(me) {
+    const j = parseJid(me.id);
+    return api.proto.encode('ClientPayload', {
+      username: Number(j.user),
+      device: j.device,
+      passive: false,
+      pull: true,
+      connectType: 1,
+      connectReason: 1,
+      userAgent: { platform: 14, appVersion: { primary: 2, secondary: 3000, tertiary: 1 }, osVersion: '0.1', device: 'Desktop', osBuildNumber: '0.1', releaseChannel: 0 },
+      webInfo: { webSubPlatform: 0 },
+    });
+  }
+
+  // --- connection --------------------------------------------------------------------------------
+
+  function send(node) {
+    if (!transport || ws?.readyState !== 1) throw wacoreError('OFFLINE', 'not connected');
+    ws.send(transport.encodeFrame(node));
+  }
+
+  function iq(attrs, content, ms = 20_000) {
+    const id = `w${nextId++}`;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(wacoreError('TIMEOUT', `no answer to iq ${attrs.xmlns}`));
+      }, ms);
+      waiting.set(id, { resolve: (n) => (clearTimeout(timer), resolve(n)), reject: (e) => (clearTimeout(timer), reject(e)) });
+      try {
+        send({ tag: 'iq', attrs: { id, to: S_WHATSAPP_NET, ...attrs }, ...(content ? { content } : {}) });
+      } catch (e) {
+        waiting.delete(id);
+        clearTimeout(timer);
+        reject(e);
+      }
+    });
+  }
+
+  /** Connects (registering when the database holds no account yet); resolves once the socket is up. */
+  async function connect() {
+    closedByUs = false;
+    const c = await creds();
+    const identity = await db.get('kv', 'identity');
+    const me = await db.get('kv', 'wa-me');
+    const payload = me ? loginPayload(me) : registrationPayload(c, identity);
+    let noise = api.createNoiseClient();
+    // A new connection (a restart after 515, a reconnect): the old one's transport is done with.
+    transport?.free();
+    transport = undefined;
+    ws = new WebSocketImpl(url);
+    ws.binaryType = 'arraybuffer';
+    const socket = ws;
+    await new Promise((resolve, reject) => {
+      socket.onopen = () => {
+        socket.send(noise.start());
+        resolve();
+      };
+      socket.onerror = () => reject(wacoreError('OFFLINE', `cannot reach ${url}`));
+    });
+    socket.onclose = () => {
+      if (socket !== ws) return;
+      transport?.free();
+      transport = undefined;
+      for (const w of waiting.values()) w.reject(wacoreError('OFFLINE', 'connection closed'));
+      waiting.clear();
+      emit('close', { byUs: closedByUs });
+    };
+    socket.onmessage = (ev) => {
+      if (socket !== ws) return;
+      const chunk = new Uint8Array(ev.data);
+      try {
+        if (!transport) {
+          const finish = noise.processServerHello(chunk, { noiseKey: { private: c.noise.privKey }, payload, rootKey, now: Math.floor(Date.now() / 1000) });
+          if (!finish) return;
+          socket.send(finish);
+          transport = noise.finish();
+          noise = undefined;
+          return;
+        }
+        for (const node of transport.decodeFrames(chunk)) {
+          // Answers settle at once (a queued operation may be waiting for one); every other
+          // stanza takes its turn in the queue.
+          if (node.tag === 'ack' && node.attrs.class === 'message' && acks.has(node.attrs.id)) {
+            const done = acks.get(node.attrs.id);
+            acks.delete(node.attrs.id);
+            done(node);
+          } else if (node.tag === 'iq' && (node.attrs.type === 'result' || node.attrs.type === 'error') && waiting.has(node.attrs.id)) {
+            const w = waiting.get(node.attrs.id);
+            waiting.delete(node.attrs.id);
+            if (node.attrs.type === 'error') w.reject(Object.assign(wacoreError('IQ_ERROR', `iq error ${child(node, 'error')?.attrs?.code}`), { node }));
+            else w.resolve(node);
+          } else {
+            serial(() => handle(node)).catch((e) => emit('error', { where: node.tag, code: e?.code ?? 'Error', message: String(e?.message ?? e) }));
+          }
+        }
+      } catch (e) {
+        emit('error', { where: 'connection', code: e?.code ?? 'Error', message: String(e?.message ?? e) });
+        socket.close();
+      }
+    };
+  }
+
+  function close() {
+    closedByUs = true;
+    ws?.close();
+  }
+
+  // --- stanzas from the server ---------------------------------------------------------------------
+
+  async function handle(node) {
+    switch (node.tag) {
+      case 'iq':
+        if (child(node, 'pair-device')) return pairDevice(node);
+        if (child(node, 'pair-success')) return pairSuccess(node);
+        if (node.attrs.type === 'get' && node.attrs.xmlns === 'urn:xmpp:ping') return send({ tag: 'iq', attrs: { to: S_WHATSAPP_NET, type: 'result', id: node.attrs.id } });
+        return undefined;
+      case 'success':
+        return loggedIn(node);
+      case 'failure':
+        closedByUs = true;
+        emit('logged-out', { reason: node.attrs.reason });
+        return undefined;
+      case 'stream:error':
+        if (node.attrs.code === '515') {
+          closedByUs = true;
+          ws.close();
+          return connect();
+        }
+        emit('stream-error', { code: node.attrs.code, conflict: child(node, 'conflict')?.attrs?.type });
+        return undefined;
+      case 'message':
+        return receive(node);
+      case 'receipt':
+        emit('receipt', { id: node.attrs.id, from: node.attrs.from, status: node.attrs.type ?? 'delivery', ids: [node.attrs.id, ...children(child(node, 'list'), 'item').map((i) => i.attrs.id)] });
+        return send({ tag: 'ack', attrs: { id: node.attrs.id, to: node.attrs.from, class: 'receipt', ...(node.attrs.type ? { type: node.attrs.type } : {}) } });
+      case 'notification':
+        if (node.attrs.type === 'devices') await db.del('kv', `wa-devices:${parseJid(node.attrs.from)?.user}`);
+        return send({ tag: 'ack', attrs: { id: node.attrs.id, to: node.attrs.from, class: 'notification', type: node.attrs.type } });
+      case 'ib':
+        if (child(node, 'offline')) emit('offline-done', { count: Number(child(node, 'offline').attrs.count ?? 0) });
+        return undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  async function pairDevice(node) {
+    send({ tag: 'iq', attrs: { to: S_WHATSAPP_NET, type: 'result', id: node.attrs.id } });
+    const c = await creds();
+    const identity = await db.get('kv', 'identity');
+    const refs = children(child(node, 'pair-device'), 'ref').map((r) => td.decode(r.content));
+    const qr = (ref) => `${ref},${b64(c.noise.pubKey.subarray(1))},${b64(identity.pubKey.subarray(1))},${b64(c.advSecret)}`;
+    emit('qr', { qr: qr(refs[0]), qrs: refs.map(qr) });
+  }
+
+  /** The phone's answer: checks the ADV identity (HMAC under our secret, the account signature),
+   * signs it as this device, keeps who we are, and answers with the signed identity. */
+  async function pairSuccess(node) {
+    const c = await creds();
+    const identity = await db.get('kv', 'identity');
+    const success = child(node, 'pair-success');
+    const identityNode = child(success, 'device-identity');
+    const device = child(success, 'device');
+    if (!identityNode || !device?.attrs?.jid) throw wacoreError('PAIRING', 'pair-success without device-identity or device');
+    const hmacked = api.proto.decode('ADVSignedDeviceIdentityHMAC', identityNode.content);
+    if (!api.constantTimeEqual(api.hmacSha256(c.advSecret, hmacked.details), hmacked.hmac)) throw wacoreError('PAIRING', 'the device identity is not MACed under our ADV secret');
+    const signed = api.proto.decode('ADVSignedDeviceIdentity', hmacked.details);
+    const ourIdentity = identity.pubKey.subarray(1);
+    if (!api.verifySignature(signed.accountSignatureKey, concat(ADV_ACCOUNT_SIGNATURE_PREFIX, signed.details, ourIdentity), signed.accountSignature)) {
+      throw wacoreError('PAIRING', 'the account signature does not verify');
+    }
+    const deviceSignature = api.calculateSignature(identity.privKey, concat(ADV_DEVICE_SIGNATURE_PREFIX, signed.details, ourIdentity, signed.accountSignatureKey));
+    const account = { details: signed.details, accountSignatureKey: signed.accountSignatureKey, accountSignature: signed.accountSignature, deviceSignature };
+    const me = { id: device.attrs.jid, lid: device.attrs.lid, name: child(success, 'biz')?.attrs?.name };
+    const phone = prefixed(signed.accountSignatureKey);
+    await db.batch([
+      { store: 'kv', key: 'wa-account', value: account },
+      { store: 'kv', key: 'wa-me', value: me },
+      { store: 'kv', key: 'wa-key-index', value: identityNode.attrs['key-index'] },
+      // The account's phone (device 0) has the account key.
+      { store: 'identities', key: parseJid(me.id).user, value: [phone] },
+    ]);
+    send({
+      tag: 'iq',
+      attrs: { to: S_WHATSAPP_NET, type: 'result', id: node.attrs.id },
+      content: [{ tag: 'pair-device-sign', attrs: {}, content: [{ tag: 'device-identity', attrs: { 'key-index': identityNode.attrs['key-index'] }, content: api.proto.encode('ADVSignedDeviceIdentity', { details: account.details, accountSignature: account.accountSignature, deviceSignature }) }] }],
+    });
+    emit('paired', { me });
+  }
+
+  async function loggedIn() {
+    const c = await creds();
+    const count = await iq({ xmlns: 'encrypt', type: 'get' }, [{ tag: 'count', attrs: {} }]);
+    if (Number(child(count, 'count')?.attrs?.value ?? 0) < PREKEYS_LOW) await uploadPreKeys(c);
+    await iq({ xmlns: 'passive', type: 'set' }, [{ tag: 'active', attrs: {} }]);
+    send({ tag: 'presence', attrs: { type: 'available', name: (await db.get('kv', 'wa-me'))?.name ?? 'web' } });
+    emit('open', { me: await db.get('kv', 'wa-me') });
+  }
+
+  async function uploadPreKeys(c) {
+    const identity = await db.get('kv', 'identity');
+    const first = c.nextPreKeyId;
+    const ops = [];
+    const keys = [];
+    for (let id = first; id < first + PREKEY_UPLOAD; id++) {
+      const k = api.keyhelper.generatePreKey(id);
+      ops.push({ store: 'prekeys', key: id, value: { pubKey: new Uint8Array(k.keyPair.pubKey), privKey: new Uint8Array(k.keyPair.privKey) } });
+      keys.push({ tag: 'key', attrs: {}, content: [{ tag: 'id', attrs: {}, content: be(id, 3) }, { tag: 'value', attrs: {}, content: new Uint8Array(k.keyPair.pubKey).subarray(1) }] });
+    }
+    ops.push({ store: 'kv', key: 'wa-creds', value: { ...c, nextPreKeyId: first + PREKEY_UPLOAD } });
+    await db.batch(ops);
+    await iq({ xmlns: 'encrypt', type: 'set' }, [
+      { tag: 'registration', attrs: {}, content: be(c.registrationId, 4) },
+      { tag: 'type', attrs: {}, content: Uint8Array.of(5) },
+      { tag: 'identity', attrs: {}, content: identity.pubKey.subarray(1) },
+      { tag: 'list', attrs: {}, content: keys },
+      { tag: 'skey', attrs: {}, content: [{ tag: 'id', attrs: {}, content: be(c.signedPreKey.keyId, 3) }, { tag: 'value', attrs: {}, content: c.signedPreKey.publicKey.subarray(1) }, { tag: 'signature', attrs: {}, content: c.signedPreKey.signature }] },
+    ]);
+  }
+
+  // --- receiving ---------------------------------------------------------------------------------
+
+  /** The phone-number user and device a message came from (its LID form mapped through the
+   * alternate the server sends beside it). */
+  function senderOf(node) {
+    const from = node.attrs.participant ?? node.attrs.from;
+    const j = parseJid(from);
+    if (!j) return undefined;
+    if (j.server === S_WHATSAPP_NET) return j;
+    const alt = parseJid(node.attrs.participant_pn ?? node.attrs.sender_pn);
+    return alt && { user: alt.user, device: j.device, server: S_WHATSAPP_NET };
+  }
+
+  async function receive(node) {
+    const sender = senderOf(node);
+    const encs = children(node, 'enc');
+    const me = await db.get('kv', 'wa-me');
+    const receipt = (type) => send({ tag: 'receipt', attrs: { id: node.attrs.id, to: node.attrs.from, ...(node.attrs.participant ? { participant: node.attrs.participant } : {}), ...(type ? { type } : {}) } });
+    if (!sender || !encs.length) return receipt();
+    const o = overlay(db);
+    const store = deviceStore(o, api);
+    const address = new api.ProtocolAddress(sender.user, sender.device);
+    let message;
+    try {
+      for (const enc of encs) {
+        const type = enc.attrs.type;
+        if (type !== 'pkmsg' && type !== 'msg') continue;
+        const cipher = new api.SessionCipher(store, address);
+        const padded = type === 'pkmsg' ? await cipher.decryptPreKeyWhisperMessage(enc.content) : await cipher.decryptWhisperMessage(enc.content);
+        message = api.proto.decode('Message', api.unpadMessage(padded));
+      }
+    } catch (e) {
+      emit('error', { where: 'decrypt', id: node.attrs.id, from: node.attrs.from, code: e?.code ?? e?.name ?? 'Error', message: String(e?.message ?? e) });
+      send({ tag: 'ack', attrs: { id: node.attrs.id, to: node.attrs.from, class: 'message', error: '500' } });
+      return undefined;
+    }
+    const fromMe = sender.user === parseJid(me.id).user;
+    const ops = o.ops();
+    let chat = userJid(sender.user);
+    if (message?.deviceSentMessage) {
+      chat = message.deviceSentMessage.destinationJid ?? chat;
+      message = message.deviceSentMessage.message;
+    }
+    const share = message?.protocolMessage?.type === APP_STATE_SYNC_KEY_SHARE ? message.protocolMessage.appStateSyncKeyShare : undefined;
+    if (share && fromMe) {
+      for (const k of share.keys ?? []) ops.push({ store: 'kv', key: `wa-app-state-key:${b64(k.keyId.keyId)}`, value: { keyData: k.keyData.keyData, timestamp: k.keyData.timestamp } });
+      ops.push({ store: 'kv', key: 'wa-app-state-key-id', value: b64(share.keys.at(-1).keyId.keyId) });
+    }
+    await db.batch(ops);
+    receipt(node.attrs.category === 'peer' ? 'peer_msg' : fromMe ? 'sender' : undefined);
+    if (share) return emit('app-state-key', {});
+    const text = message?.conversation || message?.extendedTextMessage?.text;
+    return emit('message', { id: node.attrs.id, chat, from: userJid(sender.user), device: sender.device, fromMe, text, message, offline: Boolean(node.attrs.offline), encType: encs.map((e) => e.attrs.type) });
+  }
+
+  // --- sending -----------------------------------------------------------------------------------
+
+  /** Device JIDs (phone-number form) of these users that hold keys, from usync (cached until a
+   * devices notification). */
+  async function devicesOf(users) {
+    const out = [];
+    const missing = [];
+    for (const u of users) {
+      const cached = await db.get('kv', `wa-devices:${u}`);
+      if (cached) out.push(...cached);
+      else missing.push(u);
+    }
+    if (missing.length) {
+      const r = await iq({ xmlns: 'usync', type: 'get' }, [
+        { tag: 'usync', attrs: { sid: `s${nextId++}`, mode: 'query', last: 'true', index: '0', context: 'message' }, content: [
+          { tag: 'query', attrs: {}, content: [{ tag: 'devices', attrs: { version: '2' } }, { tag: 'lid', attrs: {} }] },
+          { tag: 'list', attrs: {}, content: missing.map((u) => ({ tag: 'user', attrs: { jid: userJid(u) } })) },
+        ] },
+      ]);
+      for (const user of children(child(child(r, 'usync'), 'list'), 'user')) {
+        const u = parseJid(user.attrs.jid)?.user;
+        const list = children(child(child(user, 'devices'), 'device-list'), 'device')
+          .filter((d) => d.attrs.id === '0' || d.attrs['key-index'] !== undefined)
+          .map((d) => `${u}:${d.attrs.id}@${S_WHATSAPP_NET}`);
+        await db.put('kv', list, `wa-devices:${u}`);
+        out.push(...list);
+      }
+    }
+    return out;
+  }
+
+  /** Starts sessions with the devices that have none, from their pre-key bundles. */
+  async function ensureSessions(o, devices) {
+    const store = deviceStore(o, api);
+    const need = [];
+    for (const d of devices) {
+      const j = parseJid(d);
+      const stored = await o.get('sessions', new api.ProtocolAddress(j.user, j.device).toString());
+      if (!stored || !api.signalSessions.recordInfo(stored).haveOpenSession) need.push(d);
+    }
+    if (!need.length) return;
+    const r = await iq({ xmlns: 'encrypt', type: 'get' }, [{ tag: 'key', attrs: {}, content: need.map((jid) => ({ tag: 'user', attrs: { jid } })) }]);
+    for (const user of children(child(r, 'list'), 'user')) {
+      const j = parseJid(user.attrs.jid);
+      const skey = child(user, 'skey');
+      const key = child(user, 'key');
+      const bundle = {
+        identityKey: prefixed(bytesOf(user, 'identity')),
+        registrationId: readBe(bytesOf(user, 'registration')),
+        signedPreKey: { keyId: readBe(bytesOf(skey, 'id')), publicKey: prefixed(bytesOf(skey, 'value')), signature: bytesOf(skey, 'signature') },
+        preKey: key ? { keyId: readBe(bytesOf(key, 'id')), publicKey: prefixed(bytesOf(key, 'value')) } : undefined,
+      };
+      await new api.SessionBuilder(store, new api.ProtocolAddress(j.user, j.device)).initOutgoing(bundle);
+    }
+  }
+
+  /** Sends a WAProto Message (a plain object) to a user (a phone-number JID): to each of their
+   * devices and each of our other devices (as a deviceSentMessage). Resolves with its id once the
+   * server acknowledged it. */
+  function sendMessage(to, message) {
+    return serial(async () => {
+      const peer = parseJid(to);
+      if (!peer || peer.server !== S_WHATSAPP_NET) throw wacoreError('ERR_TYPE', `not a phone-number user JID: ${to}`);
+      const me = await db.get('kv', 'wa-me');
+      const mine = parseJid(me.id);
+      const devices = (await devicesOf([peer.user, mine.user])).filter((d) => d !== `${mine.user}:${mine.device}@${S_WHATSAPP_NET}`);
+      const o = overlay(db);
+      await ensureSessions(o, devices);
+      const store = deviceStore(o, api);
+      const id = `3EB0${Array.from(crypto.getRandomValues(new Uint8Array(9)), (x) => x.toString(16).padStart(2, '0')).join('').toUpperCase()}`;
+      const forPeer = api.proto.encode('Message', message);
+      const forMe = api.proto.encode('Message', { deviceSentMessage: { destinationJid: userJid(peer.user), message } });
+      const participants = [];
+      let pkmsg = false;
+      for (const d of devices) {
+        const j = parseJid(d);
+        const { type, body } = await new api.SessionCipher(store, new api.ProtocolAddress(j.user, j.device)).encrypt(api.padMessage(j.user === mine.user ? forMe : forPeer));
+        pkmsg ||= type === 3;
+        participants.push({ tag: 'to', attrs: { jid: d }, content: [{ tag: 'enc', attrs: { v: '2', type: type === 3 ? 'pkmsg' : 'msg' }, content: body }] });
+      }
+      const account = await db.get('kv', 'wa-account');
+      const content = [{ tag: 'participants', attrs: {}, content: participants }];
+      if (pkmsg) content.push({ tag: 'device-identity', attrs: {}, content: api.proto.encode('ADVSignedDeviceIdentity', account) });
+      await db.batch(o.ops());
+      const acked = new Promise((resolve, reject) => {
+        const timer = setTimeout(() => acks.delete(id) && reject(wacoreError('TIMEOUT', 'the server did not acknowledge the message')), 20_000);
+        acks.set(id, (n) => (clearTimeout(timer), resolve(n)));
+      });
+      send({ tag: 'message', attrs: { id, to: userJid(peer.user), type: 'text' }, content });
+      const ack = await acked;
+      if (ack.attrs.error) throw wacoreError('NACK', `the server refused the message (${ack.attrs.error})`);
+      return id;
+    });
+  }
+
+  /** Read receipts for messages of a chat (ids), sent to the user they came from. */
+  function markRead(from, ids) {
+    const [first, ...rest] = ids;
+    send({ tag: 'receipt', attrs: { id: first, to: from, type: 'read', t: String(Math.floor(Date.now() / 1000)) }, ...(rest.length ? { content: [{ tag: 'list', attrs: {}, content: rest.map((id) => ({ tag: 'item', attrs: { id } })) }] } : {}) });
+  }
+
+  return {
+    connect,
+    close,
+    sendText: (to, text) => sendMessage(to, { conversation: text }),
+    sendMessage,
+    markRead,
+    me: () => db.get('kv', 'wa-me'),
+    utf8: (s) => te.encode(s),
+  };
+}
