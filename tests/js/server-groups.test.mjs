@@ -92,6 +92,14 @@ describe(`local WhatsApp network: groups (${VARIANT})`, () => {
     expect(await nack).toBe('403');
     expect(o1.stanzas.length).toBe(o1Count);
     expect(net.server.group(gid).members.sort()).toEqual([b1, b2, o1, o3].map((p) => p.lid).sort());
+    // promote and demote, with their notifications (an admin can then add and remove)
+    const promoted = within(10_000, 'the promotion notice', (resolve) => o1.sock.ev.on('group-participants.update', (u) => u.action === 'promote' && resolve(u)));
+    expect((await b1.sock.groupParticipantsUpdate(gid, [o1.jid], 'promote'))[0].status).toBe('200');
+    expect((await promoted).participants.map((p) => p.id ?? p)).toEqual([o1.lid]);
+    expect((await b2.sock.groupMetadata(gid)).participants.find((p) => p.id === o1.lid).admin).toBe('admin');
+    expect((await b2.sock.groupParticipantsUpdate(gid, [o3.jid], 'remove').catch((e) => e.data))).toBe(403);
+    expect((await b1.sock.groupParticipantsUpdate(gid, [o1.jid], 'demote'))[0].status).toBe('200');
+    expect((await b2.sock.groupMetadata(gid)).participants.find((p) => p.id === o1.lid).admin).toBeNull();
     // subject and leave, with their notifications
     const subject = within(10_000, 'the subject change', (resolve) => b2.sock.ev.on('groups.update', (u) => u[0]?.subject && resolve(u[0].subject)));
     await o1.sock.groupUpdateSubject(gid, 'four again');
