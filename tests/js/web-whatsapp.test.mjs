@@ -117,4 +117,32 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
       web2.close();
     });
   }
+
+  it('takes part in a group with Baileys 7 bots on both Signal layers: reads theirs, they read its own, also after a removal and a new sender key', async () => {
+    const web = companion(memoryDb());
+    await web.connect();
+    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
+    const jid = `${me.id.split(':')[0]}@s.whatsapp.net`;
+    const [b1, o1] = await Promise.all([net.account('baileys'), net.account('ours')]);
+    const meta = await b1.sock.groupCreate('web and bots', [jid, o1.jid]);
+    for (const [bot, text] of [[b1, 'from b1'], [o1, 'from o1']]) {
+      await bot.sock.sendMessage(meta.id, { text });
+      const m = await web.next((e) => e.type === 'message' && e.text === text, `"${text}" at the companion`);
+      expect([m.chat, m.from]).toEqual([meta.id, bot.jid]);
+      expect(m.encType).toContain('skmsg');
+    }
+    const both = [nextText(b1.sock, 'from the web'), nextText(o1.sock, 'from the web')];
+    await web.sendText(meta.id, 'from the web');
+    for (const m of await Promise.all(both)) expect([m.key.remoteJid, m.key.participant]).toEqual([meta.id, me.lid.replace(/:\d+@/, '@')]);
+    // o1 is removed; the companion starts a new sender key, which only b1 gets
+    await b1.sock.groupParticipantsUpdate(meta.id, [o1.jid], 'remove');
+    await web.rotateSenderKey(meta.id);
+    const seenByO1 = [];
+    o1.sock.ev.on('messages.upsert', ({ messages }) => seenByO1.push(...messages.map((m) => m.key.id)));
+    const atB1 = nextText(b1.sock, 'after the removal');
+    const id = await web.sendText(meta.id, 'after the removal');
+    await atB1;
+    expect(seenByO1).not.toContain(id);
+    web.close();
+  });
 });

@@ -3,8 +3,9 @@
 // code (the ADV identity checked: the HMAC under our ADV secret and the account signature), the
 // 515 restart and the login, pre-keys, usync device lists, 1:1 messages to every device of the
 // peer and of our own account (WAProto Messages, padded, pkmsg/msg with <device-identity>),
-// receiving them (deviceSentMessage unwrapped, the phone's app-state key share kept), and
-// delivery and read receipts.
+// group messages (our sender key distributed 1:1 to member devices that lack it, the skmsg beside
+// it), receiving both (deviceSentMessage unwrapped, sender keys taken, the phone's app-state key
+// share kept), and delivery and read receipts.
 //
 // Storage is the chat's database interface (idb.mjs: get/put/del/batch, an overlay per operation
 // committed whole, signalStore for the package's SessionBuilder/SessionCipher). Events go to
@@ -370,14 +371,28 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     const o = overlay(db);
     const store = deviceStore(o, api);
     const address = new api.ProtocolAddress(sender.user, sender.device);
+    const group = node.attrs.from.endsWith('@g.us') ? node.attrs.from : undefined;
     let message;
     try {
+      // In order: a 1:1 part (for a group, the sender's key distribution) before the skmsg.
       for (const enc of encs) {
         const type = enc.attrs.type;
-        if (type !== 'pkmsg' && type !== 'msg') continue;
-        const cipher = new api.SessionCipher(store, address);
-        const padded = type === 'pkmsg' ? await cipher.decryptPreKeyWhisperMessage(enc.content) : await cipher.decryptWhisperMessage(enc.content);
-        message = api.proto.decode('Message', api.unpadMessage(padded));
+        let padded;
+        if (type === 'pkmsg' || type === 'msg') {
+          const cipher = new api.SessionCipher(store, address);
+          padded = type === 'pkmsg' ? await cipher.decryptPreKeyWhisperMessage(enc.content) : await cipher.decryptWhisperMessage(enc.content);
+        } else if (type === 'skmsg' && group) {
+          padded = await new api.GroupCipher(store, new api.SenderKeyName(group, address)).decrypt(enc.content);
+        } else {
+          continue;
+        }
+        const part = api.proto.decode('Message', api.unpadMessage(padded));
+        const skdm = part.senderKeyDistributionMessage;
+        if (skdm?.axolotlSenderKeyDistributionMessage && (group ?? skdm.groupId)) {
+          await new api.GroupSessionBuilder(store).process(new api.SenderKeyName(group ?? skdm.groupId, address), skdm.axolotlSenderKeyDistributionMessage);
+          delete part.senderKeyDistributionMessage;
+        }
+        if (Object.keys(part).some((k) => k !== 'messageContextInfo') || !message) message = part;
       }
     } catch (e) {
       emit('error', { where: 'decrypt', id: node.attrs.id, from: node.attrs.from, code: e?.code ?? e?.name ?? 'Error', message: String(e?.message ?? e) });
@@ -386,7 +401,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     }
     const fromMe = sender.user === parseJid(me.id).user;
     const ops = o.ops();
-    let chat = userJid(sender.user);
+    let chat = group ?? userJid(sender.user);
     if (message?.deviceSentMessage) {
       chat = message.deviceSentMessage.destinationJid ?? chat;
       message = message.deviceSentMessage.message;
@@ -472,7 +487,6 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       const o = overlay(db);
       await ensureSessions(o, devices);
       const store = deviceStore(o, api);
-      const id = `3EB0${Array.from(crypto.getRandomValues(new Uint8Array(9)), (x) => x.toString(16).padStart(2, '0')).join('').toUpperCase()}`;
       const forPeer = api.proto.encode('Message', message);
       const forMe = api.proto.encode('Message', { deviceSentMessage: { destinationJid: userJid(peer.user), message } });
       const participants = [];
@@ -483,19 +497,74 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
         pkmsg ||= type === 3;
         participants.push({ tag: 'to', attrs: { jid: d }, content: [{ tag: 'enc', attrs: { v: '2', type: type === 3 ? 'pkmsg' : 'msg' }, content: body }] });
       }
-      const account = await db.get('kv', 'wa-account');
       const content = [{ tag: 'participants', attrs: {}, content: participants }];
-      if (pkmsg) content.push({ tag: 'device-identity', attrs: {}, content: api.proto.encode('ADVSignedDeviceIdentity', account) });
-      await db.batch(o.ops());
-      const acked = new Promise((resolve, reject) => {
-        const timer = setTimeout(() => acks.delete(id) && reject(wacoreError('TIMEOUT', 'the server did not acknowledge the message')), 20_000);
-        acks.set(id, (n) => (clearTimeout(timer), resolve(n)));
-      });
-      send({ tag: 'message', attrs: { id, to: userJid(peer.user), type: 'text' }, content });
-      const ack = await acked;
-      if (ack.attrs.error) throw wacoreError('NACK', `the server refused the message (${ack.attrs.error})`);
-      return id;
+      if (pkmsg) content.push({ tag: 'device-identity', attrs: {}, content: api.proto.encode('ADVSignedDeviceIdentity', await db.get('kv', 'wa-account')) });
+      return commitAndSend(o, { tag: 'message', attrs: { id: newMessageId(), to: userJid(peer.user), type: 'text' }, content });
     });
+  }
+
+  const newMessageId = () => `3EB0${Array.from(crypto.getRandomValues(new Uint8Array(9)), (x) => x.toString(16).padStart(2, '0')).join('').toUpperCase()}`;
+
+  /** Commits what encrypting the stanza changed, sends it, and resolves with its id once the
+   * server acknowledged it. */
+  async function commitAndSend(o, stanza) {
+    const { id } = stanza.attrs;
+    await db.batch(o.ops());
+    const acked = new Promise((resolve, reject) => {
+      const timer = setTimeout(() => acks.delete(id) && reject(wacoreError('TIMEOUT', 'the server did not acknowledge the message')), 20_000);
+      acks.set(id, (n) => (clearTimeout(timer), resolve(n)));
+    });
+    send(stanza);
+    const ack = await acked;
+    if (ack.attrs.error) throw wacoreError('NACK', `the server refused the message (${ack.attrs.error})`);
+    return id;
+  }
+
+  /** Sends a WAProto Message to a group: the skmsg under our sender key, and that key (in a
+   * senderKeyDistributionMessage, 1:1) to each member device that has not had it. */
+  function sendGroupMessage(gid, message) {
+    return serial(async () => {
+      const meta = await iq({ xmlns: 'w:g2', type: 'get', to: gid }, [{ tag: 'query', attrs: { request: 'interactive' } }]);
+      const members = children(child(meta, 'group'), 'participant').map((p) => parseJid(p.attrs.phone_number)?.user).filter(Boolean);
+      const me = await db.get('kv', 'wa-me');
+      const mine = parseJid(me.id);
+      if (!members.includes(mine.user)) throw wacoreError('NOT_MEMBER', `not a member of ${gid}`);
+      const devices = (await devicesOf([...new Set(members)])).filter((d) => d !== `${mine.user}:${mine.device}@${S_WHATSAPP_NET}`);
+      const o = overlay(db);
+      const store = deviceStore(o, api);
+      const skn = new api.SenderKeyName(gid, new api.ProtocolAddress(mine.user, mine.device));
+      const distribution = await new api.GroupSessionBuilder(store).create(skn);
+      const skmsg = await new api.GroupCipher(store, skn).encrypt(api.padMessage(api.proto.encode('Message', message)));
+      const had = new Set((await o.get('kv', `wa-skmem:${gid}`)) ?? []);
+      const need = devices.filter((d) => !had.has(d));
+      await ensureSessions(o, need);
+      const skdmMessage = api.padMessage(api.proto.encode('Message', { senderKeyDistributionMessage: { groupId: gid, axolotlSenderKeyDistributionMessage: distribution.serialize() } }));
+      const participants = [];
+      let pkmsg = false;
+      for (const d of need) {
+        const j = parseJid(d);
+        const { type, body } = await new api.SessionCipher(store, new api.ProtocolAddress(j.user, j.device)).encrypt(skdmMessage);
+        pkmsg ||= type === 3;
+        participants.push({ tag: 'to', attrs: { jid: d }, content: [{ tag: 'enc', attrs: { v: '2', type: type === 3 ? 'pkmsg' : 'msg' }, content: body }] });
+        had.add(d);
+      }
+      await o.put('kv', [...had], `wa-skmem:${gid}`);
+      const content = [];
+      if (participants.length) content.push({ tag: 'participants', attrs: {}, content: participants });
+      content.push({ tag: 'enc', attrs: { v: '2', type: 'skmsg' }, content: skmsg });
+      if (pkmsg) content.push({ tag: 'device-identity', attrs: {}, content: api.proto.encode('ADVSignedDeviceIdentity', await db.get('kv', 'wa-account')) });
+      return commitAndSend(o, { tag: 'message', attrs: { id: newMessageId(), to: gid, type: 'text', addressing_mode: 'lid' }, content });
+    });
+  }
+
+  /** Drops our sender key for a group (after a member left or was removed): the next message
+   * starts a new one and distributes it to the members there are then. */
+  async function rotateSenderKey(gid) {
+    const me = parseJid((await db.get('kv', 'wa-me')).id);
+    await db.batch([
+      { store: 'senderkeys', key: String(new api.SenderKeyName(gid, new api.ProtocolAddress(me.user, me.device))), del: true },
+      { store: 'kv', key: `wa-skmem:${gid}`, del: true },
+    ]);
   }
 
   /** Read receipts for messages of a chat (ids), sent to the user they came from. */
@@ -507,8 +576,10 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
   return {
     connect,
     close,
-    sendText: (to, text) => sendMessage(to, { conversation: text }),
+    sendText: (to, text) => (to.endsWith('@g.us') ? sendGroupMessage(to, { conversation: text }) : sendMessage(to, { conversation: text })),
     sendMessage,
+    sendGroupMessage,
+    rotateSenderKey,
     markRead,
     me: () => db.get('kv', 'wa-me'),
     utf8: (s) => te.encode(s),
