@@ -3,14 +3,17 @@
 // ADV identity checked), restarts, logs in, uploads pre-keys, and chats 1:1 both ways (pkmsg then
 // msg, to every device of the peer and of its own account), with delivery and read receipts; it
 // takes its phone's app-state key share; a second connection from its database logs in again.
+import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompanion } from '../../web/chat/whatsapp.mjs';
-import { VARIANT, network, nextText, statusWatch, within } from './server-kit.mjs';
+import { localCa } from '../../server/x509.mjs';
+import { VARIANT, network, nextMessage, nextText, statusWatch, within } from './server-kit.mjs';
 
 let net;
 beforeAll(async () => {
-  net = await network();
+  // The media host under the CA Vitest's global setup made and the workers trust.
+  net = await network({ ca: localCa(process.env.WACORE_TEST_CA_DIR) });
 });
 afterAll(async () => {
   await net?.close();
@@ -117,6 +120,30 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
       web2.close();
     });
   }
+
+  it('sends and receives images through the media host, each opened only after its MAC checks', async () => {
+    const { downloadMediaMessage } = await import('@whiskeysockets/baileys');
+    const web = companion(memoryDb());
+    await web.connect();
+    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
+    const jid = `${me.id.split(':')[0]}@s.whatsapp.net`;
+    const bot = await net.account('ours');
+    // bot -> web
+    const image = randomBytes(30_000);
+    await bot.sock.sendMessage(jid, { image, mimetype: 'image/png', caption: 'to the web' });
+    const m = await web.next((e) => e.type === 'message' && e.message?.imageMessage?.caption === 'to the web', 'the image at the companion');
+    expect(Buffer.compare(Buffer.from(await web.downloadMedia(m.message.imageMessage)), image)).toBe(0);
+    // a changed byte: refused, nothing returned
+    const tampered = { ...m.message.imageMessage, mediaKey: new Uint8Array(32) };
+    await expect(web.downloadMedia(tampered)).rejects.toMatchObject({ code: expect.stringMatching(/^ERR_/) });
+    // web -> bot
+    const back = randomBytes(25_000);
+    const atBot = nextMessage(bot.sock, (x) => x.message?.imageMessage?.caption === 'from the web', 20_000, 'the image at the bot');
+    await web.sendImage(bot.jid, back, { caption: 'from the web' });
+    const got = await atBot;
+    expect(Buffer.compare(await downloadMediaMessage(got, 'buffer', {}), back)).toBe(0);
+    web.close();
+  });
 
   it('takes part in a group with Baileys 7 bots on both Signal layers: reads theirs, they read its own, also after a removal and a new sender key', async () => {
     const web = companion(memoryDb());

@@ -4,8 +4,9 @@
 // 515 restart and the login, pre-keys, usync device lists, 1:1 messages to every device of the
 // peer and of our own account (WAProto Messages, padded, pkmsg/msg with <device-identity>),
 // group messages (our sender key distributed 1:1 to member devices that lack it, the skmsg beside
-// it), receiving both (deviceSentMessage unwrapped, sender keys taken, the phone's app-state key
-// share kept), and delivery and read receipts.
+// it), images (encrypted with the media API, uploaded to the server's HTTPS media host; received
+// ones downloaded and opened only once their MAC checks), receiving messages (deviceSentMessage
+// unwrapped, sender keys taken, the phone's app-state key share kept), delivery and read receipts.
 //
 // Storage is the chat's database interface (idb.mjs: get/put/del/batch, an overlay per operation
 // committed whole, signalStore for the package's SessionBuilder/SessionCipher). Events go to
@@ -68,7 +69,7 @@ export function parseJid(jid) {
 }
 export const userJid = (user) => `${user}@${S_WHATSAPP_NET}`;
 
-export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalThis.WebSocket, onEvent = () => {}, browser = 'wacore-wasm web chat' }) {
+export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalThis.WebSocket, fetchImpl = globalThis.fetch, onEvent = () => {}, browser = 'wacore-wasm web chat' }) {
   let ws;
   let transport;
   let nextId = 1;
@@ -567,6 +568,36 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     ]);
   }
 
+  /** Encrypts an image with the media API, uploads the ciphertext to the server's media host
+   * (media_conn's host and token, named by its SHA-256) and sends the imageMessage to a user or a
+   * group. Resolves with the message id. */
+  async function sendImage(to, bytes, { mimetype = 'image/png', caption } = {}) {
+    const conn = child(await iq({ xmlns: 'w:m', type: 'set' }, [{ tag: 'media_conn', attrs: {} }]), 'media_conn');
+    const host = child(conn, 'host')?.attrs?.hostname;
+    if (!host) throw wacoreError('MEDIA', 'media_conn named no host');
+    const media = api.encryptMedia(bytes, 'image');
+    const token = b64(media.fileEncSha256).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    const res = await fetchImpl(`https://${host}/mms/image/${token}?auth=${encodeURIComponent(conn.attrs.auth)}&token=${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: media.encrypted,
+    });
+    if (!res.ok) throw wacoreError('MEDIA', `upload refused (${res.status})`);
+    const { url: mediaUrl, direct_path: directPath } = await res.json();
+    const imageMessage = { url: mediaUrl, directPath, mimetype, caption, mediaKey: media.mediaKey, fileSha256: media.fileSha256, fileEncSha256: media.fileEncSha256, fileLength: media.fileLength, mediaKeyTimestamp: Math.floor(Date.now() / 1000) };
+    return to.endsWith('@g.us') ? sendGroupMessage(to, { imageMessage }) : sendMessage(to, { imageMessage });
+  }
+
+  /** Downloads the media a received message names and decrypts it; the MAC and both hashes are
+   * checked before any byte is returned. */
+  async function downloadMedia(media) {
+    if (!media?.url || !media.mediaKey) throw wacoreError('MEDIA', 'no media in this message');
+    const res = await fetchImpl(media.url);
+    if (!res.ok) throw wacoreError('MEDIA', `download refused (${res.status})`);
+    const encrypted = new Uint8Array(await res.arrayBuffer());
+    return api.decryptMedia(encrypted, media.mediaKey, 'image', { fileEncSha256: media.fileEncSha256, fileSha256: media.fileSha256 });
+  }
+
   /** Read receipts for messages of a chat (ids), sent to the user they came from. */
   function markRead(from, ids) {
     const [first, ...rest] = ids;
@@ -579,6 +610,8 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     sendText: (to, text) => (to.endsWith('@g.us') ? sendGroupMessage(to, { conversation: text }) : sendMessage(to, { conversation: text })),
     sendMessage,
     sendGroupMessage,
+    sendImage,
+    downloadMedia,
     rotateSenderKey,
     markRead,
     me: () => db.get('kv', 'wa-me'),
