@@ -38,8 +38,9 @@ function memoryDb() {
   };
 }
 
-/** A companion on db: its events collected, waits on them. */
-function companion(db) {
+/** A companion on db: its events collected, waits on them. approve: how its QR is approved
+ * (default: the phone of a new account). */
+function companion(db, approve = (qr) => net.server.approveQr(qr, { name: 'Web user' })) {
   const events = [];
   const waiters = new Set();
   const c = createCompanion({
@@ -50,7 +51,7 @@ function companion(db) {
     WebSocketImpl: WebSocket,
     onEvent: (e) => {
       events.push(e);
-      if (e.type === 'qr') net.server.approveQr(e.qr, { name: 'Web user' });
+      if (e.type === 'qr') approve(e.qr);
       for (const w of [...waiters]) w(e);
     },
   });
@@ -142,6 +143,25 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
     await web.sendImage(bot.jid, back, { caption: 'from the web' });
     const got = await atBot;
     expect(Buffer.compare(await downloadMediaMessage(got, 'buffer', {}), back)).toBe(0);
+    web.close();
+  });
+
+  it('shares app state with a Baileys 7 device of its account: archive from the web shows there, mute from there shows on the web', async () => {
+    const a1 = await net.account('baileys');
+    const web = companion(memoryDb(), (qr) => net.server.approveQr(qr, { account: a1.jid.split('@')[0] }));
+    await web.connect();
+    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
+    expect(me.id).toBe(`${a1.jid.split('@')[0]}:2@s.whatsapp.net`);
+    await web.next((e) => e.type === 'app-state-key', "the phone's app-state key share");
+    const b = await net.account('ours');
+    await b.sock.sendMessage(a1.jid, { text: 'a chat to archive' });
+    const m = await web.next((e) => e.type === 'message' && e.text === 'a chat to archive', 'the message at the companion');
+    const archived = within(20_000, 'the archive on the Baileys device', (resolve) => a1.sock.ev.on('chats.update', (u) => u.some((c) => c.id === b.jid && c.archived === true) && resolve()));
+    await web.archiveChat(b.jid, true, { id: m.id, fromMe: false, timestamp: Math.floor(Date.now() / 1000) });
+    await archived;
+    await a1.sock.chatModify({ mute: Date.now() + 3600_000 }, b.jid);
+    const muted = await web.next((e) => e.type === 'chat-update' && e.jid === b.jid && e.muted, 'the mute on the companion');
+    expect(muted.muteEndTimestamp).toBeGreaterThan(Date.now());
     web.close();
   });
 

@@ -6,7 +6,9 @@
 // group messages (our sender key distributed 1:1 to member devices that lack it, the skmsg beside
 // it), images (encrypted with the media API, uploaded to the server's HTTPS media host; received
 // ones downloaded and opened only once their MAC checks), receiving messages (deviceSentMessage
-// unwrapped, sender keys taken, the phone's app-state key share kept), delivery and read receipts.
+// unwrapped, sender keys taken, the phone's app-state key share kept), delivery and read receipts,
+// and app state (archive and mute as SyncActionValue patches made and verified with the package's
+// LTHash and MACs, so that another device of the account sees them, and the other way).
 //
 // Storage is the chat's database interface (idb.mjs: get/put/del/batch, an overlay per operation
 // committed whole, signalStore for the package's SessionBuilder/SessionCipher). Events go to
@@ -267,6 +269,8 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
         return send({ tag: 'ack', attrs: { id: node.attrs.id, to: node.attrs.from, class: 'receipt', ...(node.attrs.type ? { type: node.attrs.type } : {}) } });
       case 'notification':
         if (node.attrs.type === 'devices') await db.del('kv', `wa-devices:${parseJid(node.attrs.from)?.user}`);
+        // Another device of the account changed app state: fetch it (after this stanza's turn).
+        if (node.attrs.type === 'server_sync') for (const c of children(node, 'collection')) void resyncAppState(c.attrs.name).catch((e) => emit('error', { where: 'app state', code: e?.code ?? 'Error', message: String(e?.message ?? e) }));
         return send({ tag: 'ack', attrs: { id: node.attrs.id, to: node.attrs.from, class: 'notification', type: node.attrs.type } });
       case 'ib':
         if (child(node, 'offline')) emit('offline-done', { count: Number(child(node, 'offline').attrs.count ?? 0) });
@@ -598,6 +602,90 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     return api.decryptMedia(encrypted, media.mediaKey, 'image', { fileEncSha256: media.fileEncSha256, fileSha256: media.fileSha256 });
   }
 
+  // --- app state ------------------------------------------------------------------------------------
+
+  /** The app-state key the phone shared (its id as bytes and as base64, and the mutation keys). */
+  async function appStateKey() {
+    const id = await db.get('kv', 'wa-app-state-key-id');
+    const key = id && (await db.get('kv', `wa-app-state-key:${id}`));
+    if (!key) throw wacoreError('NO_APP_STATE_KEY', 'the phone has not shared an app-state key yet');
+    return { idB64: id, id: Uint8Array.from(atob(id), (ch) => ch.charCodeAt(0)), data: key.keyData, keys: api.mutationKeys(key.keyData) };
+  }
+  const appStateKeys = async (idB64) => (await db.get('kv', `wa-app-state-key:${idB64}`))?.keyData;
+
+  /** Brings a collection up to the server's version: each patch verified (its MACs, the LTHash)
+   * with the package before its mutations count; emits 'chat-update' for archive, mute and pin. */
+  function resyncAppState(name) {
+    return serial(async () => {
+      for (;;) {
+        const state = (await db.get('kv', `wa-app-state:${name}`)) ?? { version: 0, hash: new Uint8Array(128), indexValueMap: {} };
+        const r = await iq({ xmlns: 'w:sync:app:state', type: 'set' }, [{ tag: 'sync', attrs: {}, content: [{ tag: 'collection', attrs: { name, version: String(state.version), return_snapshot: 'false' } }] }]);
+        const col = child(child(r, 'sync'), 'collection');
+        if (!col || col.attrs.type === 'error') throw wacoreError('APP_STATE', `the server refused ${name}`);
+        const keyMap = new Map();
+        for (const p of children(child(col, 'patches'), 'patch')) {
+          const patch = api.parseSyncdPatch(p.content);
+          const keyId = b64(patch.keyId.id);
+          if (!keyMap.has(keyId)) keyMap.set(keyId, await appStateKeys(keyId));
+          const verified = api.verifySyncdPatch(p.content, name, await db.get('kv', `wa-app-state:${name}`) ?? state, keyMap);
+          await db.put('kv', verified.state, `wa-app-state:${name}`);
+          for (const m of verified.mutations) chatUpdate(m);
+        }
+        if (col.attrs.has_more_patches !== 'true') return;
+      }
+    });
+  }
+
+  function chatUpdate(mutation) {
+    const [action, jid] = Array.isArray(mutation.index) ? mutation.index : [];
+    const value = mutation.syncAction.value && api.proto.decode('SyncActionValue', mutation.syncAction.value);
+    if (!value || typeof jid !== 'string') return;
+    if (action === 'archive') emit('chat-update', { jid, archived: Boolean(value.archiveChatAction?.archived) });
+    else if (action === 'mute') emit('chat-update', { jid, muted: Boolean(value.muteAction?.muted), muteEndTimestamp: Number(value.muteAction?.muteEndTimestamp ?? 0) });
+    else if (action === 'pin_v1') emit('chat-update', { jid, pinned: Boolean(value.pinAction?.pinned) });
+  }
+
+  /** One mutation as a patch on top of the collection's latest version: the index MAC, the value
+   * encrypted and MACed, the LTHash moved, the snapshot and patch MACs, all with the package. */
+  async function appPatch(name, index, value) {
+    await resyncAppState(name);
+    return serial(async () => {
+      const key = await appStateKey();
+      const state = (await db.get('kv', `wa-app-state:${name}`)) ?? { version: 0, hash: new Uint8Array(128), indexValueMap: {} };
+      const indexBytes = te.encode(JSON.stringify(index));
+      const data = api.proto.encode('SyncActionData', { index: indexBytes, value, padding: new Uint8Array(0), version: 2 });
+      const blob = api.encryptSyncdValue(key.keys, 0, key.id, data);
+      const valueMac = blob.subarray(blob.length - 32);
+      const indexMac = api.generateIndexMac(indexBytes, key.keys.indexKey);
+      const previous = state.indexValueMap[b64(indexMac)]?.valueMac;
+      const version = state.version + 1;
+      const hash = api.LT_HASH_ANTI_TAMPERING.subtractThenAdd(state.hash, [valueMac], previous ? [previous] : []);
+      const snapshotMac = api.generateSnapshotMac(hash, version, name, key.keys.snapshotMacKey);
+      const patchMac = api.generatePatchMac(snapshotMac, [valueMac], version, name, key.keys.patchMacKey);
+      const patch = api.proto.encode('SyncdPatch', {
+        version: { version },
+        mutations: [{ operation: 0, record: { index: { blob: indexMac }, value: { blob }, keyId: { id: key.id } } }],
+        snapshotMac,
+        patchMac,
+        keyId: { id: key.id },
+      });
+      const r = await iq({ xmlns: 'w:sync:app:state', type: 'set' }, [{ tag: 'sync', attrs: {}, content: [{ tag: 'collection', attrs: { name, version: String(state.version), return_snapshot: 'false' }, content: [{ tag: 'patch', attrs: {}, content: patch }] }] }]);
+      const col = child(child(r, 'sync'), 'collection');
+      if (!col || col.attrs.type === 'error') throw wacoreError('APP_STATE', `the server refused the patch (${child(col, 'error')?.attrs?.code ?? 'no answer'})`);
+      await db.put('kv', { version, hash, indexValueMap: { ...state.indexValueMap, [b64(indexMac)]: { valueMac } } }, `wa-app-state:${name}`);
+      return version;
+    });
+  }
+
+  /** Archives or unarchives a chat for every device of the account (regular_low). */
+  const archiveChat = (jid, archived, lastMessage) =>
+    appPatch('regular_low', ['archive', jid], {
+      timestamp: Date.now(),
+      archiveChatAction: { archived, messageRange: lastMessage ? { lastMessageTimestamp: lastMessage.timestamp, messages: [{ key: { remoteJid: jid, fromMe: lastMessage.fromMe, id: lastMessage.id }, timestamp: lastMessage.timestamp }] } : {} },
+    });
+  /** Mutes a chat until `until` (ms since the epoch; 0 unmutes) for every device (regular_high). */
+  const muteChat = (jid, until) => appPatch('regular_high', ['mute', jid], { timestamp: Date.now(), muteAction: { muted: until > 0, ...(until > 0 ? { muteEndTimestamp: until } : {}) } });
+
   /** Read receipts for messages of a chat (ids), sent to the user they came from. */
   function markRead(from, ids) {
     const [first, ...rest] = ids;
@@ -612,6 +700,9 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     sendGroupMessage,
     sendImage,
     downloadMedia,
+    resyncAppState,
+    archiveChat,
+    muteChat,
     rotateSenderKey,
     markRead,
     me: () => db.get('kv', 'wa-me'),
