@@ -13,7 +13,7 @@ namespace wacore::signal {
 namespace {
 
 // prefix followed by n in decimal. (GCC 12 at -O3 raises a false -Wrestrict on `"x" + std::string`.)
-std::string label(const char* prefix, long long n) {
+std::string numbered(const char* prefix, long long n) {
   std::string s(prefix);
   s += std::to_string(n);
   return s;
@@ -69,13 +69,13 @@ TEST(SenderKeys, WhisperGroupDerivationMatchesPublishedVector) {
 TEST(SenderKeys, DecryptsInOrderAndOutOfOrder) {
   Group g;
   std::vector<Bytes> msgs;
-  for (int i = 0; i < 20; i++) msgs.push_back(g.encrypt(label("message ", i)));
+  for (int i = 0; i < 20; i++) msgs.push_back(g.encrypt(numbered("message ", i)));
   EXPECT_EQ(g.decrypt(msgs[0]), "message 0");
   EXPECT_EQ(g.decrypt(msgs[1]), "message 1");
   std::vector<int> order;
   for (int i = 2; i < 20; i++) order.push_back(i);
   std::shuffle(order.begin(), order.end(), std::mt19937(7));
-  for (int i : order) EXPECT_EQ(g.decrypt(msgs[i]), label("message ", i));
+  for (int i : order) EXPECT_EQ(g.decrypt(msgs[i]), numbered("message ", i));
   EXPECT_TRUE(g.receiver.states.back().skipped.empty());
   // Every message key is used once.
   g.decrypt(msgs[5], Error::duplicate_message);
