@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompanion } from '../../web/chat/whatsapp.mjs';
+import { LightClient } from '../../server/light-client.mjs';
 import { localCa } from '../../server/x509.mjs';
 import { VARIANT, network, nextMessage, nextText, statusWatch, within } from './server-kit.mjs';
 
@@ -121,6 +122,69 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
       web2.close();
     });
   }
+
+  it('gets, in order, five messages sent while it was away, and keeps the sessions a reload finds', async () => {
+    const db = memoryDb();
+    const web = companion(db);
+    await web.connect();
+    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
+    const jid = `${me.id.split(':')[0]}@s.whatsapp.net`;
+    const bot = await net.account('baileys');
+    await bot.sock.sendMessage(jid, { text: 'before' });
+    await web.next((e) => e.type === 'message' && e.text === 'before', '"before"');
+    web.close();
+    await web.next((e) => e.type === 'close', 'the close');
+    const texts = ['one', 'two', 'three', 'four', 'five'];
+    for (const text of texts) await bot.sock.sendMessage(jid, { text });
+    const back = companion(db);
+    await back.connect();
+    await back.next((e) => e.type === 'offline-done', 'the offline marker');
+    const got = back.events.filter((e) => e.type === 'message');
+    expect(got.map((e) => e.text)).toEqual(texts);
+    expect(got.every((e) => e.offline)).toBe(true);
+    back.close();
+  });
+
+  it('is one of two companions of an account: messages fan out to both, and what one sends shows on the other', async () => {
+    const first = companion(memoryDb());
+    await first.connect();
+    const { me } = await first.next((e) => e.type === 'open', 'the first companion to open');
+    const phone = me.id.split(':')[0];
+    const second = companion(memoryDb(), (qr) => net.server.approveQr(qr, { account: phone }));
+    await second.connect();
+    expect((await second.next((e) => e.type === 'open', 'the second companion to open')).me.id).toBe(`${phone}:2@s.whatsapp.net`);
+    const bot = await net.account('ours');
+    await bot.sock.sendMessage(`${phone}@s.whatsapp.net`, { text: 'to both' });
+    for (const c of [first, second]) await c.next((e) => e.type === 'message' && e.text === 'to both', '"to both" at each companion');
+    const atBot = nextText(bot.sock, 'from the second');
+    await second.sendText(bot.jid, 'from the second');
+    await atBot;
+    const own = await first.next((e) => e.type === 'message' && e.text === 'from the second', "the second's message on the first");
+    expect([own.fromMe, own.chat]).toEqual([true, bot.jid]);
+    first.close();
+    second.close();
+  });
+
+  it('reports a message it cannot decrypt as a failure and goes on', async () => {
+    const web = companion(memoryDb());
+    await web.connect();
+    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
+    const intruder = new LightClient(net.api, { url: net.server.url, rootKey: net.server.rootPublicKey });
+    await intruder.register((qr) => net.server.approveQr(qr));
+    await intruder.login();
+    // garbage in place of a Signal message, as msg and as pkmsg
+    for (const type of ['msg', 'pkmsg']) {
+      intruder.send({ tag: 'message', attrs: { id: `BAD${type}`, to: `${me.id.split(':')[0]}@s.whatsapp.net`, type: 'text' }, content: [{ tag: 'participants', attrs: {}, content: [{ tag: 'to', attrs: { jid: me.id }, content: [{ tag: 'enc', attrs: { v: '2', type }, content: randomBytes(80) }] }] }] });
+      const failure = await web.next((e) => e.type === 'error' && e.where === 'decrypt' && e.id === `BAD${type}`, `the failure of a bad ${type}`);
+      expect(failure.code).toBeTruthy();
+    }
+    // and it still chats
+    const bot = await net.account('baileys');
+    await bot.sock.sendMessage(`${me.id.split(':')[0]}@s.whatsapp.net`, { text: 'still fine' });
+    await web.next((e) => e.type === 'message' && e.text === 'still fine', 'a good message after the bad ones');
+    intruder.close();
+    web.close();
+  });
 
   it('sends and receives images through the media host, each opened only after its MAC checks', async () => {
     const { downloadMediaMessage } = await import('@whiskeysockets/baileys');
