@@ -186,6 +186,30 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
     web.close();
   });
 
+  it('asks again with a retry receipt when its session is lost, and the Baileys bot resends on a new one', async () => {
+    const db = memoryDb();
+    const web = companion(db);
+    await web.connect();
+    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
+    const jid = `${me.id.split(':')[0]}@s.whatsapp.net`;
+    const bot = await net.account('baileys');
+    await bot.sock.sendMessage(jid, { text: 'first' });
+    await web.next((e) => e.type === 'message' && e.text === 'first', '"first"');
+    const atBot = nextText(bot.sock, 'answer');
+    await web.sendText(bot.jid, 'answer');
+    await atBot;
+    // the companion loses its session with the bot's device
+    await db.del('sessions', new net.api.ProtocolAddress(bot.jid.split('@')[0], 1).toString());
+    const retries = [];
+    bot.sock.ws.on('CB:receipt', (n) => n.attrs.type === 'retry' && retries.push(n));
+    await bot.sock.sendMessage(jid, { text: 'after the loss' });
+    const m = await web.next((e) => e.type === 'message' && e.text === 'after the loss', 'the message after the retry');
+    expect(m.encType).toEqual(['pkmsg']);
+    expect(retries.length).toBe(1);
+    expect(web.events.some((e) => e.type === 'error' && e.where === 'decrypt')).toBe(true);
+    web.close();
+  });
+
   it('sends and receives images through the media host, each opened only after its MAC checks', async () => {
     const { downloadMediaMessage } = await import('@whiskeysockets/baileys');
     const web = companion(memoryDb());

@@ -7,7 +7,8 @@
 // it), images (encrypted with the media API, uploaded to the server's HTTPS media host; received
 // ones downloaded and opened only once their MAC checks), receiving messages (deviceSentMessage
 // unwrapped, sender keys taken, the phone's app-state key share kept), delivery and read receipts,
-// and app state (archive and mute as SyncActionValue patches made and verified with the package's
+// retry receipts with a fresh key bundle for what it cannot decrypt, and app state (archive and
+// mute as SyncActionValue patches made and verified with the package's
 // LTHash and MACs, so that another device of the account sees them, and the other way).
 //
 // Storage is the chat's database interface (idb.mjs: get/put/del/batch, an overlay per operation
@@ -401,6 +402,13 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       }
     } catch (e) {
       emit('error', { where: 'decrypt', id: node.attrs.id, from: node.attrs.from, code: e?.code ?? e?.name ?? 'Error', message: String(e?.message ?? e) });
+      // Ask the sender for the message again (a few times), with a fresh pre-key bundle it can
+      // start a new session from; then the negative ack.
+      const count = ((await db.get('kv', `wa-retry:${node.attrs.id}`)) ?? 0) + 1;
+      if (count <= 3) {
+        await db.put('kv', count, `wa-retry:${node.attrs.id}`);
+        send(await retryReceipt(node, count));
+      }
       send({ tag: 'ack', attrs: { id: node.attrs.id, to: node.attrs.from, class: 'message', error: '500' } });
       return undefined;
     }
@@ -421,6 +429,35 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     if (share) return emit('app-state-key', {});
     const text = message?.conversation || message?.extendedTextMessage?.text;
     return emit('message', { id: node.attrs.id, chat, from: userJid(sender.user), device: sender.device, fromMe, text, message, offline: Boolean(node.attrs.offline), encType: encs.map((e) => e.attrs.type) });
+  }
+
+  /** A retry receipt for a message we could not decrypt: our registration id and a key bundle
+   * (identity, a new one-time pre-key, the signed pre-key, our signed device identity). */
+  async function retryReceipt(node, count) {
+    const c = await creds();
+    const identity = await db.get('kv', 'identity');
+    const id = c.nextPreKeyId;
+    const k = api.keyhelper.generatePreKey(id);
+    await db.batch([
+      { store: 'prekeys', key: id, value: { pubKey: new Uint8Array(k.keyPair.pubKey), privKey: new Uint8Array(k.keyPair.privKey) } },
+      { store: 'kv', key: 'wa-creds', value: { ...c, nextPreKeyId: id + 1 } },
+    ]);
+    const { attrs } = node;
+    return {
+      tag: 'receipt',
+      attrs: { id: attrs.id, to: attrs.from, type: 'retry', ...(attrs.participant ? { participant: attrs.participant } : {}), ...(attrs.recipient ? { recipient: attrs.recipient } : {}) },
+      content: [
+        { tag: 'retry', attrs: { count: String(count), id: attrs.id, t: attrs.t ?? String(Math.floor(Date.now() / 1000)), v: '1', error: '0' } },
+        { tag: 'registration', attrs: {}, content: be(c.registrationId, 4) },
+        { tag: 'keys', attrs: {}, content: [
+          { tag: 'type', attrs: {}, content: Uint8Array.of(5) },
+          { tag: 'identity', attrs: {}, content: identity.pubKey.subarray(1) },
+          { tag: 'key', attrs: {}, content: [{ tag: 'id', attrs: {}, content: be(id, 3) }, { tag: 'value', attrs: {}, content: new Uint8Array(k.keyPair.pubKey).subarray(1) }] },
+          { tag: 'skey', attrs: {}, content: [{ tag: 'id', attrs: {}, content: be(c.signedPreKey.keyId, 3) }, { tag: 'value', attrs: {}, content: c.signedPreKey.publicKey.subarray(1) }, { tag: 'signature', attrs: {}, content: c.signedPreKey.signature }] },
+          { tag: 'device-identity', attrs: {}, content: api.proto.encode('ADVSignedDeviceIdentity', await db.get('kv', 'wa-account')) },
+        ] },
+      ],
+    };
   }
 
   // --- sending -----------------------------------------------------------------------------------
