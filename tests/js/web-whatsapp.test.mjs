@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCompanion } from '../../web/chat/whatsapp.mjs';
 import { LightClient } from '../../server/light-client.mjs';
 import { localCa } from '../../server/x509.mjs';
-import { VARIANT, network, nextMessage, nextText, statusWatch, within } from './server-kit.mjs';
+import { VARIANT, network, nextMessage, nextText, sleep, statusWatch, within } from './server-kit.mjs';
 
 let net;
 beforeAll(async () => {
@@ -57,6 +57,7 @@ function companion(db, approve = (qr) => net.server.approveQr(qr, { name: 'Web u
     },
   });
   c.events = events;
+  c.db = db;
   c.next = (match, what, ms = 20_000) =>
     within(ms, what, (resolve) => {
       const found = events.find(match);
@@ -122,6 +123,24 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
       web2.close();
     });
   }
+
+  it('sends typing and sees the other user typing and going away', async () => {
+    const web = companion(memoryDb());
+    await web.connect();
+    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
+    const jid = `${me.id.split(':')[0]}@s.whatsapp.net`;
+    const bot = await net.account('baileys');
+    const typingAtBot = within(10_000, 'typing at the bot', (resolve) => bot.sock.ev.on('presence.update', (u) => Object.values(u.presences).some((p) => p.lastKnownPresence === 'composing') && resolve(u.id)));
+    await bot.sock.presenceSubscribe(jid);
+    web.setTyping(bot.jid, true);
+    expect(await typingAtBot).toBe(jid);
+    await bot.sock.sendPresenceUpdate('composing', jid);
+    expect((await web.next((e) => e.type === 'typing', 'typing at the companion')).typing).toBe(true);
+    web.subscribePresence(bot.jid);
+    await bot.sock.sendPresenceUpdate('unavailable');
+    await web.next((e) => e.type === 'presence' && e.from === bot.jid && !e.available, 'the bot going away');
+    web.close();
+  });
 
   it('gets, in order, five messages sent while it was away, and keeps the sessions a reload finds', async () => {
     const db = memoryDb();
@@ -235,7 +254,8 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
   });
 
   it('shares app state with a Baileys 7 device of its account: archive from the web shows there, mute from there shows on the web', async () => {
-    const a1 = await net.account('baileys');
+    // Baileys checks app-state MACs only when told to (appStateMacVerification defaults to off).
+    const a1 = await net.account('baileys', { config: { appStateMacVerification: { patch: true, snapshot: true } } });
     const web = companion(memoryDb(), (qr) => net.server.approveQr(qr, { account: a1.jid.split('@')[0] }));
     await web.connect();
     const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
@@ -250,6 +270,33 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
     await a1.sock.chatModify({ mute: Date.now() + 3600_000 }, b.jid);
     const muted = await web.next((e) => e.type === 'chat-update' && e.jid === b.jid && e.muted, 'the mute on the companion');
     expect(muted.muteEndTimestamp).toBeGreaterThan(Date.now());
+    // A patch whose MAC does not hold (uploaded by a device of the account that is not honest) is
+    // refused by the companion and by Baileys alike; neither applies it.
+    const liar = new LightClient(net.api, { url: net.server.url, rootKey: net.server.rootPublicKey });
+    await liar.register((qr) => net.server.approveQr(qr, { account: a1.jid.split('@')[0] }));
+    await liar.login();
+    const state = await web.db.get('kv', 'wa-app-state:regular_high');
+    const keyId = (await web.db.get('kv', 'wa-app-state-key-id'));
+    const forged = net.api.proto.encode('SyncdPatch', {
+      version: { version: state.version + 1 },
+      mutations: [{ operation: 0, record: { index: { blob: randomBytes(32) }, value: { blob: randomBytes(64) }, keyId: { id: Buffer.from(keyId, 'base64') } } }],
+      snapshotMac: randomBytes(32),
+      patchMac: randomBytes(32),
+      keyId: { id: Buffer.from(keyId, 'base64') },
+    });
+    const { regular_high: baileysBefore } = await a1.sock.authState.keys.get('app-state-sync-version', ['regular_high']);
+    await liar.query({ tag: 'iq', attrs: { xmlns: 'w:sync:app:state', type: 'set', to: 's.whatsapp.net' }, content: [{ tag: 'sync', attrs: {}, content: [{ tag: 'collection', attrs: { name: 'regular_high', version: String(state.version), return_snapshot: 'false' }, content: [{ tag: 'patch', attrs: {}, content: forged }] }] }] });
+    const refused = await web.next((e) => e.type === 'error' && e.where === 'app state', 'the companion refusing the patch');
+    expect(refused.code).toMatch(/^ERR_/);
+    expect((await web.db.get('kv', 'wa-app-state:regular_high')).version).toBe(state.version);
+    // Baileys, checking MACs, was told too (server_sync) and applies nothing of it: its LTHash and
+    // index map stay as they were (rc14 moves its version number past a patch it skips)
+    await sleep(500);
+    const { regular_high: baileysAfter } = await a1.sock.authState.keys.get('app-state-sync-version', ['regular_high']);
+    expect(Buffer.compare(Buffer.from(baileysAfter.hash), Buffer.from(baileysBefore.hash))).toBe(0);
+    expect(Object.keys(baileysAfter.indexValueMap)).toEqual(Object.keys(baileysBefore.indexValueMap));
+    expect(baileysAfter.version).toBe(state.version + 1);
+    liar.close();
     web.close();
   });
 

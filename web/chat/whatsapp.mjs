@@ -7,7 +7,7 @@
 // it), images (encrypted with the media API, uploaded to the server's HTTPS media host; received
 // ones downloaded and opened only once their MAC checks), receiving messages (deviceSentMessage
 // unwrapped, sender keys taken, the phone's app-state key share kept), delivery and read receipts,
-// retry receipts with a fresh key bundle for what it cannot decrypt, and app state (archive and
+// typing and presence, retry receipts with a fresh key bundle for what it cannot decrypt, and app state (archive and
 // mute as SyncActionValue patches made and verified with the package's
 // LTHash and MACs, so that another device of the account sees them, and the other way).
 //
@@ -275,6 +275,14 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
         return send({ tag: 'ack', attrs: { id: node.attrs.id, to: node.attrs.from, class: 'notification', type: node.attrs.type } });
       case 'ib':
         if (child(node, 'offline')) emit('offline-done', { count: Number(child(node, 'offline').attrs.count ?? 0) });
+        return undefined;
+      case 'chatstate': {
+        const state = Array.isArray(node.content) ? node.content[0]?.tag : undefined;
+        if (state === 'composing' || state === 'paused') emit('typing', { chat: node.attrs.from, from: node.attrs.participant ?? node.attrs.from, typing: state === 'composing' });
+        return undefined;
+      }
+      case 'presence':
+        emit('presence', { from: node.attrs.from, available: node.attrs.type !== 'unavailable', last: node.attrs.last });
         return undefined;
       default:
         return undefined;
@@ -723,6 +731,11 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
   /** Mutes a chat until `until` (ms since the epoch; 0 unmutes) for every device (regular_high). */
   const muteChat = (jid, until) => appPatch('regular_high', ['mute', jid], { timestamp: Date.now(), muteAction: { muted: until > 0, ...(until > 0 ? { muteEndTimestamp: until } : {}) } });
 
+  /** Typing in a chat (true: composing, false: paused). */
+  const setTyping = (jid, typing) => send({ tag: 'chatstate', attrs: { to: jid }, content: [{ tag: typing ? 'composing' : 'paused', attrs: {} }] });
+  /** Asks for a user's presence (available or not, and later changes as 'presence' events). */
+  const subscribePresence = (jid) => send({ tag: 'presence', attrs: { to: jid, type: 'subscribe' } });
+
   /** Read receipts for messages of a chat (ids), sent to the user they came from. */
   function markRead(from, ids) {
     const [first, ...rest] = ids;
@@ -738,6 +751,8 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     sendImage,
     downloadMedia,
     resyncAppState,
+    setTyping,
+    subscribePresence,
     archiveChat,
     muteChat,
     rotateSenderKey,
