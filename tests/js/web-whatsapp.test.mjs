@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jidToSignalProtocolAddress } from '../../npm/baileys.mjs';
 import { createCompanion } from '../../web/chat/whatsapp.mjs';
 import { LightClient } from '../../server/light-client.mjs';
 import { localCa } from '../../server/x509.mjs';
@@ -226,6 +227,26 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
     expect(m.encType).toEqual(['pkmsg']);
     expect(retries.length).toBe(1);
     expect(web.events.some((e) => e.type === 'error' && e.where === 'decrypt')).toBe(true);
+    web.close();
+  });
+
+  it('resends a message to the one device of a Baileys bot that lost its session and asks again', async () => {
+    const web = companion(memoryDb());
+    await web.connect();
+    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
+    const jid = `${me.id.split(':')[0]}@s.whatsapp.net`;
+    const bot = await net.account('ours');
+    const atBot = nextText(bot.sock, 'first');
+    await web.sendText(bot.jid, 'first');
+    await atBot;
+    await bot.sock.sendMessage(jid, { text: 'reply' });
+    await web.next((e) => e.type === 'message' && e.text === 'reply', '"reply"');
+    // the bot loses its session with the companion's device
+    await bot.sock.authState.keys.set({ session: { [jidToSignalProtocolAddress(me.lid)]: null, [jidToSignalProtocolAddress(me.id)]: null } });
+    const recovered = nextText(bot.sock, 'after the loss', 30_000);
+    const id = await web.sendText(bot.jid, 'after the loss');
+    expect((await recovered).key.id).toBe(id);
+    expect(web.events.filter((e) => e.type === 'resent' && e.id === id).length).toBeGreaterThanOrEqual(1);
     web.close();
   });
 

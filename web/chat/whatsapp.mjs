@@ -7,7 +7,8 @@
 // it), images (encrypted with the media API, uploaded to the server's HTTPS media host; received
 // ones downloaded and opened only once their MAC checks), receiving messages (deviceSentMessage
 // unwrapped, sender keys taken, the phone's app-state key share kept), delivery and read receipts,
-// typing and presence, retry receipts with a fresh key bundle for what it cannot decrypt, and app state (archive and
+// typing and presence, retry receipts both ways (a fresh key bundle for what it cannot decrypt; a
+// message resent to the one device that asks), and app state (archive and
 // mute as SyncActionValue patches made and verified with the package's
 // LTHash and MACs, so that another device of the account sees them, and the other way).
 //
@@ -22,6 +23,8 @@ const ADV_DEVICE_SIGNATURE_PREFIX = Uint8Array.of(6, 1);
 const APP_STATE_SYNC_KEY_SHARE = 6;
 const PREKEYS_LOW = 5;
 const PREKEY_UPLOAD = 30;
+/** Sent 1:1 messages kept for the peer's retry receipts. */
+const SENT_KEPT = 200;
 const te = new TextEncoder();
 const td = new TextDecoder();
 
@@ -266,6 +269,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       case 'message':
         return receive(node);
       case 'receipt':
+        if (node.attrs.type === 'retry') await resend(node);
         emit('receipt', { id: node.attrs.id, from: node.attrs.from, status: node.attrs.type ?? 'delivery', ids: [node.attrs.id, ...children(child(node, 'list'), 'item').map((i) => i.attrs.id)] });
         return send({ tag: 'ack', attrs: { id: node.attrs.id, to: node.attrs.from, class: 'receipt', ...(node.attrs.type ? { type: node.attrs.type } : {}) } });
       case 'notification':
@@ -439,6 +443,39 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     return emit('message', { id: node.attrs.id, chat, from: userJid(sender.user), device: sender.device, fromMe, text, message, offline: Boolean(node.attrs.offline), encType: encs.map((e) => e.attrs.type) });
   }
 
+  /** A peer's device could not decrypt one of our 1:1 messages: it goes again to that device
+   * alone, on a session started from the key bundle the receipt carries when it carries one (or
+   * else from a fetched bundle once the peer has asked twice). */
+  async function resend(node) {
+    const sent = await db.get('kv', `wa-sent:${node.attrs.id}`);
+    const device = parseJid(node.attrs.participant ?? node.attrs.from);
+    const count = Number(child(node, 'retry')?.attrs?.count ?? 1);
+    if (!sent || !device || device.server !== S_WHATSAPP_NET || count > 5) return;
+    const o = overlay(db);
+    const store = deviceStore(o, api);
+    const address = new api.ProtocolAddress(device.user, device.device);
+    const keys = child(node, 'keys');
+    if (keys && bytesOf(keys, 'identity')?.length === 32 && child(keys, 'skey')) {
+      const skey = child(keys, 'skey');
+      const key = child(keys, 'key');
+      await new api.SessionBuilder(store, address).initOutgoing({
+        identityKey: prefixed(bytesOf(keys, 'identity')),
+        registrationId: readBe(bytesOf(node, 'registration')),
+        signedPreKey: { keyId: readBe(bytesOf(skey, 'id')), publicKey: prefixed(bytesOf(skey, 'value')), signature: bytesOf(skey, 'signature') },
+        preKey: key ? { keyId: readBe(bytesOf(key, 'id')), publicKey: prefixed(bytesOf(key, 'value')) } : undefined,
+      });
+    } else if (count > 1) {
+      await o.del('sessions', address.toString());
+      await ensureSessions(o, [`${device.user}:${device.device}@${S_WHATSAPP_NET}`]);
+    }
+    const { type, body } = await new api.SessionCipher(store, address).encrypt(api.padMessage(api.proto.encode('Message', sent.message)));
+    const content = [{ tag: 'enc', attrs: { v: '2', type: type === 3 ? 'pkmsg' : 'msg', count: String(count) }, content: body }];
+    if (type === 3) content.push({ tag: 'device-identity', attrs: {}, content: api.proto.encode('ADVSignedDeviceIdentity', await db.get('kv', 'wa-account')) });
+    await db.batch(o.ops());
+    send({ tag: 'message', attrs: { id: node.attrs.id, to: `${device.user}:${device.device}@${S_WHATSAPP_NET}`, type: 'text', device_fanout: 'false' }, content });
+    emit('resent', { id: node.attrs.id, to: sent.to, device: device.device, count });
+  }
+
   /** A retry receipt for a message we could not decrypt: our registration id and a key bundle
    * (identity, a new one-time pre-key, the signed pre-key, our signed device identity). */
   async function retryReceipt(node, count) {
@@ -549,16 +586,22 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       }
       const content = [{ tag: 'participants', attrs: {}, content: participants }];
       if (pkmsg) content.push({ tag: 'device-identity', attrs: {}, content: api.proto.encode('ADVSignedDeviceIdentity', await db.get('kv', 'wa-account')) });
-      return commitAndSend(o, { tag: 'message', attrs: { id: newMessageId(), to: userJid(peer.user), type: 'text' }, content });
+      return commitAndSend(o, { tag: 'message', attrs: { id: newMessageId(), to: userJid(peer.user), type: 'text' }, content }, { to: userJid(peer.user), message });
     });
   }
 
   const newMessageId = () => `3EB0${Array.from(crypto.getRandomValues(new Uint8Array(9)), (x) => x.toString(16).padStart(2, '0')).join('').toUpperCase()}`;
 
   /** Commits what encrypting the stanza changed, sends it, and resolves with its id once the
-   * server acknowledged it. */
-  async function commitAndSend(o, stanza) {
+   * server acknowledged it. sent: { to, message } kept for a retry receipt (the last SENT_KEPT). */
+  async function commitAndSend(o, stanza, sent) {
     const { id } = stanza.attrs;
+    if (sent) {
+      const ids = ((await o.get('kv', 'wa-sent-ids')) ?? []).concat(id);
+      for (const old of ids.splice(0, Math.max(0, ids.length - SENT_KEPT))) await o.del('kv', `wa-sent:${old}`);
+      await o.put('kv', ids, 'wa-sent-ids');
+      await o.put('kv', sent, `wa-sent:${id}`);
+    }
     await db.batch(o.ops());
     const acked = new Promise((resolve, reject) => {
       const timer = setTimeout(() => acks.delete(id) && reject(wacoreError('TIMEOUT', 'the server did not acknowledge the message')), 20_000);
