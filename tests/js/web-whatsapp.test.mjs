@@ -70,6 +70,15 @@ function companion(db, approve = (qr) => net.server.approveQr(qr, { name: 'Web u
   return c;
 }
 
+/** A new companion, connected and open: { web, me, jid (its user JID), db }. */
+async function openCompanion(approve) {
+  const db = memoryDb();
+  const web = companion(db, approve);
+  await web.connect();
+  const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
+  return { web, me, jid: `${me.id.split(':')[0]}@s.whatsapp.net`, db };
+}
+
 describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, () => {
   for (const repository of ['baileys', 'ours']) {
     it(`pairs by QR, logs in, and chats 1:1 both ways with a Baileys 7 bot (${repository === 'ours' ? 'wacore-wasm/baileys' : "Baileys' Signal layer"})`, async () => {
@@ -126,10 +135,7 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
   }
 
   it('sends typing and sees the other user typing and going away', async () => {
-    const web = companion(memoryDb());
-    await web.connect();
-    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
-    const jid = `${me.id.split(':')[0]}@s.whatsapp.net`;
+    const { web, me, jid } = await openCompanion();
     const bot = await net.account('baileys');
     const typingAtBot = within(10_000, 'typing at the bot', (resolve) => bot.sock.ev.on('presence.update', (u) => Object.values(u.presences).some((p) => p.lastKnownPresence === 'composing') && resolve(u.id)));
     await bot.sock.presenceSubscribe(jid);
@@ -144,11 +150,7 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
   });
 
   it('gets, in order, five messages sent while it was away, and keeps the sessions a reload finds', async () => {
-    const db = memoryDb();
-    const web = companion(db);
-    await web.connect();
-    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
-    const jid = `${me.id.split(':')[0]}@s.whatsapp.net`;
+    const { web, me, jid, db } = await openCompanion();
     const bot = await net.account('baileys');
     await bot.sock.sendMessage(jid, { text: 'before' });
     await web.next((e) => e.type === 'message' && e.text === 'before', '"before"');
@@ -207,11 +209,7 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
   });
 
   it('asks again with a retry receipt when its session is lost, and the Baileys bot resends on a new one', async () => {
-    const db = memoryDb();
-    const web = companion(db);
-    await web.connect();
-    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
-    const jid = `${me.id.split(':')[0]}@s.whatsapp.net`;
+    const { web, me, jid, db } = await openCompanion();
     const bot = await net.account('baileys');
     await bot.sock.sendMessage(jid, { text: 'first' });
     await web.next((e) => e.type === 'message' && e.text === 'first', '"first"');
@@ -231,10 +229,7 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
   });
 
   it('resends a message to the one device of a Baileys bot that lost its session and asks again', async () => {
-    const web = companion(memoryDb());
-    await web.connect();
-    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
-    const jid = `${me.id.split(':')[0]}@s.whatsapp.net`;
+    const { web, me, jid } = await openCompanion();
     const bot = await net.account('ours');
     const atBot = nextText(bot.sock, 'first');
     await web.sendText(bot.jid, 'first');
@@ -252,10 +247,7 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
 
   it('sends and receives images through the media host, each opened only after its MAC checks', async () => {
     const { downloadMediaMessage } = await import('@whiskeysockets/baileys');
-    const web = companion(memoryDb());
-    await web.connect();
-    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
-    const jid = `${me.id.split(':')[0]}@s.whatsapp.net`;
+    const { web, me, jid } = await openCompanion();
     const bot = await net.account('ours');
     // bot -> web
     const image = randomBytes(30_000);
@@ -322,10 +314,7 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
   });
 
   it('takes part in a group with Baileys 7 bots on both Signal layers: reads theirs, they read its own, also after a removal and a new sender key', async () => {
-    const web = companion(memoryDb());
-    await web.connect();
-    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
-    const jid = `${me.id.split(':')[0]}@s.whatsapp.net`;
+    const { web, me, jid } = await openCompanion();
     const [b1, o1] = await Promise.all([net.account('baileys'), net.account('ours')]);
     const meta = await b1.sock.groupCreate('web and bots', [jid, o1.jid]);
     for (const [bot, text] of [[b1, 'from b1'], [o1, 'from o1']]) {
