@@ -23,7 +23,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const here = fileURLToPath(import.meta.url);
 
 if (args.includes('--layer')) {
-  await runLayer(opt('--layer'), opt('--url'), Number(opt('--port')));
+  await runLayer(opt('--layer'), opt('--url'), Number(opt('--port')), opt('--token'));
 } else {
   const dataDir = mkdtempSync(join(tmpdir(), 'wacore-fleet-'));
   const rows = [];
@@ -31,7 +31,7 @@ if (args.includes('--layer')) {
     // A fresh server per layer: the same starting point for each.
     const server = spawn(process.execPath, [fileURLToPath(new URL('../server/cli.mjs', import.meta.url)), '--port', '0', '--in-memory', '--quiet', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
     const info = await new Promise((resolve) => server.stdout.once('data', (d) => resolve(JSON.parse(String(d).split('\n')[0]))));
-    const r = spawnSync(process.execPath, ['--expose-gc', here, '--layer', layer, '--url', info.url, '--port', String(info.port), '--accounts', String(ACCOUNTS), '--rate', String(RATE), '--seconds', String(SECONDS)], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    const r = spawnSync(process.execPath, ['--expose-gc', here, '--layer', layer, '--url', info.url, '--port', String(info.port), '--token', info.adminToken, '--accounts', String(ACCOUNTS), '--rate', String(RATE), '--seconds', String(SECONDS)], { encoding: 'utf8', maxBuffer: 64 << 20 });
     server.kill('SIGTERM');
     if (r.status !== 0) {
       console.error(r.stderr);
@@ -50,7 +50,7 @@ if (args.includes('--layer')) {
   }
 }
 
-async function runLayer(layer, url, port) {
+async function runLayer(layer, url, port, token) {
   const baileys = await import('@whiskeysockets/baileys');
   const { makeSignalRepositoryFactory } = await import('../npm/baileys.mjs');
   const { load } = await import('../npm/index.mjs');
@@ -94,7 +94,7 @@ async function runLayer(layer, url, port) {
       const sock = baileys.makeWASocket({ auth: { creds: auth.creds, keys: baileys.makeCacheableSignalKeyStore(auth.keys, silent) }, waWebSocketUrl: url, logger: silent, shouldSyncHistoryMessage: () => false, markOnlineOnConnect: false, ...(makeSignalRepository ? { makeSignalRepository } : {}) });
       sock.ev.on('creds.update', (u) => Object.assign(auth.creds, u));
       sock.ev.on('connection.update', async (u) => {
-        if (u.qr) await fetch(`http://127.0.0.1:${port}/pair`, { method: 'POST', body: u.qr });
+        if (u.qr) await fetch(`http://127.0.0.1:${port}/pair`, { method: 'POST', body: u.qr, headers: { authorization: `Bearer ${token}` } });
         if (u.connection === 'open') resolve(sock);
         if (u.connection === 'close') resolve(u.lastDisconnect?.error?.output?.statusCode);
       });

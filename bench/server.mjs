@@ -48,7 +48,7 @@ function serverUsage() {
 const api = await load({ variant });
 const rootKey = new Uint8Array(Buffer.from(await (await fetch(`http://127.0.0.1:${info.port}/root`)).text(), 'hex'));
 const pair = async (qr) => {
-  const res = await fetch(`http://127.0.0.1:${info.port}/pair`, { method: 'POST', body: qr });
+  const res = await fetch(`http://127.0.0.1:${info.port}/pair`, { method: 'POST', body: qr, headers: { authorization: `Bearer ${info.adminToken}` } });
   if (res.status !== 200) throw new Error(`POST /pair: ${res.status}`);
 };
 const out = [];

@@ -5,6 +5,14 @@ import { randomBytes } from 'node:crypto';
 import { Directory, S_WHATSAPP_NET, parseJid } from './directory.mjs';
 
 const enc = new TextEncoder();
+const MAX_HELLO_BYTES = 4096;
+/** Users one usync or pre-key request may name (more are left out). */
+const MAX_USERS = 512;
+/** How long a registration may wait for its phone (Baileys shows its six QR codes for 160 s). */
+const REGISTRATION_MS = 180_000;
+/** Bytes queued to a client that does not read before it is closed (what it has not acknowledged
+ * stays kept for its next login). */
+const MAX_UNREAD_BYTES = 32 << 20;
 
 /** The first child of `node` with this tag. */
 export const child = (node, tag) => (Array.isArray(node?.content) ? node.content.find((c) => c.tag === tag) : undefined);
@@ -37,6 +45,8 @@ export class Connection {
         // The header names the token dictionary: 3 (current clients) or 2 (Baileys 6). The
         // responder speaks one; a header for the other gets a responder for it, fed the intro again.
         this.intro = this.intro ? Buffer.concat([this.intro, chunk]) : Buffer.from(chunk);
+        // An intro and client hello are a few hundred bytes: more is not a client.
+        if (this.intro.length > MAX_HELLO_BYTES) return this.close('handshake too large');
         let hello;
         try {
           hello = this.responder.processClientHello(chunk);
@@ -65,8 +75,18 @@ export class Connection {
       // Baileys 6 switches to its transport keys only after its send of clientFinish has called
       // back: a reply that comes first fails its decryption (seen on a loaded machine). WhatsApp's
       // round trip hides that; here a dictionary-2 client's first stanza waits 100 ms.
-      if (this.dictionary === 2) setTimeout(() => !this.closing && this.login(payload), 100);
-      else this.login(payload);
+      if (this.dictionary === 2) {
+        setTimeout(() => {
+          if (this.closing || !this.transport || this.ws.readyState !== this.ws.OPEN) return;
+          try {
+            this.login(payload);
+          } catch (e) {
+            this.close(`${e?.code ?? ''} ${e?.message ?? e}`.trim());
+          }
+        }, 100);
+      } else {
+        this.login(payload);
+      }
       return;
     }
     if (!this.transport) return;
@@ -107,7 +127,9 @@ export class Connection {
     if (this.outbox.length === 0) return;
     const frames = this.outbox.length === 1 ? this.outbox[0] : Buffer.concat(this.outbox);
     this.outbox = [];
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frames);
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    if (this.ws.bufferedAmount > MAX_UNREAD_BYTES) return this.close('not reading what it is sent');
+    this.ws.send(frames);
   }
 
   /** Closes with an optional stream error first (a node, sent while the transport is up). */
@@ -128,6 +150,7 @@ export class Connection {
       this.registration = { identity: reg.eIdent, registrationId: reg.eRegid, signedPreKey: { id: reg.eSkeyId, value: reg.eSkeyVal, signature: reg.eSkeySig } };
       if (!(this.registration.identity instanceof Uint8Array) || this.registration.identity.length !== 32) return this.close('registration without a 32-byte identity key');
       net.pending.set(b64(this.noiseKey), this);
+      this.registrationTimer = setTimeout(() => this.close('registration not approved in time'), REGISTRATION_MS);
       const refs = Array.from({ length: 6 }, () => ({ tag: 'ref', attrs: {}, content: enc.encode(randomBytes(18).toString('base64')) }));
       this.send({ tag: 'iq', attrs: { from: S_WHATSAPP_NET, type: 'set', id: net.id(), xmlns: 'md' }, content: [{ tag: 'pair-device', attrs: {}, content: refs }] });
       net.log('registration: pair-device sent');
@@ -164,7 +187,9 @@ export class Connection {
     this.offlineMarker = { id, send: offline };
     this.offlineTimer = setTimeout(offline, 3_000);
     try {
+      const hadKey = account.appStateKeys.length > 0;
       this.send(net.phones.keyShareStanza(account, device, id, net.now()));
+      if (!hadKey) net.changed('account', account); // the phone's new key, journaled
     } catch (e) {
       net.log(`no key share for ${account.phone}:${device.id}: ${e?.code ?? ''} ${e?.message ?? e}`);
       offline();
@@ -266,7 +291,8 @@ export class Connection {
     if (remove && this.device) {
       const target = net.dir.deviceOf(remove.attrs.jid);
       reply();
-      if (target && target.account === this.device.account) net.unlink(target, 'logged out by its own request');
+      // A companion logs out itself only; the phone unlinks others (server.unlinkDevice).
+      if (target && target === this.device) net.unlink(target, 'logged out by its own request');
       return undefined;
     }
     net.log('iq md: empty result');
@@ -277,7 +303,7 @@ export class Connection {
    * phone-number user; contacts (onWhatsApp) as in or out. */
   usync(query) {
     const { dir } = this.net;
-    const users = children(child(query, 'list'), 'user').map((u) => {
+    const users = children(child(query, 'list'), 'user').slice(0, MAX_USERS).map((u) => {
       const contact = child(u, 'contact');
       if (contact && !u.attrs.jid) {
         const digits = text(contact).replace(/\D/g, '');
@@ -300,7 +326,9 @@ export class Connection {
   bundles(keyNode) {
     const { net } = this;
     const out = [];
-    for (const u of children(keyNode, 'user')) {
+    const asked = [...new Set(children(keyNode, 'user').map((u) => u.attrs.jid))].slice(0, MAX_USERS);
+    for (const jid of asked) {
+      const u = { attrs: { jid } };
       const device = net.dir.deviceOf(u.attrs.jid);
       if (!device?.signedPreKey) continue;
       const reg = Buffer.alloc(4);
@@ -394,6 +422,10 @@ export class Connection {
   closed() {
     clearTimeout(this.handshakeTimer);
     clearTimeout(this.offlineTimer);
+    clearTimeout(this.registrationTimer);
+    this.net.relay.forget(this);
+    if (this.device) this.device.available = false;
+    for (const [phone, entry] of this.net.pairCodes) if (entry.conn === this) this.net.pairCodes.delete(phone);
     if (this.device?.session === this) this.device.session = undefined;
     if (this.noiseKey && this.net.pending.get(b64(this.noiseKey)) === this) this.net.pending.delete(b64(this.noiseKey));
     this.responder?.free();

@@ -37,7 +37,9 @@ export { createCa, localCa } from './x509.mjs';
  * - variant: the wasm build ('auto'); firstPhone: the first account's number (15550000001);
  * - autoApprove: the phone approves every QR registration by itself (default false);
  * - log: a function taking a line (default none);
- * - handshakeTimeoutMs (20 s), maxStanzasPerSecond per connection (10,000, bursts of 20,000).
+ * - handshakeTimeoutMs (20 s), maxStanzasPerSecond per connection (10,000, bursts of 20,000);
+ * - adminToken: what POST /pair and /pair-code need (default: a random one, on the returned
+ *   object); origins: web origins besides the server's own allowed on HTTP and WebSocket.
  */
 export async function startServer(options = {}) {
   const api = await load({ variant: options.variant ?? 'auto' });
@@ -104,10 +106,18 @@ export async function startServer(options = {}) {
   // scripts: GET /root (the certificate root, hex), GET /ca.pem (the media host's CA),
   // POST /pair (a QR code's text: the phone approves it, as approveQr does) and
   // POST /pair-code ("<phone> <code>": approvePairCode).
+  // The phone's approvals over HTTP need the admin token (the CLI prints it) and are refused from
+  // web pages (any Origin but the server's own): a page the developer visits must not link itself
+  // into an account.
+  const adminToken = options.adminToken ?? randomBytes(18).toString('base64url');
+  const ownOrigin = () => `http://127.0.0.1:${port}`;
+  const foreignOrigin = (req) => req.headers.origin !== undefined && req.headers.origin !== ownOrigin() && !(options.origins ?? []).includes(req.headers.origin);
   const http = createServer((req, res) => {
+    if (foreignOrigin(req)) return void res.writeHead(403).end();
     if (req.method === 'GET' && req.url === '/root') return void res.writeHead(200, { 'content-type': 'text/plain' }).end(Buffer.from(serverKeys.root.pubKey.subarray(1)).toString('hex'));
     if (req.method === 'GET' && req.url === '/ca.pem') return void res.writeHead(200, { 'content-type': 'application/x-pem-file' }).end(ca.cert);
     if (req.method === 'POST' && (req.url === '/pair' || req.url === '/pair-code')) {
+      if (req.headers.authorization !== `Bearer ${adminToken}`) return void res.writeHead(401, { 'content-type': 'text/plain' }).end('the admin token is needed: Authorization: Bearer <token>');
       let body = '';
       req.setEncoding('utf8');
       req.on('data', (d) => {
@@ -126,15 +136,25 @@ export async function startServer(options = {}) {
     }
     return void res.writeHead(404).end();
   });
-  const wss = new WebSocketServer({ server: http, maxPayload: 1 << 24 });
+  // WhatsApp clients name web.whatsapp.com as their origin (Baileys does); a page elsewhere cannot.
+  const wss = new WebSocketServer({ server: http, maxPayload: 1 << 24, verifyClient: ({ req }) => req.headers.origin === 'https://web.whatsapp.com' || !foreignOrigin(req) });
   await new Promise((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
   });
+  // After listening, an error (EMFILE on accept, say) is logged, never fatal.
+  for (const emitter of [http, wss]) emitter.on('error', (e) => log(`server error: ${e?.code ?? ''} ${e?.message ?? e}`));
   const { port } = http.address();
   const connections = new Set();
   wss.on('connection', (ws) => {
-    const conn = new Connection(net, ws);
+    let conn;
+    try {
+      conn = new Connection(net, ws);
+    } catch (e) {
+      log(`refused a connection: ${e?.code ?? ''} ${e?.message ?? e}`);
+      ws.terminate();
+      return;
+    }
     connections.add(conn);
     ws.on('error', (e) => log(`socket error: ${e.message}`));
     ws.on('close', () => {
@@ -179,10 +199,11 @@ export async function startServer(options = {}) {
     const phone = String(reg.attrs.jid ?? '').split('@')[0].split(':')[0];
     const wrapped = child(reg, 'link_code_pairing_wrapped_companion_ephemeral_pub')?.content;
     if (!/^\d{5,15}$/.test(phone) || !(wrapped instanceof Uint8Array) || !conn.registration) return error(400, 'bad-request');
-    let account = dir.accounts.get(phone);
-    account ??= newAccount(undefined, phone);
+    const waiting = net.pairCodes.get(phone);
+    if (waiting && waiting.conn !== conn && !waiting.conn.closing) return error(409, 'conflict');
+    if (net.pairCodes.size >= 1000) return error(429, 'rate-overlimit');
     const ref = randomBytes(16).toString('base64');
-    net.pairCodes.set(phone, { conn, account, wrapped, ref, platform: text(child(reg, 'companion_platform_display')) });
+    net.pairCodes.set(phone, { conn, phone, wrapped, ref, platform: text(child(reg, 'companion_platform_display')) });
     log(`pair code: ${phone} waits for its phone`);
     return reply([{ tag: 'link_code_companion_reg', attrs: {}, content: [{ tag: 'link_code_pairing_ref', attrs: {}, content: Buffer.from(ref) }] }]);
   }
@@ -192,6 +213,8 @@ export async function startServer(options = {}) {
     const key = phone ?? (net.pairCodes.size === 1 ? [...net.pairCodes.keys()][0] : undefined);
     const entry = key && net.pairCodes.get(String(key).replace(/\D/g, ''));
     if (!entry || entry.conn.closing) throw new Error('no pair-code registration waits for this number');
+    // The number's phone approves: a number the network does not know gets its account now.
+    entry.account ??= dir.accounts.get(entry.phone) ?? newAccount(undefined, entry.phone);
     entry.hello = await net.phones.pairCodeHello(entry.account, String(code).replace(/-/g, ''), entry.wrapped);
     entry.conn.send({
       tag: 'notification',
@@ -242,6 +265,8 @@ export async function startServer(options = {}) {
     mediaOrigin: net.media.origin,
     /** The root of the server's Noise certificate chain (32-byte public key), for clients that check it. */
     rootPublicKey: serverKeys.root.pubKey.subarray(1),
+    /** The token POST /pair and POST /pair-code need (Authorization: Bearer <token>). */
+    adminToken,
     /** The PEM certificate of the CA the media host's certificate is issued by (NODE_EXTRA_CA_CERTS). */
     caCert: ca.cert,
     variant: api.variant,

@@ -174,6 +174,14 @@ export class Relay {
     }
   }
 
+  /** A closed connection's presence subscriptions. */
+  forget(conn) {
+    for (const [phone, subs] of this.presenceSubscribers) {
+      subs.delete(conn);
+      if (subs.size === 0) this.presenceSubscribers.delete(phone);
+    }
+  }
+
   online(account) {
     for (const d of account.devices.values()) if (d.session && d.available) return true;
     return false;

@@ -114,7 +114,8 @@ export class Store {
   /** Rewrites the journal as the records of the current state, then keeps appending to it. */
   compact(dir, server, api) {
     const tmp = `${this.path}.tmp`;
-    const fd = openSync(tmp, 'w');
+    // It holds the server's keys and each phone's: readable by its owner only.
+    const fd = openSync(tmp, 'w', 0o600);
     const put = (r) => writeSync(fd, `${JSON.stringify(r, replacer)}\n`);
     put(['server', server]);
     put(['next', dir.nextPhone, String(dir.nextGroup)]);

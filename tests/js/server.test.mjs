@@ -40,18 +40,23 @@ describe(`local WhatsApp network: pairing and 1:1 (${VARIANT})`, () => {
     third.sock.end(undefined);
   });
 
-  it('pairs through HTTP (POST /pair) and publishes its root (GET /root) and media CA (GET /ca.pem)', async () => {
+  it('pairs through HTTP (POST /pair, with the admin token, not from a web page) and publishes its root (GET /root) and media CA (GET /ca.pem)', async () => {
     const base = `http://127.0.0.1:${net.server.port}`;
     expect(await (await fetch(`${base}/root`)).text()).toBe(Buffer.from(net.server.rootPublicKey).toString('hex'));
     expect(await (await fetch(`${base}/ca.pem`)).text()).toBe(net.server.caCert);
     const posted = [];
     const first = await net.connect(net.folder(), {
-      onQr: async (qr) => posted.push(await fetch(`${base}/pair`, { method: 'POST', body: qr })),
+      onQr: async (qr) => {
+        // without the admin token, or from a web page, the phone does not approve
+        posted.push(await fetch(`${base}/pair`, { method: 'POST', body: qr }));
+        posted.push(await fetch(`${base}/pair`, { method: 'POST', body: qr, headers: { authorization: `Bearer ${net.server.adminToken}`, origin: 'https://evil.example' } }));
+        posted.push(await fetch(`${base}/pair`, { method: 'POST', body: qr, headers: { authorization: `Bearer ${net.server.adminToken}` } }));
+      },
     });
     expect(first.closed).toBe(515);
-    expect(posted[0].status).toBe(200);
-    expect(await posted[0].text()).toMatch(/^\d+:1@s\.whatsapp\.net$/);
-    expect((await fetch(`${base}/pair`, { method: 'POST', body: 'ref,not-pending,x,y' })).status).toBe(404);
+    expect(posted.map((r) => r.status)).toEqual([401, 403, 200]);
+    expect(await posted[2].text()).toMatch(/^\d+:1@s\.whatsapp\.net$/);
+    expect((await fetch(`${base}/pair`, { method: 'POST', body: 'ref,not-pending,x,y', headers: { authorization: `Bearer ${net.server.adminToken}` } })).status).toBe(404);
   });
 
   it('pairs by pair code: the phone is told the code and links the number the bot asked for', async () => {

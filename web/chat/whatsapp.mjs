@@ -201,6 +201,8 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       transport = undefined;
       for (const w of waiting.values()) w.reject(wacoreError('OFFLINE', 'connection closed'));
       waiting.clear();
+      for (const done of acks.values()) done(wacoreError('OFFLINE', 'connection closed before the server acknowledged the message'));
+      acks.clear();
       emit('close', { byUs: closedByUs });
     };
     socket.onmessage = (ev) => {
@@ -427,7 +429,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     const fromMe = sender.user === parseJid(me.id).user;
     const ops = o.ops();
     let chat = group ?? userJid(sender.user);
-    if (message?.deviceSentMessage) {
+    if (message?.deviceSentMessage && fromMe) {
       chat = message.deviceSentMessage.destinationJid ?? chat;
       message = message.deviceSentMessage.message;
     }
@@ -603,12 +605,15 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       await o.put('kv', sent, `wa-sent:${id}`);
     }
     await db.batch(o.ops());
-    const acked = new Promise((resolve, reject) => {
+    send(stanza); // throws OFFLINE before anything waits on an ack
+    const ack = await new Promise((resolve, reject) => {
       const timer = setTimeout(() => acks.delete(id) && reject(wacoreError('TIMEOUT', 'the server did not acknowledge the message')), 20_000);
-      acks.set(id, (n) => (clearTimeout(timer), resolve(n)));
+      acks.set(id, (n) => {
+        clearTimeout(timer);
+        if (n instanceof Error) reject(n);
+        else resolve(n);
+      });
     });
-    send(stanza);
-    const ack = await acked;
     if (ack.attrs.error) throw wacoreError('NACK', `the server refused the message (${ack.attrs.error})`);
     return id;
   }
@@ -705,6 +710,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
    * with the package before its mutations count; emits 'chat-update' for archive, mute and pin. */
   function resyncAppState(name) {
     return serial(async () => {
+      let pages = 0;
       for (;;) {
         const state = (await db.get('kv', `wa-app-state:${name}`)) ?? { version: 0, hash: new Uint8Array(128), indexValueMap: {} };
         const r = await iq({ xmlns: 'w:sync:app:state', type: 'set' }, [{ tag: 'sync', attrs: {}, content: [{ tag: 'collection', attrs: { name, version: String(state.version), return_snapshot: 'false' } }] }]);
@@ -717,9 +723,18 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
           if (!keyMap.has(keyId)) keyMap.set(keyId, await appStateKeys(keyId));
           const verified = api.verifySyncdPatch(p.content, name, await db.get('kv', `wa-app-state:${name}`) ?? state, keyMap);
           await db.put('kv', verified.state, `wa-app-state:${name}`);
-          for (const m of verified.mutations) chatUpdate(m);
+          for (const m of verified.mutations) {
+            try {
+              chatUpdate(m);
+            } catch (e) {
+              emit('error', { where: 'app state mutation', code: e?.code ?? 'Error', message: String(e?.message ?? e) });
+            }
+          }
         }
-        if (col.attrs.has_more_patches !== 'true') return;
+        const now = (await db.get('kv', `wa-app-state:${name}`))?.version ?? 0;
+        // More pages only while they move the version on (a server that says "more" forever, or
+        // sends nothing, does not hold the queue).
+        if (col.attrs.has_more_patches !== 'true' || now <= state.version || ++pages >= 1000) return;
       }
     });
   }
