@@ -241,7 +241,16 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
     const recovered = nextText(bot.sock, 'after the loss', 30_000);
     const id = await web.sendText(bot.jid, 'after the loss');
     expect((await recovered).key.id).toBe(id);
-    expect(web.events.filter((e) => e.type === 'resent' && e.id === id).length).toBeGreaterThanOrEqual(1);
+    const resent = web.events.filter((e) => e.type === 'resent' && e.id === id).length;
+    expect(resent).toBeGreaterThanOrEqual(1);
+    // a device of another user asking for the same message gets nothing
+    const stranger = new LightClient(net.api, { url: net.server.url, rootKey: net.server.rootPublicKey });
+    await stranger.register((qr) => net.server.approveQr(qr));
+    await stranger.login();
+    stranger.send({ tag: 'receipt', attrs: { id, to: me.id, type: 'retry' }, content: [{ tag: 'retry', attrs: { count: '2', id, t: '1', v: '1' } }, { tag: 'registration', attrs: {}, content: Uint8Array.of(0, 0, 0, 1) }] });
+    await sleep(500);
+    expect(web.events.filter((e) => e.type === 'resent' && e.id === id).length).toBe(resent);
+    stranger.close();
     web.close();
   });
 

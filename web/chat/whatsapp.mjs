@@ -433,8 +433,9 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       chat = message.deviceSentMessage.destinationJid ?? chat;
       message = message.deviceSentMessage.message;
     }
+    // App-state keys come from the account's phone (device 0) only, and must hold keys.
     const share = message?.protocolMessage?.type === APP_STATE_SYNC_KEY_SHARE ? message.protocolMessage.appStateSyncKeyShare : undefined;
-    if (share && fromMe) {
+    if (share && fromMe && sender.device === 0 && share.keys?.length && share.keys.every((k) => k.keyId?.keyId && k.keyData?.keyData?.length === 32)) {
       for (const k of share.keys ?? []) ops.push({ store: 'kv', key: `wa-app-state-key:${b64(k.keyId.keyId)}`, value: { keyData: k.keyData.keyData, timestamp: k.keyData.timestamp } });
       ops.push({ store: 'kv', key: 'wa-app-state-key-id', value: b64(share.keys.at(-1).keyId.keyId) });
     }
@@ -453,6 +454,11 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     const device = parseJid(node.attrs.participant ?? node.attrs.from);
     const count = Number(child(node, 'retry')?.attrs?.count ?? 1);
     if (!sent || !device || device.server !== S_WHATSAPP_NET || count > 5) return;
+    // Only a device of the user it was for, or one of our own (which gets it as sent from us).
+    const mine = parseJid((await db.get('kv', 'wa-me')).id);
+    const own = device.user === mine.user;
+    if (!own && device.user !== parseJid(sent.to)?.user) return;
+    if (own && device.device === mine.device) return;
     const o = overlay(db);
     const store = deviceStore(o, api);
     const address = new api.ProtocolAddress(device.user, device.device);
@@ -470,7 +476,8 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       await o.del('sessions', address.toString());
       await ensureSessions(o, [`${device.user}:${device.device}@${S_WHATSAPP_NET}`]);
     }
-    const { type, body } = await new api.SessionCipher(store, address).encrypt(api.padMessage(api.proto.encode('Message', sent.message)));
+    const message = own ? { deviceSentMessage: { destinationJid: sent.to, message: sent.message } } : sent.message;
+    const { type, body } = await new api.SessionCipher(store, address).encrypt(api.padMessage(api.proto.encode('Message', message)));
     const content = [{ tag: 'enc', attrs: { v: '2', type: type === 3 ? 'pkmsg' : 'msg', count: String(count) }, content: body }];
     if (type === 3) content.push({ tag: 'device-identity', attrs: {}, content: api.proto.encode('ADVSignedDeviceIdentity', await db.get('kv', 'wa-account')) });
     await db.batch(o.ops());
