@@ -8,6 +8,7 @@ import { child, children } from './connection.mjs';
 const COLLECTIONS = new Set(['critical_block', 'critical_unblock_low', 'regular_high', 'regular_low', 'regular']);
 /** Patches per reply; more are announced with has_more_patches. */
 const PAGE = 500;
+const PAGE_BYTES = 4 << 20;
 const MAX_PATCH_BYTES = 1 << 20;
 const MAX_PATCHES = 100_000;
 
@@ -65,9 +66,16 @@ export class AppState {
         continue;
       }
       const pending = col.patches.filter((p) => p.version > from);
-      const page = pending.slice(0, PAGE);
+      // A page holds at most PAGE patches and PAGE_BYTES (at least one patch): it must fit a frame.
+      const page = [];
+      let bytes = 0;
+      for (const p of pending) {
+        if (page.length === PAGE || (page.length && bytes + p.bytes.length > PAGE_BYTES)) break;
+        page.push(p);
+        bytes += p.bytes.length;
+      }
       const version = page.length ? page[page.length - 1].version : Math.max(from, col.version);
-      const attrs = { name, version: String(version), ...(pending.length > PAGE ? { has_more_patches: 'true' } : {}) };
+      const attrs = { name, version: String(version), ...(pending.length > page.length ? { has_more_patches: 'true' } : {}) };
       out.push({ tag: 'collection', attrs, ...(page.length ? { content: [{ tag: 'patches', attrs: {}, content: page.map((p) => ({ tag: 'patch', attrs: {}, content: p.bytes })) }] } : {}) });
     }
     reply([{ tag: 'sync', attrs: {}, content: out }]);

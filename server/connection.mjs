@@ -381,8 +381,7 @@ export class Connection {
   paired() {
     const { net } = this;
     const { account, deviceId } = this.pairing;
-    const device = net.dir.addDevice(account, { noiseKey: this.noiseKey, identity: this.registration.identity, registrationId: this.registration.registrationId, signedPreKey: this.registration.signedPreKey });
-    if (device.id !== deviceId) throw new Error('device numbering changed during pairing');
+    const device = net.dir.addDevice(account, { noiseKey: this.noiseKey, identity: this.registration.identity, registrationId: this.registration.registrationId, signedPreKey: this.registration.signedPreKey }, deviceId);
     net.pending.delete(b64(this.noiseKey));
     this.pairing = undefined;
     net.log(`paired: ${account.phone}:${deviceId}; restarting the stream (515)`);
@@ -393,7 +392,9 @@ export class Connection {
   /** The phone approved this registration for `account`: its signed identity, the push name. */
   approve(account, advSecret, pushName) {
     const { net } = this;
-    const deviceId = account.nextDevice;
+    // The device number is taken now: two companions approved at once never get the same one.
+    const deviceId = account.nextDevice++;
+    net.changed('account', account);
     const identity = net.phones.signCompanion(account, deviceId, this.registration.identity, advSecret);
     this.pairing = { account, deviceId };
     if (pushName) account.name = pushName;

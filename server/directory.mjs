@@ -69,7 +69,9 @@ export class Directory {
     return j ? this.accountOf(jid)?.devices.get(j.device ?? 0) : undefined;
   }
 
+  /** Adds a device under `id` (default: the account's next number). */
   addDevice(account, fields, id = account.nextDevice++) {
+    account.nextDevice = Math.max(account.nextDevice, id + 1);
     const device = { account, id, created: Math.floor(Date.now() / 1000), preKeys: new Map(), pending: new Map(), session: undefined, ...fields };
     account.devices.set(device.id, device);
     this.changed('account', account);

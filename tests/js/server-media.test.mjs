@@ -7,6 +7,7 @@ import './bridge-alias.mjs';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadMediaMessage } from '@whiskeysockets/baileys';
+import { LightClient } from '../../server/light-client.mjs';
 import { localCa } from '../../server/x509.mjs';
 import { logger } from './baileys-kit.mjs';
 import { VARIANT, network, nextMessage, nextText, within } from './server-kit.mjs';
@@ -68,6 +69,32 @@ describe(`local WhatsApp network: app state (${VARIANT})`, () => {
     await mutedOn1;
     expect(globalThis.wacoreBridgeForBaileys?.variant).toBe(VARIANT);
     expect(globalThis.wacoreBridgeForBaileys.calls).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe(`local WhatsApp network: app-state pages (${VARIANT})`, () => {
+  it('serves patches in pages that fit a frame (at most 4 MiB), with has_more_patches until the last', async () => {
+    const c = new LightClient(net.api, { url: net.server.url, rootKey: net.server.rootPublicKey });
+    await c.register((qr) => net.server.approveQr(qr));
+    await c.login();
+    const sync = (content) => c.query({ tag: 'iq', attrs: { xmlns: 'w:sync:app:state', type: 'set', to: 's.whatsapp.net' }, content: [{ tag: 'sync', attrs: {}, content: [content] }] });
+    // six patches of about 900 KB each (the server keeps them opaque; it reads only their version)
+    for (let v = 0; v < 6; v++) {
+      const patch = net.api.proto.encode('SyncdPatch', { mutations: [{ operation: 0, record: { index: { blob: randomBytes(32) }, value: { blob: randomBytes(900_000) }, keyId: { id: randomBytes(6) } } }], snapshotMac: randomBytes(32), patchMac: randomBytes(32), keyId: { id: randomBytes(6) } });
+      const r = await sync({ tag: 'collection', attrs: { name: 'regular', version: String(v), return_snapshot: 'false' }, content: [{ tag: 'patch', attrs: {}, content: patch }] });
+      expect(r.content[0].content[0].attrs.version).toBe(String(v + 1));
+    }
+    const pages = [];
+    for (let from = 0; ; ) {
+      const col = (await sync({ tag: 'collection', attrs: { name: 'regular', version: String(from), return_snapshot: 'false' } })).content[0].content[0];
+      const patches = col.content?.[0]?.content ?? [];
+      pages.push([patches.length, col.attrs.has_more_patches === 'true']);
+      expect(patches.reduce((n, p) => n + p.content.length, 0)).toBeLessThanOrEqual(4 << 20);
+      from = Number(col.attrs.version);
+      if (col.attrs.has_more_patches !== 'true') break;
+    }
+    expect(pages).toEqual([[4, true], [2, false]]);
+    c.close();
   });
 });
 
