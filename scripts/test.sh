@@ -86,7 +86,7 @@ ctest --test-dir build/wasm --output-on-failure
 step "Node: every suite against the scalar and the SIMD build"
 npx vitest run
 
-step "two lanes: Chromium (page and worker, each build), the web chat client (three users on the relay, offline delivery, a reload, a new device), the benchmarks in quick mode (no timing assertions) | the packed package in fresh projects (webpack, esbuild, Rollup, Vite, Parcel in Chromium; Node, Bun, Deno; types), the instruction-count gate and its self-test"
+step "two lanes: Chromium (page and worker, each build), the web chat client (two browsers, a second device and two Baileys bots on the local WhatsApp network), the benchmarks in quick mode (no timing assertions) | the packed package in fresh projects (webpack, esbuild, Rollup, Vite, Parcel in Chromium; Node, Bun, Deno; types), the instruction-count gate and its self-test"
 browser_lane() {
   node tests/browser/run.mjs
   node tests/browser/chat.mjs

@@ -22,6 +22,7 @@ import { Groups } from './groups.mjs';
 import { MediaHost } from './media.mjs';
 import { Phones } from './phone.mjs';
 import { Relay } from './relay.mjs';
+import { staticFiles } from './static.mjs';
 import { Store } from './store.mjs';
 import { createCa, localCa } from './x509.mjs';
 
@@ -35,11 +36,12 @@ export { createCa, localCa } from './x509.mjs';
  * - ca: { cert, key } (PEM) of the CA the media host's certificate is issued by (default: the one
  *   in dataDir, else a new one);
  * - variant: the wasm build ('auto'); firstPhone: the first account's number (15550000001);
- * - autoApprove: the phone approves every QR registration by itself (default false);
  * - log: a function taking a line (default none);
  * - handshakeTimeoutMs (20 s), maxStanzasPerSecond per connection (10,000, bursts of 20,000);
  * - adminToken: what POST /pair and /pair-code need (default: a random one, on the returned
- *   object); origins: web origins besides the server's own allowed on HTTP and WebSocket.
+ *   object); origins: web origins besides the server's own allowed on HTTP and WebSocket;
+ * - static: { '/prefix/': directory } served on the server's origin (a browser client and the
+ *   package it loads); such a page also reaches the media host's paths (/mms/..., /m/...) there.
  */
 export async function startServer(options = {}) {
   const api = await load({ variant: options.variant ?? 'auto' });
@@ -112,11 +114,24 @@ export async function startServer(options = {}) {
   const adminToken = options.adminToken ?? randomBytes(18).toString('base64url');
   const ownOrigin = () => `http://127.0.0.1:${port}`;
   const foreignOrigin = (req) => req.headers.origin !== undefined && req.headers.origin !== ownOrigin() && !(options.origins ?? []).includes(req.headers.origin);
+  const files = staticFiles(options.static);
   const http = createServer((req, res) => {
     if (foreignOrigin(req)) return void res.writeHead(403).end();
+    if (files(req, res)) return undefined;
+    // The media host's paths on this origin too, for pages served here: a browser cannot be made to
+    // trust the local CA without installing it. The same upload token is needed.
+    if (/^\/(mms|m)\//.test(req.url)) {
+      net.media.request(req, res).catch((e) => {
+        log(`media: ${e?.message ?? e}`);
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+      return undefined;
+    }
     if (req.method === 'GET' && req.url === '/root') return void res.writeHead(200, { 'content-type': 'text/plain' }).end(Buffer.from(serverKeys.root.pubKey.subarray(1)).toString('hex'));
     if (req.method === 'GET' && req.url === '/ca.pem') return void res.writeHead(200, { 'content-type': 'application/x-pem-file' }).end(ca.cert);
-    if (req.method === 'POST' && (req.url === '/pair' || req.url === '/pair-code')) {
+    const { pathname, searchParams } = new URL(req.url, 'http://local');
+    if (req.method === 'POST' && (pathname === '/pair' || pathname === '/pair-code')) {
       if (req.headers.authorization !== `Bearer ${adminToken}`) return void res.writeHead(401, { 'content-type': 'text/plain' }).end('the admin token is needed: Authorization: Bearer <token>');
       let body = '';
       req.setEncoding('utf8');
@@ -126,7 +141,8 @@ export async function startServer(options = {}) {
       });
       req.on('end', async () => {
         try {
-          const out = req.url === '/pair' ? approveQr(body.trim()) : await approvePairCode(...body.trim().split(/\s+/).reverse());
+          // /pair?account=<phone>: a further companion of that account; ?name=: a new one's name.
+          const out = pathname === '/pair' ? approveQr(body.trim(), { account: searchParams.get('account') || undefined, name: searchParams.get('name') || undefined }) : await approvePairCode(...body.trim().split(/\s+/).reverse());
           res.writeHead(200, { 'content-type': 'text/plain' }).end(out);
         } catch (e) {
           res.writeHead(404, { 'content-type': 'text/plain' }).end(String(e?.message ?? e));
@@ -288,6 +304,14 @@ export async function startServer(options = {}) {
     group: (jid) => {
       const g = dir.groupOf(jid);
       return g && { id: `${g.id}@g.us`, subject: g.subject, members: [...g.members.keys()].map((lid) => `${lid}@lid`) };
+    },
+    /** Sends a stanza as the server, as it is, to a connected device (a device JID): for tests of
+     * clients facing a server that lies. Resolves to false when that device is not connected. */
+    sendRaw(jid, node) {
+      const device = dir.deviceOf(jid);
+      const conns = [...connections].filter((c) => c.device === device && device);
+      for (const c of conns) c.send(node);
+      return conns.length > 0;
     },
     /** Stops listening, closes every connection and the journal. */
     async close() {

@@ -3,7 +3,7 @@
 // chat in the four pairings of Baileys' own Signal layer and wacore-wasm/baileys with delivery and
 // read receipts, the offline queue, a second device of one account, logout and unlinking, a
 // replaced connection, and the server restarted from its data directory mid-conversation.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +20,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await net?.close();
 });
+
+/** A light client registering on `server`, and the QR text it shows (not yet approved). */
+async function pendingQr(server) {
+  const client = new LightClient(net.api, { url: server.url, rootKey: server.rootPublicKey });
+  let qr;
+  const registered = client.register((text) => (qr = text));
+  await within(10_000, 'a QR code', (resolve) => {
+    const t = setInterval(() => qr && (clearInterval(t), resolve()), 20);
+  });
+  registered.catch(() => {});
+  return { client, qr };
+}
 
 const DELIVERED = 3;
 const READ = 4;
@@ -57,6 +69,44 @@ describe(`local WhatsApp network: pairing and 1:1 (${VARIANT})`, () => {
     expect(posted.map((r) => r.status)).toEqual([401, 403, 200]);
     expect(await posted[2].text()).toMatch(/^\d+:1@s\.whatsapp\.net$/);
     expect((await fetch(`${base}/pair`, { method: 'POST', body: 'ref,not-pending,x,y', headers: { authorization: `Bearer ${net.server.adminToken}` } })).status).toBe(404);
+  });
+
+  it('serves the static directories it is given on its own origin, nothing outside them, and links a further device through POST /pair?account=', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wacore-static-'));
+    const outside = mkdtempSync(join(tmpdir(), 'wacore-outside-'));
+    writeFileSync(join(dir, 'index.html'), '<p>hi</p>');
+    writeFileSync(join(dir, 'app.mjs'), 'export {};');
+    writeFileSync(join(outside, 'secret.txt'), 'not for the web');
+    symlinkSync(join(outside, 'secret.txt'), join(dir, 'link.txt'));
+    const server = await startServer({ static: { '/site/': dir }, variant: VARIANT });
+    try {
+      const base = `http://127.0.0.1:${server.port}`;
+      const index = await fetch(`${base}/site/`);
+      expect([index.status, index.headers.get('content-type'), await index.text()]).toEqual([200, 'text/html; charset=utf-8', '<p>hi</p>']);
+      expect((await fetch(`${base}/site/app.mjs`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      expect((await fetch(`${base}/site`, { redirect: 'manual' })).status).toBe(301);
+      for (const bad of ['/site/../../../etc/passwd', '/site/%2e%2e/%2e%2e/etc/passwd', '/site/link.txt', '/site/missing', '/site/%00', '/other/index.html']) {
+        const res = await fetch(`${base}${bad}`);
+        expect([bad, res.status]).toEqual([bad, 404]);
+        expect(await res.text()).not.toContain('not for the web');
+      }
+      expect((await fetch(`${base}/site/index.html`, { method: 'POST', body: 'x' })).status).toBe(404);
+      // The media host's paths answer on this origin too (the upload token still needed).
+      expect((await fetch(`${base}/mms/image/x?auth=wrong`, { method: 'POST', body: 'x' })).status).toBe(401);
+      expect((await fetch(`${base}/m/000000000000000000000000.enc`)).status).toBe(404);
+      // A further device of an account over HTTP.
+      const first = await pendingQr(server);
+      const phone = server.approveQr(first.qr, { name: 'First' }).split(':')[0];
+      const second = await pendingQr(server);
+      const res = await fetch(`${base}/pair?account=${phone}`, { method: 'POST', body: second.qr, headers: { authorization: `Bearer ${server.adminToken}` } });
+      expect(await res.text()).toBe(`${phone}:2@s.whatsapp.net`);
+      first.client.close();
+      second.client.close();
+    } finally {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   it('pairs by pair code: the phone is told the code and links the number the bot asked for', async () => {

@@ -335,15 +335,66 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
     const both = [nextText(b1.sock, 'from the web'), nextText(o1.sock, 'from the web')];
     await web.sendText(meta.id, 'from the web');
     for (const m of await Promise.all(both)) expect([m.key.remoteJid, m.key.participant]).toEqual([meta.id, me.lid.replace(/:\d+@/, '@')]);
-    // o1 is removed; the companion starts a new sender key, which only b1 gets
+    // o1 is removed by b1: the w:gp2 notification makes the companion drop its sender key, so
+    // the next one is new and only b1 gets it
     await b1.sock.groupParticipantsUpdate(meta.id, [o1.jid], 'remove');
-    await web.rotateSenderKey(meta.id);
+    const removal = await web.next((e) => e.type === 'group' && e.action === 'remove', 'the removal notification');
+    expect([removal.jid, removal.participants, removal.by, removal.left]).toEqual([meta.id, [o1.jid], b1.jid, false]);
     const seenByO1 = [];
     o1.sock.ev.on('messages.upsert', ({ messages }) => seenByO1.push(...messages.map((m) => m.key.id)));
     const atB1 = nextText(b1.sock, 'after the removal');
     const id = await web.sendText(meta.id, 'after the removal');
     await atB1;
     expect(seenByO1).not.toContain(id);
+    web.close();
+  });
+
+  it('makes, grows and shrinks a group itself through w:g2, and the bots follow', async () => {
+    const { web, me, jid } = await openCompanion();
+    const [b1, o1] = await Promise.all([net.account('baileys'), net.account('ours')]);
+    const group = await web.createGroup('made on the web', [b1.jid]);
+    expect(group.subject).toBe('made on the web');
+    expect(group.members.sort()).toEqual([jid, b1.jid].sort());
+    expect(group.admins).toContain(jid);
+    const atB1 = nextText(b1.sock, 'welcome');
+    await web.sendText(group.jid, 'welcome');
+    expect((await atB1).key.remoteJid).toBe(group.jid);
+    expect(await web.addMembers(group.jid, [o1.jid, '15559999999@s.whatsapp.net'])).toEqual([{ jid: o1.jid, error: undefined }, { jid: '15559999999@s.whatsapp.net', error: '404' }]);
+    const atO1 = nextText(o1.sock, 'hello o1');
+    await web.sendText(group.jid, 'hello o1');
+    await atO1;
+    expect((await web.groups()).find((g) => g.jid === group.jid)?.members.length).toBe(3);
+    // Removing o1 drops our sender key: o1 reads nothing after it.
+    await web.removeMembers(group.jid, [o1.jid]);
+    const seenByO1 = [];
+    o1.sock.ev.on('messages.upsert', ({ messages }) => seenByO1.push(...messages.map((m) => m.key.id)));
+    const atB1Again = nextText(b1.sock, 'o1 gone');
+    const id = await web.sendText(group.jid, 'o1 gone');
+    await atB1Again;
+    expect(seenByO1).not.toContain(id);
+    // b1 answers in the group; then the companion leaves, and is told so
+    await b1.sock.sendMessage(group.jid, { text: 'bye web' });
+    await web.next((e) => e.type === 'message' && e.text === 'bye web', '"bye web"');
+    await web.leaveGroup(group.jid);
+    expect((await web.groups()).some((g) => g.jid === group.jid)).toBe(false);
+    await expect(web.sendText(group.jid, 'after leaving')).rejects.toMatchObject({ code: 'IQ_ERROR' });
+    expect(me.id).toMatch(/:1@/);
+    web.close();
+  });
+
+  it('takes a stanza the server delivers twice once: the second is only receipted again', async () => {
+    const { web, me, jid } = await openCompanion();
+    const bot = await net.account('baileys');
+    await bot.sock.sendMessage(jid, { text: 'just once' });
+    const first = await web.next((e) => e.type === 'message' && e.text === 'just once', '"just once"');
+    const before = web.events.length;
+    // The very stanza again, as a server that missed the receipt would send it.
+    expect(net.server.sendRaw(me.id, first.stanza)).toBe(true);
+    await bot.sock.sendMessage(jid, { text: 'and then this' });
+    await web.next((e) => e.type === 'message' && e.text === 'and then this', '"and then this"');
+    const after = web.events.slice(before);
+    expect(after.filter((e) => e.type === 'message').map((e) => e.text)).toEqual(['and then this']);
+    expect(after.filter((e) => e.type === 'error')).toEqual([]);
     web.close();
   });
 });

@@ -1,33 +1,35 @@
-// The chat client's storage: one IndexedDB database per user, and on it the stores the package's
-// classes call (libsignal-node's SignalStorage for SessionBuilder/SessionCipher, Baileys'
-// SenderKeyStore for GroupSessionBuilder/GroupCipher). Records are kept in their binary forms
-// (SessionRecord#toBytes, SenderKeyRecord#toBytes), which the classes read back as they are.
+// The chat client's storage: one IndexedDB database per profile (one WhatsApp companion device),
+// and on it the stores the package's classes call (libsignal-node's SignalStorage for
+// SessionBuilder/SessionCipher, Baileys' SenderKeyStore for GroupSessionBuilder/GroupCipher).
+// Records are kept in their binary forms (SessionRecord#toBytes, SenderKeyRecord#toBytes), which
+// the classes read back as they are.
 //
-// Object stores: kv (identity, registration id, Noise key, pre-key counters), sessions (by
-// address), identities (by user name, trust on first use), prekeys and signedprekeys (by id),
-// senderkeys (by sender-key name), groups (by group JID), messages (the history, in order),
-// outbox (stanzas sent and not yet acknowledged by the relay, sent again after a reconnect) and
-// seen (the ids of stanzas already processed, so that one delivered twice is not processed twice).
+// Object stores: kv (the device's keys and account, pre-key counters, app-state keys and
+// versions, device lists), sessions (by address), identities (by user: the keys their devices
+// presented), prekeys and signedprekeys (by id), senderkeys (by sender-key name), chats (by JID:
+// name, members, archived, muted, unread), messages (the history, in order), outbox (messages
+// not yet acknowledged by the server, sent again after a reconnect) and seen (the stanzas already
+// processed, so that one delivered twice is not processed twice).
 //
 // An operation that reads and writes several records (a decryption: the session, a used pre-key,
 // the message, the stanza's id) runs on an overlay (overlay()) and commits everything it wrote in
 // one transaction (batch()): it happens whole or not at all.
 
-const STORES = ['kv', 'sessions', 'identities', 'prekeys', 'signedprekeys', 'senderkeys', 'groups', 'seen'];
-const VERSION = 2;
-const name = (user) => `wacore-chat-${user}`;
+const STORES = ['kv', 'sessions', 'identities', 'prekeys', 'signedprekeys', 'senderkeys', 'chats', 'seen'];
+const VERSION = 1;
+const name = (profile) => `wacore-web-${profile}`;
 
-export const deleteDatabase = (user) =>
+export const deleteDatabase = (profile) =>
   new Promise((resolve, reject) => {
-    const req = indexedDB.deleteDatabase(name(user));
+    const req = indexedDB.deleteDatabase(name(profile));
     req.onsuccess = () => resolve();
     req.onerror = () => reject(req.error);
-    req.onblocked = () => reject(Object.assign(new Error(`${user}'s database is open elsewhere: close it there first`), { code: 'OPEN_ELSEWHERE' }));
+    req.onblocked = () => reject(Object.assign(new Error(`the database of ${profile} is open elsewhere: close it there first`), { code: 'OPEN_ELSEWHERE' }));
   });
 
-export async function openDatabase(user) {
+export async function openDatabase(profile) {
   const db = await new Promise((resolve, reject) => {
-    const req = indexedDB.open(name(user), VERSION);
+    const req = indexedDB.open(name(profile), VERSION);
     req.onupgradeneeded = () => {
       const d = req.result;
       for (const s of STORES) if (!d.objectStoreNames.contains(s)) d.createObjectStore(s);
@@ -68,6 +70,7 @@ export async function openDatabase(user) {
     all: (store) => one(store, 'readonly', (s) => s.getAll()),
     outbox: () => one('outbox', 'readonly', (s) => s.index('t').getAll()),
     messageById: (id) => one('messages', 'readonly', (s) => s.index('id').get(id)),
+    byChat: (chat) => one('messages', 'readonly', (s) => s.index('chat').getAll(chat)),
     putMessage: (m) => one('messages', 'readwrite', (s) => s.put(m)),
     /** Writes ops ({ store, key, value } puts, { store, key, del: true } deletes, { store, add }
      * for a message) in one transaction; resolves to the keys of the adds, in order. */

@@ -14,7 +14,9 @@
 //
 // Storage is the chat's database interface (idb.mjs: get/put/del/batch, an overlay per operation
 // committed whole, signalStore for the package's SessionBuilder/SessionCipher). Events go to
-// onEvent({ type, ... }): 'qr', 'paired', 'open', 'close', 'message', 'receipt', 'error'.
+// onEvent({ type, ... }): 'qr', 'paired', 'open', 'close', 'logged-out', 'stream-error',
+// 'prekeys', 'message', 'sent', 'receipt', 'resent', 'typing', 'presence', 'group',
+// 'chat-update', 'app-state-key', 'offline-done', 'error'.
 import { overlay, signalStore } from './idb.mjs';
 
 const S_WHATSAPP_NET = 's.whatsapp.net';
@@ -75,7 +77,19 @@ export function parseJid(jid) {
 }
 export const userJid = (user) => `${user}@${S_WHATSAPP_NET}`;
 
-export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalThis.WebSocket, fetchImpl = globalThis.fetch, onEvent = () => {}, browser = 'wacore-wasm web chat' }) {
+/**
+ * A companion device on `db`. options:
+ * - api (the loaded package), db (idb.mjs's interface), url (the server's WebSocket), rootKey
+ *   (its certificate root, 32 bytes), WebSocketImpl and fetchImpl (the platform's by default);
+ * - onEvent({ type, ... }): every event below;
+ * - keep(message): database ops to commit in the same transaction as the session a received
+ *   message advanced (the caller's history: the message and its session are kept together or not
+ *   at all);
+ * - mediaBase: an origin that serves the media host's paths (/mms/..., /m/...) — a browser page
+ *   served by the server reaches media there, as it cannot trust the media host's local CA;
+ * - browser: the device name the phone shows.
+ */
+export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalThis.WebSocket, fetchImpl = globalThis.fetch, onEvent = () => {}, keep = () => [], mediaBase, browser = 'wacore-wasm web chat' }) {
   let ws;
   let transport;
   let nextId = 1;
@@ -174,8 +188,16 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     });
   }
 
-  /** Connects (registering when the database holds no account yet); resolves once the socket is up. */
-  async function connect() {
+  /** Connects (registering when the database holds no account yet); resolves once the socket is
+   * up. While a connection is being made or open, it does nothing. */
+  let connecting;
+  function connect() {
+    if (ws && ws.readyState <= 1) return Promise.resolve();
+    connecting ??= openSocket().finally(() => (connecting = undefined));
+    return connecting;
+  }
+
+  async function openSocket() {
     closedByUs = false;
     const c = await creds();
     const identity = await db.get('kv', 'identity');
@@ -262,8 +284,11 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
         return undefined;
       case 'stream:error':
         if (node.attrs.code === '515') {
-          closedByUs = true;
-          ws.close();
+          // The restart after pairing: this socket is let go quietly (no 'close' event: nothing
+          // is lost and nobody should reconnect), and the login goes on a new one.
+          const old = ws;
+          ws = undefined;
+          old.close();
           return connect();
         }
         emit('stream-error', { code: node.attrs.code, conflict: child(node, 'conflict')?.attrs?.type });
@@ -276,6 +301,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
         return send({ tag: 'ack', attrs: { id: node.attrs.id, to: node.attrs.from, class: 'receipt', ...(node.attrs.type ? { type: node.attrs.type } : {}) } });
       case 'notification':
         if (node.attrs.type === 'devices') await db.del('kv', `wa-devices:${parseJid(node.attrs.from)?.user}`);
+        if (node.attrs.type === 'w:gp2') await groupNotification(node);
         // Another device of the account changed app state: fetch it (after this stanza's turn).
         if (node.attrs.type === 'server_sync') for (const c of children(node, 'collection')) void resyncAppState(c.attrs.name).catch((e) => emit('error', { where: 'app state', code: e?.code ?? 'Error', message: String(e?.message ?? e) }));
         return send({ tag: 'ack', attrs: { id: node.attrs.id, to: node.attrs.from, class: 'notification', type: node.attrs.type } });
@@ -284,7 +310,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
         return undefined;
       case 'chatstate': {
         const state = Array.isArray(node.content) ? node.content[0]?.tag : undefined;
-        if (state === 'composing' || state === 'paused') emit('typing', { chat: node.attrs.from, from: node.attrs.participant ?? node.attrs.from, typing: state === 'composing' });
+        if (state === 'composing' || state === 'paused') emit('typing', { chat: phoneJidOf(node.attrs.from), from: phoneJidOf(node.attrs.participant ?? node.attrs.from), typing: state === 'composing' });
         return undefined;
       }
       case 'presence':
@@ -342,10 +368,29 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
   async function loggedIn() {
     const c = await creds();
     const count = await iq({ xmlns: 'encrypt', type: 'get' }, [{ tag: 'count', attrs: {} }]);
-    if (Number(child(count, 'count')?.attrs?.value ?? 0) < PREKEYS_LOW) await uploadPreKeys(c);
+    const left = Number(child(count, 'count')?.attrs?.value ?? 0);
+    if (left < PREKEYS_LOW) await uploadPreKeys(c);
+    emit('prekeys', { count: left < PREKEYS_LOW ? left + PREKEY_UPLOAD : left });
     await iq({ xmlns: 'passive', type: 'set' }, [{ tag: 'active', attrs: {} }]);
     send({ tag: 'presence', attrs: { type: 'available', name: (await db.get('kv', 'wa-me'))?.name ?? 'web' } });
     emit('open', { me: await db.get('kv', 'wa-me') });
+  }
+
+  /** After a pre-key message: more one-time pre-keys once the server holds fewer than
+   * PREKEYS_LOW (at most one check at a time). */
+  let toppingUp;
+  function topUpPreKeys() {
+    toppingUp ??= serial(async () => {
+      try {
+        const count = await iq({ xmlns: 'encrypt', type: 'get' }, [{ tag: 'count', attrs: {} }]);
+        const left = Number(child(count, 'count')?.attrs?.value ?? 0);
+        if (left < PREKEYS_LOW) await uploadPreKeys(await creds());
+        emit('prekeys', { count: left < PREKEYS_LOW ? left + PREKEY_UPLOAD : left });
+      } finally {
+        toppingUp = undefined;
+      }
+    });
+    return toppingUp;
   }
 
   async function uploadPreKeys(c) {
@@ -371,6 +416,20 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
 
   // --- receiving ---------------------------------------------------------------------------------
 
+  /** LID users and the phone-number users they stand for, from group members and message
+   * attributes: what turns a group's LID-addressed typing into a person. */
+  const lids = new Map();
+  function learnLid(lidJid, phoneUser) {
+    const l = parseJid(lidJid);
+    if (l?.server === 'lid' && phoneUser) lids.set(l.user, phoneUser);
+  }
+  const phoneJidOf = (jid) => {
+    const j = parseJid(jid);
+    if (!j) return jid;
+    if (j.server === S_WHATSAPP_NET) return userJid(j.user);
+    return lids.has(j.user) ? userJid(lids.get(j.user)) : jid;
+  };
+
   /** The phone-number user and device a message came from (its LID form mapped through the
    * alternate the server sends beside it). */
   function senderOf(node) {
@@ -384,10 +443,15 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
 
   async function receive(node) {
     const sender = senderOf(node);
+    if (sender) learnLid(node.attrs.sender_lid ?? node.attrs.participant_lid, sender.user);
     const encs = children(node, 'enc');
     const me = await db.get('kv', 'wa-me');
     const receipt = (type) => send({ tag: 'receipt', attrs: { id: node.attrs.id, to: node.attrs.from, ...(node.attrs.participant ? { participant: node.attrs.participant } : {}), ...(type ? { type } : {}) } });
     if (!sender || !encs.length) return receipt();
+    // A stanza the server delivers again (our receipt did not reach it): its session moved on
+    // already, so it is only receipted again.
+    const seenKey = `${node.attrs.from}|${node.attrs.participant ?? ''}|${node.attrs.id}`;
+    if (await db.get('seen', seenKey)) return receipt(node.attrs.category === 'peer' ? 'peer_msg' : sender.user === parseJid(me.id).user ? 'sender' : undefined);
     const o = overlay(db);
     const store = deviceStore(o, api);
     const address = new api.ProtocolAddress(sender.user, sender.device);
@@ -415,7 +479,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
         if (Object.keys(part).some((k) => k !== 'messageContextInfo') || !message) message = part;
       }
     } catch (e) {
-      emit('error', { where: 'decrypt', id: node.attrs.id, from: node.attrs.from, code: e?.code ?? e?.name ?? 'Error', message: String(e?.message ?? e) });
+      emit('error', { where: 'decrypt', id: node.attrs.id, from: node.attrs.from, chat: group ?? userJid(sender.user), sender: userJid(sender.user), stanza: node, code: e?.code ?? e?.name ?? 'Error', message: String(e?.message ?? e) });
       // Ask the sender for the message again (a few times), with a fresh pre-key bundle it can
       // start a new session from; then the negative ack.
       const count = ((await db.get('kv', `wa-retry:${node.attrs.id}`)) ?? 0) + 1;
@@ -427,7 +491,9 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       return undefined;
     }
     const fromMe = sender.user === parseJid(me.id).user;
+    if (encs.some((e) => e.attrs.type === 'pkmsg')) void topUpPreKeys().catch((e) => emit('error', { where: 'pre-keys', code: e?.code ?? 'Error', message: String(e?.message ?? e) }));
     const ops = o.ops();
+    ops.push({ store: 'seen', key: seenKey, value: Date.now() });
     let chat = group ?? userJid(sender.user);
     if (message?.deviceSentMessage && fromMe) {
       chat = message.deviceSentMessage.destinationJid ?? chat;
@@ -439,11 +505,13 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       for (const k of share.keys ?? []) ops.push({ store: 'kv', key: `wa-app-state-key:${b64(k.keyId.keyId)}`, value: { keyData: k.keyData.keyData, timestamp: k.keyData.timestamp } });
       ops.push({ store: 'kv', key: 'wa-app-state-key-id', value: b64(share.keys.at(-1).keyId.keyId) });
     }
+    const text = message?.conversation || message?.extendedTextMessage?.text || message?.imageMessage?.caption;
+    const event = share ? undefined : { id: node.attrs.id, chat, from: userJid(sender.user), device: sender.device, fromMe, text, message, t: Number(node.attrs.t ?? 0) * 1000 || Date.now(), offline: Boolean(node.attrs.offline), encType: encs.map((e) => e.attrs.type), stanza: node, pushName: typeof node.attrs.notify === 'string' ? node.attrs.notify.slice(0, 100) : undefined };
+    if (event) ops.push(...(await keep(event)));
     await db.batch(ops);
     receipt(node.attrs.category === 'peer' ? 'peer_msg' : fromMe ? 'sender' : undefined);
     if (share) return emit('app-state-key', {});
-    const text = message?.conversation || message?.extendedTextMessage?.text;
-    return emit('message', { id: node.attrs.id, chat, from: userJid(sender.user), device: sender.device, fromMe, text, message, offline: Boolean(node.attrs.offline), encType: encs.map((e) => e.attrs.type) });
+    return emit('message', event);
   }
 
   /** A peer's device could not decrypt one of our 1:1 messages: it goes again to that device
@@ -573,7 +641,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
   /** Sends a WAProto Message (a plain object) to a user (a phone-number JID): to each of their
    * devices and each of our other devices (as a deviceSentMessage). Resolves with its id once the
    * server acknowledged it. */
-  function sendMessage(to, message) {
+  function sendMessage(to, message, { id = newMessageId() } = {}) {
     return serial(async () => {
       const peer = parseJid(to);
       if (!peer || peer.server !== S_WHATSAPP_NET) throw wacoreError('ERR_TYPE', `not a phone-number user JID: ${to}`);
@@ -595,10 +663,11 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       }
       const content = [{ tag: 'participants', attrs: {}, content: participants }];
       if (pkmsg) content.push({ tag: 'device-identity', attrs: {}, content: api.proto.encode('ADVSignedDeviceIdentity', await db.get('kv', 'wa-account')) });
-      return commitAndSend(o, { tag: 'message', attrs: { id: newMessageId(), to: userJid(peer.user), type: 'text' }, content }, { to: userJid(peer.user), message });
+      return commitAndSend(o, { tag: 'message', attrs: { id, to: userJid(peer.user), type: messageType(message) }, content }, { to: userJid(peer.user), message });
     });
   }
 
+  const messageType = (message) => (message.imageMessage ? 'media' : 'text');
   const newMessageId = () => `3EB0${Array.from(crypto.getRandomValues(new Uint8Array(9)), (x) => x.toString(16).padStart(2, '0')).join('').toUpperCase()}`;
 
   /** Commits what encrypting the stanza changed, sends it, and resolves with its id once the
@@ -613,6 +682,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     }
     await db.batch(o.ops());
     send(stanza); // throws OFFLINE before anything waits on an ack
+    emit('sent', { id, to: stanza.attrs.to, stanza });
     const ack = await new Promise((resolve, reject) => {
       const timer = setTimeout(() => acks.delete(id) && reject(wacoreError('TIMEOUT', 'the server did not acknowledge the message')), 20_000);
       acks.set(id, (n) => {
@@ -627,7 +697,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
 
   /** Sends a WAProto Message to a group: the skmsg under our sender key, and that key (in a
    * senderKeyDistributionMessage, 1:1) to each member device that has not had it. */
-  function sendGroupMessage(gid, message) {
+  function sendGroupMessage(gid, message, { id = newMessageId() } = {}) {
     return serial(async () => {
       const meta = await iq({ xmlns: 'w:g2', type: 'get', to: gid }, [{ tag: 'query', attrs: { request: 'interactive' } }]);
       const members = children(child(meta, 'group'), 'participant').map((p) => parseJid(p.attrs.phone_number)?.user).filter(Boolean);
@@ -658,8 +728,66 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       if (participants.length) content.push({ tag: 'participants', attrs: {}, content: participants });
       content.push({ tag: 'enc', attrs: { v: '2', type: 'skmsg' }, content: skmsg });
       if (pkmsg) content.push({ tag: 'device-identity', attrs: {}, content: api.proto.encode('ADVSignedDeviceIdentity', await db.get('kv', 'wa-account')) });
-      return commitAndSend(o, { tag: 'message', attrs: { id: newMessageId(), to: gid, type: 'text', addressing_mode: 'lid' }, content });
+      return commitAndSend(o, { tag: 'message', attrs: { id, to: gid, type: messageType(message), addressing_mode: 'lid' }, content });
     });
+  }
+
+  // --- groups (w:g2) ----------------------------------------------------------------------------
+
+  /** A <group> node as { jid, subject, members (phone-number JIDs), admins }. */
+  function groupOf(node) {
+    const members = [];
+    const admins = [];
+    for (const p of children(node, 'participant')) {
+      const pn = parseJid(p.attrs.phone_number) ?? parseJid(p.attrs.jid);
+      if (!pn || pn.server !== S_WHATSAPP_NET) continue;
+      learnLid(p.attrs.jid, pn.user);
+      members.push(userJid(pn.user));
+      if (p.attrs.type === 'admin' || p.attrs.type === 'superadmin') admins.push(userJid(pn.user));
+    }
+    const id = String(node.attrs.id ?? '');
+    return { jid: id.endsWith('@g.us') ? id : `${id}@g.us`, subject: node.attrs.subject ?? '', members, admins };
+  }
+
+  const groupIq = (to, type, op) => iq({ xmlns: 'w:g2', type, to }, [op]);
+  const participantNodes = (jids) => jids.map((jid) => ({ tag: 'participant', attrs: { jid } }));
+  /** Creates a group with these members (phone-number JIDs); resolves with the group. */
+  const createGroup = async (subject, members) => groupOf(child(await groupIq('@g.us', 'set', { tag: 'create', attrs: { subject, key: newMessageId() }, content: participantNodes(members) }), 'group'));
+  /** The groups this account is in. */
+  const groups = async () => children(child(await groupIq('@g.us', 'get', { tag: 'participating', attrs: {}, content: [{ tag: 'participants', attrs: {} }] }), 'groups'), 'group').map(groupOf);
+  const groupMetadata = async (gid) => groupOf(child(await groupIq(gid, 'get', { tag: 'query', attrs: { request: 'interactive' } }), 'group'));
+  /** Adds or removes members (phone-number JIDs); resolves with { jid, error } per member. A
+   * removal also starts a new sender key for our next message, which those removed cannot read. */
+  async function changeMembers(gid, action, members) {
+    const r = await groupIq(gid, 'set', { tag: action, attrs: {}, content: participantNodes(members) });
+    const out = children(child(r, action), 'participant').map((p) => ({ jid: p.attrs.jid, error: p.attrs.error }));
+    if (action === 'remove' && out.some((p) => !p.error)) await rotateSenderKey(gid);
+    return out;
+  }
+  async function leaveGroup(gid) {
+    await groupIq('@g.us', 'set', { tag: 'leave', attrs: {}, content: [{ tag: 'group', attrs: { id: gid } }] });
+    await rotateSenderKey(gid);
+  }
+
+  /** A w:gp2 notification: emitted as 'group' ({ jid, action, participants, subject, by }); when
+   * someone else left or was removed, our sender key for the group is replaced. */
+  async function groupNotification(node) {
+    const gid = node.attrs.from;
+    const by = parseJid(node.attrs.participant_pn) ?? parseJid(node.attrs.participant);
+    const mine = parseJid((await db.get('kv', 'wa-me'))?.id ?? '');
+    for (const op of Array.isArray(node.content) ? node.content : []) {
+      const participants = children(op, 'participant').map((p) => parseJid(p.attrs.phone_number) ?? parseJid(p.attrs.jid)).filter((j) => j?.server === S_WHATSAPP_NET).map((j) => userJid(j.user));
+      const created = op.tag === 'create' ? groupOf(child(op, 'group') ?? { attrs: {} }) : undefined;
+      if (op.tag === 'remove' && mine && participants.some((p) => p !== userJid(mine.user))) await rotateSenderKey(gid);
+      emit('group', {
+        jid: gid,
+        action: op.tag,
+        participants: created?.members ?? participants,
+        subject: op.attrs.subject ?? created?.subject,
+        by: by && by.server === S_WHATSAPP_NET ? userJid(by.user) : undefined,
+        left: Boolean(mine) && (op.tag === 'remove' || op.tag === 'leave') && participants.includes(userJid(mine.user)),
+      });
+    }
   }
 
   /** Drops our sender key for a group (after a member left or was removed): the next message
@@ -672,34 +800,45 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     ]);
   }
 
-  /** Encrypts an image with the media API, uploads the ciphertext to the server's media host
-   * (media_conn's host and token, named by its SHA-256) and sends the imageMessage to a user or a
-   * group. Resolves with the message id. */
-  async function sendImage(to, bytes, { mimetype = 'image/png', caption } = {}) {
+  /** Encrypts an image with the media API (bytes whole; a Blob or File through its Web Streams),
+   * uploads the ciphertext to the server's media host (media_conn's host and token, named by its
+   * SHA-256) and sends the imageMessage to a user or a group. opts: mimetype, caption,
+   * jpegThumbnail, width, height, id. Resolves with the message id. */
+  async function sendImage(to, image, { mimetype = image?.type || 'image/png', caption, jpegThumbnail, width, height, id } = {}) {
     const conn = child(await iq({ xmlns: 'w:m', type: 'set' }, [{ tag: 'media_conn', attrs: {} }]), 'media_conn');
     const host = child(conn, 'host')?.attrs?.hostname;
     if (!host) throw wacoreError('MEDIA', 'media_conn named no host');
-    const media = api.encryptMedia(bytes, 'image');
+    let media;
+    if (image instanceof Uint8Array) {
+      media = api.encryptMedia(image, 'image');
+    } else if (typeof image?.stream === 'function') {
+      const { stream, done } = api.createMediaEncryptStream('image');
+      const encrypted = new Uint8Array(await new Response(image.stream().pipeThrough(stream)).arrayBuffer());
+      media = { ...(await done), encrypted, fileLength: image.size };
+    } else {
+      throw wacoreError('ERR_TYPE', 'an image is a Uint8Array or a Blob');
+    }
     const token = b64(media.fileEncSha256).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-    const res = await fetchImpl(`https://${host}/mms/image/${token}?auth=${encodeURIComponent(conn.attrs.auth)}&token=${token}`, {
+    const res = await fetchImpl(`${mediaBase ?? `https://${host}`}/mms/image/${token}?auth=${encodeURIComponent(conn.attrs.auth)}&token=${token}`, {
       method: 'POST',
       headers: { 'content-type': 'application/octet-stream' },
       body: media.encrypted,
     });
     if (!res.ok) throw wacoreError('MEDIA', `upload refused (${res.status})`);
     const { url: mediaUrl, direct_path: directPath } = await res.json();
-    const imageMessage = { url: mediaUrl, directPath, mimetype, caption, mediaKey: media.mediaKey, fileSha256: media.fileSha256, fileEncSha256: media.fileEncSha256, fileLength: media.fileLength, mediaKeyTimestamp: Math.floor(Date.now() / 1000) };
-    return to.endsWith('@g.us') ? sendGroupMessage(to, { imageMessage }) : sendMessage(to, { imageMessage });
+    const imageMessage = { url: mediaUrl, directPath, mimetype, caption, mediaKey: media.mediaKey, fileSha256: media.fileSha256, fileEncSha256: media.fileEncSha256, fileLength: media.fileLength, mediaKeyTimestamp: Math.floor(Date.now() / 1000), jpegThumbnail, width, height };
+    return to.endsWith('@g.us') ? sendGroupMessage(to, { imageMessage }, { id }) : sendMessage(to, { imageMessage }, { id });
   }
 
-  /** Downloads the media a received message names and decrypts it; the MAC and both hashes are
-   * checked before any byte is returned. */
-  async function downloadMedia(media) {
+  /** Downloads the media a received message names and decrypts it through the media API's Web
+   * Streams; the stream fails at its end when the MAC or a hash does not match, so nothing is
+   * returned unless both hashes and the MAC check. */
+  async function downloadMedia(media, { signal } = {}) {
     if (!media?.url || !media.mediaKey) throw wacoreError('MEDIA', 'no media in this message');
-    const res = await fetchImpl(media.url);
-    if (!res.ok) throw wacoreError('MEDIA', `download refused (${res.status})`);
-    const encrypted = new Uint8Array(await res.arrayBuffer());
-    return api.decryptMedia(encrypted, media.mediaKey, 'image', { fileEncSha256: media.fileEncSha256, fileSha256: media.fileSha256 });
+    const res = await fetchImpl(mediaBase && media.directPath?.startsWith('/') ? `${mediaBase}${media.directPath}` : media.url, { signal });
+    if (!res.ok || !res.body) throw wacoreError('MEDIA', `download refused (${res.status})`);
+    const decrypt = api.createMediaDecryptStream(media.mediaKey, 'image', { unverified: true, fileEncSha256: media.fileEncSha256, fileSha256: media.fileSha256 });
+    return new Uint8Array(await new Response(res.body.pipeThrough(decrypt)).arrayBuffer());
   }
 
   // --- app state ------------------------------------------------------------------------------------
@@ -801,18 +940,29 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
   /** Asks for a user's presence (available or not, and later changes as 'presence' events). */
   const subscribePresence = (jid) => send({ tag: 'presence', attrs: { to: jid, type: 'subscribe' } });
 
-  /** Read receipts for messages of a chat (ids), sent to the user they came from. */
-  function markRead(from, ids) {
+  /** Read receipts for messages of a chat (ids), sent to the chat they came from (and, in a
+   * group, naming the member who sent them). */
+  function markRead(from, ids, participant) {
     const [first, ...rest] = ids;
-    send({ tag: 'receipt', attrs: { id: first, to: from, type: 'read', t: String(Math.floor(Date.now() / 1000)) }, ...(rest.length ? { content: [{ tag: 'list', attrs: {}, content: rest.map((id) => ({ tag: 'item', attrs: { id } })) }] } : {}) });
+    send({ tag: 'receipt', attrs: { id: first, to: from, ...(participant ? { participant } : {}), type: 'read', t: String(Math.floor(Date.now() / 1000)) }, ...(rest.length ? { content: [{ tag: 'list', attrs: {}, content: rest.map((id) => ({ tag: 'item', attrs: { id } })) }] } : {}) });
   }
 
   return {
     connect,
     close,
-    sendText: (to, text) => (to.endsWith('@g.us') ? sendGroupMessage(to, { conversation: text }) : sendMessage(to, { conversation: text })),
+    /** True while logged in on an open connection. */
+    get online() {
+      return transport !== undefined && ws?.readyState === 1;
+    },
+    sendText: (to, text, opts) => (to.endsWith('@g.us') ? sendGroupMessage(to, { conversation: text }, opts) : sendMessage(to, { conversation: text }, opts)),
     sendMessage,
     sendGroupMessage,
+    createGroup,
+    groups,
+    groupMetadata,
+    addMembers: (gid, members) => changeMembers(gid, 'add', members),
+    removeMembers: (gid, members) => changeMembers(gid, 'remove', members),
+    leaveGroup,
     sendImage,
     downloadMedia,
     resyncAppState,

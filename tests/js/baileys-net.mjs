@@ -1,0 +1,142 @@
+// Unmodified Baileys 7.0.0-rc14 sockets on the local WhatsApp network (server/), for the server
+// suites (through server-kit.mjs) and the browser chat test: accounts paired by QR (or pair code)
+// with their creds in useMultiFileAuthState folders, on Baileys' own Signal layer or on
+// wacore-wasm/baileys, and waits that fail with a message instead of hanging until a timeout.
+// Nothing here depends on Vitest.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeWASocket, useMultiFileAuthState } from '@whiskeysockets/baileys';
+import { makeSignalRepositoryFactory } from '../../npm/baileys.mjs';
+import { startServer } from '../../server/index.mjs';
+import { load } from '../../npm/index.mjs';
+import { logger } from './baileys-kit.mjs';
+
+// (Baileys 6 decodes absent strings as '' on the prototype: `||`, not `??`.)
+export const textOf = (m) => m.message?.conversation || m.message?.extendedTextMessage?.text;
+export const userJid = (me) => `${me.id.split(':')[0]}@s.whatsapp.net`;
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves with what `start(resolve)` resolves with, or rejects after ms with `what` in the message. */
+export function within(ms, what, start) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+    start((v) => {
+      clearTimeout(timer);
+      resolve(v);
+    }, reject);
+  });
+}
+
+/** A network: a server on `variant` (its log kept for failures) and the package (`api`, default
+ * that build loaded) for the sockets on wacore-wasm/baileys. */
+export async function network(options = {}) {
+  const lines = [];
+  const { existing, api: given, variant = 'auto', ...serverOptions } = options;
+  const server = existing ?? (await startServer({ variant, log: (l) => lines.push(l), ...serverOptions }));
+  const api = given ?? (await load({ variant }));
+  const ours = makeSignalRepositoryFactory({ wacore: api });
+  const dirs = [];
+  const sockets = new Set();
+  const net = {
+    server,
+    api,
+    lines,
+    /** A fresh folder for an account's creds (removed at the end). */
+    folder() {
+      const dir = mkdtempSync(join(tmpdir(), 'wacore-server-'));
+      dirs.push(dir);
+      return dir;
+    },
+    /** One socket on the folder's creds until it opens ({ sock }) or closes ({ closed: status }).
+     * repository: 'baileys' (its own Signal layer) or 'ours' (wacore-wasm/baileys). onQr: called
+     * with the QR text (default: a new account's phone approves it). */
+    async connect(dir, { repository = 'baileys', onQr, config = {}, onSocket } = {}) {
+      const { state, saveCreds } = await useMultiFileAuthState(dir);
+      return within(30_000, `a socket on ${dir} to open or close`, (resolve) => {
+        const sock = makeWASocket({
+          auth: state,
+          waWebSocketUrl: net.server.url,
+          logger,
+          connectTimeoutMs: 15_000,
+          defaultQueryTimeoutMs: 15_000,
+          // The network's phones send no history sync: without this a new account holds its
+          // events for 20 s waiting for one (docs/server.md).
+          shouldSyncHistoryMessage: () => false,
+          ...(repository === 'ours' ? { makeSignalRepository: ours } : {}),
+          ...config,
+        });
+        sockets.add(sock);
+        onSocket?.(sock);
+        sock.ev.on('creds.update', saveCreds);
+        sock.ev.on('connection.update', (u) => {
+          if (u.qr) (onQr ?? ((text) => net.server.approveQr(text)))(u.qr, sock);
+          if (u.connection === 'open') resolve({ sock });
+          if (u.connection === 'close') resolve({ closed: u.lastDisconnect?.error?.output?.statusCode ?? 'unknown' });
+        });
+      });
+    },
+    /** A paired, open account: { sock, dir, me, jid, lid, repository }. opts.account: link as a
+     * further device of that account (a phone number); opts.name: the push name. */
+    async account(repository = 'baileys', opts = {}) {
+      const dir = net.folder();
+      const onQr = (text) => net.server.approveQr(text, { account: opts.account, name: opts.name });
+      const first = await net.connect(dir, { repository, onQr, config: opts.config });
+      if (first.closed !== 515) throw new Error(`pairing ended with ${first.closed ?? 'an open socket'}, not 515`);
+      const { sock, closed } = await net.connect(dir, { repository, config: opts.config });
+      if (!sock) throw new Error(`login after pairing closed with ${closed}`);
+      const me = sock.authState.creds.me;
+      return { sock, dir, me, repository, jid: userJid(me), lid: me.lid.replace(/:\d+@/, '@') };
+    },
+    async close() {
+      for (const s of sockets) s.end(undefined);
+      // Baileys may still be writing creds it saved just before the end.
+      await sleep(200);
+      await net.server.close();
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    },
+  };
+  return net;
+}
+
+/** The first message upserted on sock that matches, within ms. */
+export const nextMessage = (sock, match, ms = 20_000, what = 'a message') =>
+  within(ms, what, (resolve) => {
+    const on = ({ messages }) => {
+      const m = messages.find(match);
+      if (m) {
+        sock.ev.off('messages.upsert', on);
+        resolve(m);
+      }
+    };
+    sock.ev.on('messages.upsert', on);
+  });
+
+/** The next upserted message with this text, not sent by the socket itself. */
+export const nextText = (sock, text, ms) => nextMessage(sock, (m) => !m.key.fromMe && textOf(m) === text, ms, `"${text}"`);
+
+/** Follows the status of the messages sock sends: Baileys reports a receipt as messages.update, or,
+ * when it arrives while the message's own upsert is still buffered, as that upsert's status. Returns
+ * (id, status, ms) => a promise of the status once it is at least `status`. */
+export function statusWatch(sock) {
+  const best = new Map();
+  const waiters = new Set();
+  const see = (id, status) => {
+    if (!id || typeof status !== 'number' || status <= (best.get(id) ?? -1)) return;
+    best.set(id, status);
+    for (const w of waiters) w();
+  };
+  sock.ev.on('messages.update', (updates) => updates.forEach((u) => see(u.key.id, u.update.status)));
+  sock.ev.on('messages.upsert', ({ messages }) => messages.forEach((m) => m.key.fromMe && see(m.key.id, m.status)));
+  return (id, status, ms = 20_000) =>
+    within(ms, `status ${status} of ${id}`, (resolve) => {
+      const check = () => {
+        if ((best.get(id) ?? -1) >= status) {
+          waiters.delete(check);
+          resolve(best.get(id));
+        }
+      };
+      waiters.add(check);
+      check();
+    });
+}
