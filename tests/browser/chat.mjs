@@ -17,8 +17,12 @@
 //     there; muted there, muted in the browser; a patch with a bad MAC refused in the browser;
 //   - offline and reload: Carol's browser closed while a bot sends five messages, all five shown in
 //     order once it reopens; a reload mid-conversation loses nothing;
+//   - bot B's device back with a new identity key: read, with a "security code changed" notice and
+//     both keys in the side panel;
 //   - stanzas a lying server sends (malformed nodes, garbage ciphertexts, a forged sender): shown
 //     as failures, and the chat goes on;
+//   - a browser linked from the page itself (the Approve button), chatting with the example echo
+//     bot; one linked by pair code (Carol-like, scalar);
 //   - the server's files searched for every plaintext and every key the browsers' records hold.
 // A screenshot of each browser at the end, and of Alice's in the group, is written to
 // build/chat-artifacts/.
@@ -381,6 +385,51 @@ try {
     return [before.every((t) => after.includes(t)) && (await messageWith(alice.page, 'after the reload').getAttribute('data-type')) === 'msg', JSON.stringify(after)];
   });
 
+  await step("bot B's device set up again with a new identity key: Alice's browser reads it and says the security code changed", async () => {
+    const keys = await alice.page.evaluate(
+      () =>
+        new Promise((resolve, reject) => {
+          const req = indexedDB.open('wacore-web-main');
+          req.onerror = () => reject(req.error);
+          req.onsuccess = () => {
+            const tx = req.result.transaction(['kv', 'prekeys']);
+            const out = {};
+            const c = tx.objectStore('kv').get('wa-creds');
+            c.onsuccess = () => {
+              out.creds = c.result;
+              const p = tx.objectStore('prekeys').get(c.result.nextPreKeyId - 1);
+              p.onsuccess = () => (out.preKey = p.result);
+            };
+            const i = tx.objectStore('kv').get('identity');
+            i.onsuccess = () => (out.identity = i.result);
+            tx.oncomplete = () => resolve(out);
+          };
+        }),
+    );
+    const { api } = net;
+    const records = new Map();
+    const identity = api.keyhelper.generateIdentityKeyPair();
+    const store = { getOurIdentity: async () => identity, getOurRegistrationId: async () => 77, isTrustedIdentity: async () => true, loadSession: async (a) => records.get(a), storeSession: async (a, r) => void records.set(a, r.toBytes()) };
+    const address = new api.ProtocolAddress(phoneOf(alice.jid), 1);
+    const spk = keys.creds.signedPreKey;
+    await new api.SessionBuilder(store, address).initOutgoing({
+      identityKey: keys.identity.pubKey,
+      registrationId: keys.creds.registrationId,
+      signedPreKey: { keyId: spk.keyId, publicKey: spk.publicKey, signature: spk.signature },
+      preKey: keys.preKey ? { keyId: keys.creds.nextPreKeyId - 1, publicKey: keys.preKey.pubKey } : undefined,
+    });
+    const { body } = await new api.SessionCipher(store, address).encrypt(api.padMessage(api.proto.encode('Message', { conversation: 'B on a new key' })));
+    plaintexts.push('B on a new key');
+    net.server.sendRaw(alice.jid, { tag: 'message', attrs: { id: 'NEWKEYB', from: `${phoneOf(B.jid)}:1@s.whatsapp.net`, t: String(Math.floor(Date.now() / 1000)), type: 'text', notify: 'Bot B' }, content: [{ tag: 'enc', attrs: { v: '2', type: 'pkmsg' }, content: body }] });
+    await openChat(alice.page, B.jid);
+    await shows(alice.page, 'B on a new key');
+    await alice.page.locator('[data-testid=message][data-status=notice]', { hasText: 'security code changed' }).waitFor({ timeout: TIMEOUT });
+    // The side panel lists both keys.
+    await messageWith(alice.page, 'B on a new key').click();
+    await alice.page.locator('[data-testid=details-keys]').filter({ hasText: /^[0-9a-f]{64}\n[0-9a-f]{64}/ }).waitFor({ timeout: TIMEOUT });
+    return true;
+  });
+
   // --- a lying server ---------------------------------------------------------------------------------
   await step('stanzas a lying server sends (malformed, garbage ciphertexts, a forged sender): failures shown, the chat goes on', async () => {
     const to = alice.jid;
@@ -430,6 +479,28 @@ try {
     } finally {
       echo.stop();
     }
+  });
+
+  await step('a browser linked by pair code: the code it shows, told to the phone of the number it named, links it', async () => {
+    const context = await launchChromiumProfile(CHROMIUM, path.join(profiles, 'erin'));
+    const page = context.pages()[0] ?? (await context.newPage());
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    browsers.erin = { context, page, errors };
+    await page.goto(`${base}/chat/?test=1&variant=scalar`);
+    await page.locator('[data-testid=qr]').filter({ hasText: ',' }).waitFor({ timeout: TIMEOUT });
+    await page.locator('[data-testid=paircode-number]').fill('+1 555 444 0001');
+    await page.locator('[data-testid=paircode-request]').click();
+    const code = page.locator('[data-testid=pair-code]').filter({ hasText: /^[1-9A-Z]{4}-[1-9A-Z]{4}$/ });
+    await code.waitFor({ timeout: TIMEOUT });
+    await net.server.approvePairCode((await code.textContent()).replace('-', ''), '15554440001');
+    await page.locator('[data-testid=status]', { hasText: 'online' }).waitFor({ timeout: TIMEOUT });
+    const jid = await page.locator('[data-testid=me]').getAttribute('data-jid');
+    await openChat(page, B.jid);
+    const atB = nextText(B.sock, 'erin, linked by code');
+    await sendText(page, 'erin, linked by code');
+    const m = await atB;
+    return [jid === '15554440001:1@s.whatsapp.net' && m.key.remoteJid === '15554440001@s.whatsapp.net', jid];
   });
 
   // --- what the server holds -------------------------------------------------------------------------

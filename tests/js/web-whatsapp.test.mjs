@@ -382,6 +382,71 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
     web.close();
   });
 
+  it('links by pair code instead of QR: the phone of the number is told the code; a wrong code links nothing', async () => {
+    const phone = `1555777${String(Date.now()).slice(-4)}`;
+    const web = companion(memoryDb(), () => {}); // nobody approves the QR
+    await web.connect();
+    await web.next((e) => e.type === 'qr', 'the QR');
+    const code = await web.requestPairingCode(phone);
+    expect(code).toMatch(/^[1-9A-HJ-NP-TV-Z]{8}$/);
+    expect(await net.server.approvePairCode(code, phone)).toBe(`${phone}@s.whatsapp.net`);
+    const { me } = await web.next((e) => e.type === 'open', 'the companion to open');
+    expect(me.id).toBe(`${phone}:1@s.whatsapp.net`);
+    const bot = await net.account('baileys');
+    const got = nextText(bot.sock, 'linked by code');
+    await web.sendText(bot.jid, 'linked by code');
+    expect((await got).key.remoteJid).toBe(`${phone}@s.whatsapp.net`);
+    await expect(web.requestPairingCode(phone)).rejects.toMatchObject({ code: 'PAIRING' });
+    web.close();
+    // The phone is told another code: the keys do not agree, the server refuses the finish, and
+    // the device is not linked.
+    const other = companion(memoryDb(), () => {});
+    await other.connect();
+    await other.next((e) => e.type === 'qr', 'the QR');
+    const right = await other.requestPairingCode(phone);
+    await net.server.approvePairCode(right === 'AAAAAAAA' ? 'BBBBBBBB' : 'AAAAAAAA', phone);
+    const refused = await other.next((e) => e.type === 'error' && e.where === 'notification', 'the refused finish');
+    expect(refused.code).toBe('IQ_ERROR');
+    expect(other.events.some((e) => e.type === 'paired' || e.type === 'open')).toBe(false);
+    other.close();
+  });
+
+  it("says so when a peer's device comes back with a new identity key (its security code changed), and reads it", async () => {
+    const { web, me, jid, db } = await openCompanion();
+    const bot = await net.account('baileys');
+    await bot.sock.sendMessage(jid, { text: 'on the first key' });
+    await web.next((e) => e.type === 'message' && e.text === 'on the first key', 'the first message');
+    // The bot's device set up again: a new identity, a session from the companion's pre-key bundle.
+    const { api } = net;
+    const records = new Map();
+    const identity = api.keyhelper.generateIdentityKeyPair();
+    const store = {
+      getOurIdentity: async () => identity,
+      getOurRegistrationId: async () => 4321,
+      isTrustedIdentity: async () => true,
+      loadSession: async (a) => records.get(a),
+      storeSession: async (a, r) => void records.set(a, r.toBytes()),
+    };
+    const c = await db.get('kv', 'wa-creds');
+    const preKeyId = c.nextPreKeyId - 1;
+    const ours = new api.ProtocolAddress(me.id.split(':')[0], 1);
+    await new api.SessionBuilder(store, ours).initOutgoing({
+      identityKey: (await db.get('kv', 'identity')).pubKey,
+      registrationId: c.registrationId,
+      signedPreKey: { keyId: c.signedPreKey.keyId, publicKey: c.signedPreKey.publicKey, signature: c.signedPreKey.signature },
+      preKey: { keyId: preKeyId, publicKey: (await db.get('prekeys', preKeyId)).pubKey },
+    });
+    const { type, body } = await new api.SessionCipher(store, ours).encrypt(api.padMessage(api.proto.encode('Message', { conversation: 'on a new key' })));
+    expect(type).toBe(3);
+    net.server.sendRaw(me.id, { tag: 'message', attrs: { id: 'NEWKEY1', from: bot.me.id.replace(/:\d+@/, ':1@'), t: String(Math.floor(Date.now() / 1000)), type: 'text' }, content: [{ tag: 'enc', attrs: { v: '2', type: 'pkmsg' }, content: body }] });
+    const change = await web.next((e) => e.type === 'identity-change', 'the identity change');
+    expect([change.jid, change.device]).toEqual([bot.jid, 1]);
+    await web.next((e) => e.type === 'message' && e.text === 'on a new key', 'the message on the new key');
+    // Both keys are listed for the user.
+    expect((await db.get('identities', bot.jid.split('@')[0])).length).toBeGreaterThanOrEqual(2);
+    web.close();
+  });
+
   it('takes a stanza the server delivers twice once: the second is only receipted again', async () => {
     const { web, me, jid } = await openCompanion();
     const bot = await net.account('baileys');

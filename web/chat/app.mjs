@@ -64,6 +64,23 @@ $('#approve').addEventListener('submit', async (ev) => {
   if (!res.ok) showError(`the phone did not approve: ${await res.text()}`);
 });
 
+$('#paircode').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const number = ev.target.number.value.replace(/\D/g, '');
+  try {
+    const { code } = await call('pairCode', { number });
+    $('#paircode-code').textContent = `${code.slice(0, 4)}-${code.slice(4)}`;
+    $('#paircode-shown').hidden = false;
+    $('#paircode-approve').hidden = !admin;
+    $('#paircode-approve').onclick = async () => {
+      const res = await fetch('/pair-code', { method: 'POST', headers: { authorization: `Bearer ${admin}` }, body: `${number} ${code}` });
+      if (!res.ok) showError(`the phone did not approve: ${await res.text()}`);
+    };
+  } catch (e) {
+    showError(`no pair code: ${e.message}`);
+  }
+});
+
 // --- chats and messages ---------------------------------------------------------------------------
 
 function renderChats() {
@@ -132,7 +149,7 @@ function bubble(m) {
     'data-status': m.status,
     'data-type': m.debug?.type,
     'data-from': number(m.from),
-    class: [m.fromMe ? 'mine' : '', m.status === 'failed' ? 'failed' : '', state.selected === m.seq ? 'selected' : ''].join(' '),
+    class: [m.fromMe ? 'mine' : '', m.status === 'failed' ? 'failed' : '', m.status === 'notice' ? 'notice' : '', state.selected === m.seq ? 'selected' : ''].join(' '),
     onclick: () => select(m.seq),
   });
   if (isGroup(m.chat) && !m.fromMe) li.append(el('div', { class: 'who' }, nameOf(m.from)));

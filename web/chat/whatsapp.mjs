@@ -15,7 +15,7 @@
 // Storage is the chat's database interface (idb.mjs: get/put/del/batch, an overlay per operation
 // committed whole, signalStore for the package's SessionBuilder/SessionCipher). Events go to
 // onEvent({ type, ... }): 'qr', 'paired', 'open', 'close', 'logged-out', 'stream-error',
-// 'prekeys', 'message', 'sent', 'receipt', 'resent', 'typing', 'presence', 'group',
+// 'prekeys', 'message', 'identity-change', 'sent', 'receipt', 'resent', 'typing', 'presence', 'group',
 // 'chat-update', 'app-state-key', 'offline-done', 'error'.
 import { overlay, signalStore } from './idb.mjs';
 
@@ -62,9 +62,11 @@ const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
 function deviceStore(db, api) {
   return {
     ...signalStore(db, api),
-    async isTrustedIdentity(user, identityKey) {
-      const known = (await db.get('identities', String(user))) ?? [];
-      if (!known.some((k) => same(k, identityKey))) await db.put('identities', [...known, new Uint8Array(identityKey)], String(user));
+    async isTrustedIdentity(id, identityKey) {
+      // libsignal names the user alone when it sends, "user.device" when it takes a pre-key message.
+      const user = String(id).split('.')[0];
+      const known = (await db.get('identities', user)) ?? [];
+      if (!known.some((k) => same(k, identityKey))) await db.put('identities', [...known, new Uint8Array(identityKey)], user);
       return true;
     },
   };
@@ -302,6 +304,10 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       case 'notification':
         if (node.attrs.type === 'devices') await db.del('kv', `wa-devices:${parseJid(node.attrs.from)?.user}`);
         if (node.attrs.type === 'w:gp2') await groupNotification(node);
+        if (node.attrs.type === 'link_code_companion_reg') {
+          send({ tag: 'ack', attrs: { id: node.attrs.id, to: node.attrs.from, class: 'notification', type: node.attrs.type } });
+          return pairCodePrimaryHello(node);
+        }
         // Another device of the account changed app state: fetch it (after this stanza's turn).
         if (node.attrs.type === 'server_sync') for (const c of children(node, 'collection')) void resyncAppState(c.attrs.name).catch((e) => emit('error', { where: 'app state', code: e?.code ?? 'Error', message: String(e?.message ?? e) }));
         return send({ tag: 'ack', attrs: { id: node.attrs.id, to: node.attrs.from, class: 'notification', type: node.attrs.type } });
@@ -328,6 +334,87 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     const refs = children(child(node, 'pair-device'), 'ref').map((r) => td.decode(r.content));
     const qr = (ref) => `${ref},${b64(c.noise.pubKey.subarray(1))},${b64(identity.pubKey.subarray(1))},${b64(c.advSecret)}`;
     emit('qr', { qr: qr(refs[0]), qrs: refs.map(qr) });
+  }
+
+  // --- pair code: the other way to link ------------------------------------------------------------
+
+  /** Pair-code linking's state while it waits for the phone: { code, ephemeral, phone }. */
+  let pairing;
+  const CODE_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTVWXYZ';
+  const PAIR_CODE_ITERATIONS = 2 << 16;
+
+  /** AES-256 key from the code: PBKDF2-HMAC-SHA256 (Web Crypto), 131,072 rounds. */
+  async function codeKey(code, salt) {
+    const base = await crypto.subtle.importKey('raw', te.encode(code), 'PBKDF2', false, ['deriveBits']);
+    return new Uint8Array(await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt, iterations: PAIR_CODE_ITERATIONS }, base, 256));
+  }
+
+  /**
+   * Links by pair code instead of QR (while the QR is shown, before any approval): asks the
+   * server to tell the phone of `phone` (digits) that this device wants to link, and resolves with
+   * the 8-character code to type on that phone. The phone then answers with its keys, and
+   * pairing ends as with a QR code ('paired', then 'open').
+   */
+  async function requestPairingCode(phone) {
+    const digits = String(phone ?? '').replace(/\D/g, '');
+    if (!/^\d{5,15}$/.test(digits)) throw wacoreError('ERR_TYPE', `not a phone number: ${phone}`);
+    if (await db.get('kv', 'wa-me')) throw wacoreError('PAIRING', 'this device is linked already');
+    const c = await creds();
+    const code = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => CODE_ALPHABET[b & 31]).join('');
+    const ephemeral = api.generateKeyPair();
+    const salt = crypto.getRandomValues(new Uint8Array(32));
+    const iv = crypto.getRandomValues(new Uint8Array(16));
+    const key = await codeKey(code, salt);
+    const wrapped = concat(salt, iv, api.aesCtr(key, iv, ephemeral.pubKey.subarray(1)));
+    key.fill(0);
+    pairing = { code, ephemeral, phone: digits };
+    await iq({ xmlns: 'md', type: 'set' }, [
+      { tag: 'link_code_companion_reg', attrs: { jid: userJid(digits), stage: 'companion_hello', should_show_push_notification: 'true' }, content: [
+        { tag: 'link_code_pairing_wrapped_companion_ephemeral_pub', attrs: {}, content: wrapped },
+        { tag: 'companion_server_auth_key_pub', attrs: {}, content: c.noise.pubKey.subarray(1) },
+        { tag: 'companion_platform_id', attrs: {}, content: te.encode('1') },
+        { tag: 'companion_platform_display', attrs: {}, content: te.encode(browser) },
+        { tag: 'link_code_pairing_nonce', attrs: {}, content: te.encode('0') },
+      ] },
+    ]);
+    return code;
+  }
+
+  /** The phone's keys for a pair code: its ephemeral key (unwrapped with the code) and identity.
+   * Answers with our key bundle and takes the ADV secret both sides derive from it. */
+  async function pairCodePrimaryHello(node) {
+    const reg = child(node, 'link_code_companion_reg');
+    const wrapped = bytesOf(reg, 'link_code_pairing_wrapped_primary_ephemeral_pub');
+    const primaryIdentity = bytesOf(reg, 'primary_identity_pub');
+    const ref = bytesOf(reg, 'link_code_pairing_ref');
+    if (!pairing || wrapped?.length !== 80 || primaryIdentity?.length !== 32 || !ref) throw wacoreError('PAIRING', 'a pair-code answer this device did not ask for, or malformed');
+    const key = await codeKey(pairing.code, wrapped.subarray(0, 32));
+    const primaryEphemeral = api.aesCtr(key, wrapped.subarray(32, 48), wrapped.subarray(48, 80));
+    key.fill(0);
+    const c = await creds();
+    const identity = await db.get('kv', 'identity');
+    const shared = api.calculateAgreement(primaryEphemeral, pairing.ephemeral.privKey);
+    const random = crypto.getRandomValues(new Uint8Array(32));
+    const salt = crypto.getRandomValues(new Uint8Array(32));
+    const iv = crypto.getRandomValues(new Uint8Array(12));
+    const bundleKey = api.hkdf(shared, 32, { salt, info: 'link_code_pairing_key_bundle_encryption_key' });
+    const bundle = concat(identity.pubKey.subarray(1), primaryIdentity, random);
+    const wrappedBundle = concat(salt, iv, api.aesGcmSeal(bundleKey, iv, bundle, new Uint8Array(0)));
+    const identityShared = api.calculateAgreement(primaryIdentity, identity.privKey);
+    const advSecret = api.hkdf(concat(shared, identityShared, random), 32, { info: 'adv_secret' });
+    for (const secret of [shared, identityShared, bundleKey, bundle, random]) secret.fill(0);
+    // pair-success is checked under this secret from now on.
+    await db.put('kv', { ...c, advSecret: new Uint8Array(advSecret) }, 'wa-creds');
+    advSecret.fill(0);
+    const phone = pairing.phone;
+    pairing = undefined;
+    await iq({ xmlns: 'md', type: 'set' }, [
+      { tag: 'link_code_companion_reg', attrs: { jid: userJid(phone), stage: 'companion_finish' }, content: [
+        { tag: 'link_code_pairing_wrapped_key_bundle', attrs: {}, content: wrappedBundle },
+        { tag: 'companion_identity_public', attrs: {}, content: identity.pubKey.subarray(1) },
+        { tag: 'link_code_pairing_ref', attrs: {}, content: ref },
+      ] },
+    ]);
   }
 
   /** The phone's answer: checks the ADV identity (HMAC under our secret, the account signature),
@@ -457,6 +544,9 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     const address = new api.ProtocolAddress(sender.user, sender.device);
     const group = node.attrs.from.endsWith('@g.us') ? node.attrs.from : undefined;
     let message;
+    // The identity key of the session we had with this device, to see whether a pre-key message
+    // comes from another one (the device was set up again: its "security code" changed).
+    const knownIdentity = encs.some((e) => e.attrs.type === 'pkmsg') ? api.signalSessions.recordInfo(await o.get('sessions', address.toString())).remoteIdentityKey : undefined;
     try {
       // In order: a 1:1 part (for a group, the sender's key distribution) before the skmsg.
       for (const enc of encs) {
@@ -505,11 +595,14 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       for (const k of share.keys ?? []) ops.push({ store: 'kv', key: `wa-app-state-key:${b64(k.keyId.keyId)}`, value: { keyData: k.keyData.keyData, timestamp: k.keyData.timestamp } });
       ops.push({ store: 'kv', key: 'wa-app-state-key-id', value: b64(share.keys.at(-1).keyId.keyId) });
     }
+    const nowIdentity = knownIdentity && api.signalSessions.recordInfo(await o.get('sessions', address.toString())).remoteIdentityKey;
+    const identityChanged = Boolean(knownIdentity && nowIdentity && !same(knownIdentity, nowIdentity));
     const text = message?.conversation || message?.extendedTextMessage?.text || message?.imageMessage?.caption;
     const event = share ? undefined : { id: node.attrs.id, chat, from: userJid(sender.user), device: sender.device, fromMe, text, message, t: Number(node.attrs.t ?? 0) * 1000 || Date.now(), offline: Boolean(node.attrs.offline), encType: encs.map((e) => e.attrs.type), stanza: node, pushName: typeof node.attrs.notify === 'string' ? node.attrs.notify.slice(0, 100) : undefined };
     if (event) ops.push(...(await keep(event)));
     await db.batch(ops);
     receipt(node.attrs.category === 'peer' ? 'peer_msg' : fromMe ? 'sender' : undefined);
+    if (identityChanged) emit('identity-change', { jid: userJid(sender.user), device: sender.device, chat });
     if (share) return emit('app-state-key', {});
     return emit('message', event);
   }
@@ -950,6 +1043,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
   return {
     connect,
     close,
+    requestPairingCode,
     /** True while logged in on an open connection. */
     get online() {
       return transport !== undefined && ws?.readyState === 1;

@@ -312,6 +312,14 @@ async function onEvent(e) {
       case 'receipt':
         await receipt(e);
         break;
+      case 'identity-change': {
+        // A notice in the chat, kept in the history: the device was set up again with a new key.
+        const m = { id: `identity-${Date.now()}-${e.device}`, chat: e.jid, from: e.jid, fromMe: false, t: Date.now(), status: 'notice', text: `${names[e.jid] ?? `+${e.jid.split('@')[0]}`}'s security code changed (device ${e.device}): their device has a new identity key. Compare the keys in the side panel.` };
+        const [seq] = await db.batch([{ store: 'messages', add: m }]);
+        m.seq = seq;
+        post('message', { message: m });
+        break;
+      }
       case 'typing':
         post('typing', { chat: e.chat, from: e.from, typing: e.typing });
         break;
@@ -379,6 +387,8 @@ const commands = {
   async history() {
     return { messages: (await db.all('messages')).map(view), chats: await chats(), names, me };
   },
+  /** Links by pair code (instead of the QR): the code to type on that number's phone. */
+  pairCode: async ({ number }) => ({ code: await wa.requestPairingCode(number) }),
   async newChat({ number }) {
     const jid = toUser(number);
     await touchChat(jid);
