@@ -26,8 +26,12 @@ export async function startEchoBot({ url, adminToken, auth = './echo-bot-auth', 
           if (!adminToken) return log(`echo bot: approve this QR code on the network: ${qr}`);
           const pairUrl = new URL('/pair', url.replace(/^ws/, 'http'));
           pairUrl.searchParams.set('name', name);
-          const res = await fetch(pairUrl, { method: 'POST', headers: { authorization: `Bearer ${adminToken}` }, body: qr });
-          if (!res.ok) reject(new Error(`the network's phone refused the bot: ${await res.text()}`));
+          try {
+            const res = await fetch(pairUrl, { method: 'POST', headers: { authorization: `Bearer ${adminToken}` }, body: qr });
+            if (!res.ok) reject(new Error(`the network's phone refused the bot: ${await res.text()}`));
+          } catch (e) {
+            reject(e);
+          }
         }
         if (connection === 'open') resolve();
         if (connection === 'close' && !stopped) {
@@ -41,9 +45,14 @@ export async function startEchoBot({ url, adminToken, auth = './echo-bot-auth', 
         if (type !== 'notify') return;
         for (const m of messages) {
           const text = m.message?.conversation || m.message?.extendedTextMessage?.text;
-          if (m.key.fromMe || !text) continue;
-          await sock.readMessages([m.key]);
-          await sock.sendMessage(m.key.remoteJid, { text: answer(text) }, { quoted: m });
+          // Not its own, and not another echo (two echo bots in a group would answer each other).
+          if (m.key.fromMe || !text || text.startsWith('echo: ')) continue;
+          try {
+            await sock.readMessages([m.key]);
+            await sock.sendMessage(m.key.remoteJid, { text: answer(text) }, { quoted: m });
+          } catch (e) {
+            log(`echo bot: no answer to ${m.key.id}: ${e?.message ?? e}`);
+          }
         }
       });
     };

@@ -13,8 +13,9 @@
 //     (shown only once downloaded and its MAC checked);
 //   - a second browser linked to Alice's account: messages fan out to both, what one sends shows
 //     on the other;
-//   - app state with a Baileys device of Alice's account: archived in the browser, archived
-//     there; muted there, muted in the browser; a patch with a bad MAC refused in the browser;
+//   - app state with a Baileys device of Alice's account: archived and pinned in the browser, so
+//     there; muted and marked unread there, so in the browser; a patch with a bad MAC refused by
+//     both;
 //   - offline and reload: Carol's browser closed while a bot sends five messages, all five shown in
 //     order once it reopens; a reload mid-conversation loses nothing;
 //   - bot B's device back with a new identity key: read, with a "security code changed" notice and
@@ -69,11 +70,13 @@ function check(name, ok, detail) {
 }
 /** Runs a step; a throw fails it (with its message) and the run goes on. */
 async function step(name, f) {
+  const t0 = performance.now();
+  const took = () => ` (${((performance.now() - t0) / 1000).toFixed(1)} s)`;
   try {
     const r = await f();
-    check(name, Array.isArray(r) ? r[0] : r !== false, Array.isArray(r) ? r[1] : undefined);
+    check(name + took(), Array.isArray(r) ? r[0] : r !== false, Array.isArray(r) ? r[1] : undefined);
   } catch (e) {
-    check(name, false, String(e?.message ?? e).split('\n')[0]);
+    check(name + took(), false, String(e?.message ?? e).split('\n')[0]);
   }
 }
 
@@ -138,7 +141,7 @@ async function openBrowser(name, { variant, account, link = true } = {}) {
 }
 
 async function closeBrowser(name) {
-  await browsers[name].context.close();
+  await (browsers[name].context ?? browsers[name].page).close();
   delete browsers[name];
 }
 
@@ -262,7 +265,8 @@ try {
     await alice.page.locator(`[data-testid=remove-${phoneOf(W.jid)}]`).click();
     await alice.page.locator(`[data-testid=remove-${phoneOf(W.jid)}]`).waitFor({ state: 'detached', timeout: TIMEOUT });
     const atB = nextText(B.sock, 'without W');
-    const atW = nextMessage(W.sock, (m) => m.key.remoteJid === group && !m.key.fromMe && m.key.id !== undefined && m.messageStubType === undefined && m.message?.conversation === 'without W', 4000).then(
+    // W's copy, if it got one, would come with B's and Carol's (awaited first).
+    const atW = nextMessage(W.sock, (m) => m.key.remoteJid === group && !m.key.fromMe && m.key.id !== undefined && m.messageStubType === undefined && m.message?.conversation === 'without W', 1500).then(
       () => 'read',
       () => 'not read',
     );
@@ -315,7 +319,7 @@ try {
   });
 
   // --- app state with a Baileys device of the same account --------------------------------------------
-  await step("app state: archived in Alice's browser → archived on her Baileys device; muted there → muted in the browser; a bad patch MAC refused", async () => {
+  await step("app state: archived and pinned in Alice's browser → so on her Baileys device; muted and marked unread there → so in the browser; a bad patch MAC refused by both", async () => {
     const A = await net.account('baileys', { account: phoneOf(alice.jid), config: { appStateMacVerification: { patch: true, snapshot: true } } });
     const archived = within(TIMEOUT, 'the archive on the Baileys device', (resolve) => A.sock.ev.on('chats.update', (u) => u.some((c) => c.id === W.jid && c.archived === true) && resolve()));
     await openChat(alice.page, W.jid);
@@ -323,6 +327,14 @@ try {
     await archived;
     await A.sock.chatModify({ mute: Date.now() + 3600_000 }, carol.user);
     await alice.page.locator(`[data-testid=chat][data-jid="${carol.user}"][data-muted=true]`).waitFor({ timeout: TIMEOUT });
+    // Pinned in the browser → pinned there; marked unread there → marked in the browser.
+    const pinned = within(TIMEOUT, 'the pin on the Baileys device', (resolve) => A.sock.ev.on('chats.update', (u) => u.some((c) => c.id === carol.user && c.pinned) && resolve()));
+    await openChat(alice.page, carol.user);
+    await alice.page.locator('[data-testid=pin]').click();
+    await pinned;
+    await A.sock.chatModify({ markRead: false, lastMessages: [{ key: { remoteJid: B.jid, fromMe: false, id: 'X1' }, messageTimestamp: Math.floor(Date.now() / 1000) }] }, B.jid);
+    await alice.page.locator(`[data-testid=chat][data-jid="${B.jid}"][data-unread="1"]`).waitFor({ timeout: TIMEOUT });
+    const { regular_high: baileysBefore } = await A.sock.authState.keys.get('app-state-sync-version', ['regular_high']);
     // A device of the account that lies: a patch whose MACs are random.
     const liar = new LightClient(net.api, { url: net.server.url, rootKey: net.server.rootPublicKey });
     await liar.register((qr) => net.server.approveQr(qr, { account: phoneOf(alice.jid) }));
@@ -351,9 +363,12 @@ try {
     const errorsBefore = await alice.page.locator('[data-testid=error]').count();
     await liar.query({ tag: 'iq', attrs: { xmlns: 'w:sync:app:state', type: 'set', to: 's.whatsapp.net' }, content: [{ tag: 'sync', attrs: {}, content: [{ tag: 'collection', attrs: { name: 'regular_high', version: String(version), return_snapshot: 'false' }, content: [{ tag: 'patch', attrs: {}, content: forged }] }] }] });
     await alice.page.locator('[data-testid=error]', { hasText: 'app state' }).nth(0).waitFor({ timeout: TIMEOUT });
+    // Baileys (checking MACs) applies nothing of it either: its LTHash stays as it was.
+    await sleep(500);
+    const { regular_high: baileysAfter } = await A.sock.authState.keys.get('app-state-sync-version', ['regular_high']);
     liar.close();
     A.sock.end(undefined);
-    return [(await alice.page.locator('[data-testid=error]').count()) > errorsBefore, 'no error shown'];
+    return [(await alice.page.locator('[data-testid=error]').count()) > errorsBefore && Buffer.compare(Buffer.from(baileysAfter.hash), Buffer.from(baileysBefore.hash)) === 0, 'an error not shown, or Baileys took the patch'];
   });
 
   // --- offline and reload ---------------------------------------------------------------------------
@@ -461,12 +476,12 @@ try {
   await step("linked from the page itself (the admin token in the URL's fragment), a browser chats with examples/echo-bot.mjs", async () => {
     const echo = await startEchoBot({ url: net.server.url, adminToken: net.server.adminToken, auth: path.join(profiles, 'echo-bot-auth'), name: 'Echo bot', log: () => {} });
     try {
-      const context = await launchChromiumProfile(CHROMIUM, path.join(profiles, 'dave'));
-      const page = context.pages()[0] ?? (await context.newPage());
+      // Another profile (its own database and Web Lock) in a tab of the second browser.
+      const page = await browsers.alice2.context.newPage();
       const errors = [];
       page.on('pageerror', (e) => errors.push(e.message));
-      browsers.dave = { context, page, errors };
-      await page.goto(`${base}/chat/?test=1#admin=${net.server.adminToken}`);
+      browsers.dave = { page, errors };
+      await page.goto(`${base}/chat/?test=1&profile=dave#admin=${net.server.adminToken}`);
       await page.locator('[data-testid=qr]').filter({ hasText: ',' }).waitFor({ timeout: TIMEOUT });
       await page.locator('[data-testid=approve-name]').fill('Dave');
       await page.locator('[data-testid=approve]').click();
@@ -482,12 +497,11 @@ try {
   });
 
   await step('a browser linked by pair code: the code it shows, told to the phone of the number it named, links it', async () => {
-    const context = await launchChromiumProfile(CHROMIUM, path.join(profiles, 'erin'));
-    const page = context.pages()[0] ?? (await context.newPage());
+    const page = await browsers.alice2.context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    browsers.erin = { context, page, errors };
-    await page.goto(`${base}/chat/?test=1&variant=scalar`);
+    browsers.erin = { page, errors };
+    await page.goto(`${base}/chat/?test=1&variant=scalar&profile=erin`);
     await page.locator('[data-testid=qr]').filter({ hasText: ',' }).waitFor({ timeout: TIMEOUT });
     await page.locator('[data-testid=paircode-number]').fill('+1 555 444 0001');
     await page.locator('[data-testid=paircode-request]').click();

@@ -275,7 +275,7 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
     web.close();
   });
 
-  it('shares app state with a Baileys 7 device of its account: archive from the web shows there, mute from there shows on the web', async () => {
+  it('shares app state with a Baileys 7 device of its account: archive and pin from the web show there, mute and mark-unread from there show on the web', async () => {
     // Baileys checks app-state MACs only when told to (appStateMacVerification defaults to off).
     const a1 = await net.account('baileys', { config: { appStateMacVerification: { patch: true, snapshot: true } } });
     const web = companion(memoryDb(), (qr) => net.server.approveQr(qr, { account: a1.jid.split('@')[0] }));
@@ -292,6 +292,12 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
     await a1.sock.chatModify({ mute: Date.now() + 3600_000 }, b.jid);
     const muted = await web.next((e) => e.type === 'chat-update' && e.jid === b.jid && e.muted, 'the mute on the companion');
     expect(muted.muteEndTimestamp).toBeGreaterThan(Date.now());
+    // pin from the web, mark unread from Baileys
+    const pinned = within(20_000, 'the pin on the Baileys device', (resolve) => a1.sock.ev.on('chats.update', (u) => u.some((c) => c.id === b.jid && c.pinned) && resolve()));
+    await web.pinChat(b.jid, true);
+    await pinned;
+    await a1.sock.chatModify({ markRead: false, lastMessages: [{ key: { remoteJid: b.jid, fromMe: false, id: m.id }, messageTimestamp: Math.floor(Date.now() / 1000) }] }, b.jid);
+    await web.next((e) => e.type === 'chat-update' && e.jid === b.jid && e.read === false, 'the unread mark on the companion');
     // A patch whose MAC does not hold (uploaded by a device of the account that is not honest) is
     // refused by the companion and by Baileys alike; neither applies it.
     const liar = new LightClient(net.api, { url: net.server.url, rootKey: net.server.rootPublicKey });

@@ -84,7 +84,7 @@ $('#paircode').addEventListener('submit', async (ev) => {
 // --- chats and messages ---------------------------------------------------------------------------
 
 function renderChats() {
-  const list = [...state.chats.values()].filter((c) => !c.archived || c.jid === state.chat).sort((a, b) => (b.last ?? 0) - (a.last ?? 0));
+  const list = [...state.chats.values()].filter((c) => !c.archived || c.jid === state.chat).sort((a, b) => Number(Boolean(b.pinned)) - Number(Boolean(a.pinned)) || (b.last ?? 0) - (a.last ?? 0));
   const archived = [...state.chats.values()].filter((c) => c.archived && c.jid !== state.chat);
   const item = (c) =>
     el(
@@ -92,7 +92,8 @@ function renderChats() {
       {},
       el(
         'button',
-        { class: state.chat === c.jid ? 'active' : undefined, 'data-testid': 'chat', 'data-jid': c.jid, 'data-name': c.name, 'data-archived': c.archived ? 'true' : 'false', 'data-muted': c.muted ? 'true' : 'false', onclick: () => open(c.jid) },
+        { class: state.chat === c.jid ? 'active' : undefined, 'data-testid': 'chat', 'data-jid': c.jid, 'data-name': c.name, 'data-archived': c.archived ? 'true' : 'false', 'data-muted': c.muted ? 'true' : 'false', 'data-pinned': c.pinned ? 'true' : 'false', 'data-unread': String(c.unread ?? 0), onclick: () => open(c.jid) },
+        c.pinned && el('span', { class: 'muted', title: 'pinned' }, '▲ '),
         !isGroup(c.jid) && el('span', { class: state.presence.get(c.jid) ? 'dot on' : 'dot' }, '● '),
         c.name,
         c.left && ' (left)',
@@ -123,6 +124,7 @@ function renderTitle() {
   $('#subtitle').dataset.typing = typing.length ? 'true' : 'false';
   $('#archive').textContent = c.archived ? 'Unarchive' : 'Archive';
   $('#mute').textContent = c.muted ? 'Unmute' : 'Mute';
+  $('#pin').textContent = c.pinned ? 'Unpin' : 'Pin';
   $('#group-tools').hidden = !isGroup(c.jid) || c.left;
   $('#group-members').replaceChildren(
     ...(c.members ?? [])
@@ -169,7 +171,10 @@ function objectUrl(m) {
   const had = urls.get(m.seq);
   if (had?.bytes === m.image.bytes) return had.url;
   if (had) URL.revokeObjectURL(had.url);
-  const url = URL.createObjectURL(new Blob([m.image.bytes], { type: m.image.mimetype }));
+  // The sender names the type: only image types are taken as such (a text/html or SVG "image"
+  // opened in a tab would run on this origin).
+  const type = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'].includes(m.image.mimetype) ? m.image.mimetype : 'application/octet-stream';
+  const url = URL.createObjectURL(new Blob([m.image.bytes], { type }));
   urls.set(m.seq, { bytes: m.image.bytes, url });
   return url;
 }
@@ -371,6 +376,15 @@ $('#addmember').addEventListener('submit', async (ev) => {
 $('#leave').addEventListener('click', () => call('leaveGroup', { jid: state.chat }).catch((e) => showError(e.message)));
 $('#archive').addEventListener('click', () => call('archive', { jid: state.chat, archived: !state.chats.get(state.chat)?.archived }).catch((e) => showError(e.message)));
 $('#mute').addEventListener('click', () => call('mute', { jid: state.chat, until: state.chats.get(state.chat)?.muted ? 0 : Date.now() + 8 * 3600_000 }).catch((e) => showError(e.message)));
+$('#pin').addEventListener('click', () => call('pin', { jid: state.chat, pinned: !state.chats.get(state.chat)?.pinned }).catch((e) => showError(e.message)));
+$('#markunread').addEventListener('click', () => {
+  const jid = state.chat;
+  // Leaving the chat, as a person marking it unread would; the mark shows in the list.
+  state.chat = undefined;
+  $('#conversation-tools').hidden = true;
+  renderMessages();
+  call('markUnread', { jid, unread: true }).catch((e) => showError(e.message));
+});
 $('#unlink').addEventListener('click', async () => {
   await call('reset').catch((e) => showError(e.message));
   location.reload();

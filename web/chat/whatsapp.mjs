@@ -193,6 +193,8 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
   /** Connects (registering when the database holds no account yet); resolves once the socket is
    * up. While a connection is being made or open, it does nothing. */
   let connecting;
+  /** The socket the server said <success> on. */
+  let loggedInSocket;
   function connect() {
     if (ws && ws.readyState <= 1) return Promise.resolve();
     connecting ??= openSocket().finally(() => (connecting = undefined));
@@ -279,6 +281,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
         if (node.attrs.type === 'get' && node.attrs.xmlns === 'urn:xmpp:ping') return send({ tag: 'iq', attrs: { to: S_WHATSAPP_NET, type: 'result', id: node.attrs.id } });
         return undefined;
       case 'success':
+        loggedInSocket = ws;
         return loggedIn(node);
       case 'failure':
         closedByUs = true;
@@ -291,7 +294,8 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
           const old = ws;
           ws = undefined;
           old.close();
-          return connect();
+          // Should the new socket fail, the caller hears 'close' and connects again.
+          return connect().catch(() => emit('close', { byUs: false }));
         }
         emit('stream-error', { code: node.attrs.code, conflict: child(node, 'conflict')?.attrs?.type });
         return undefined;
@@ -299,7 +303,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
         return receive(node);
       case 'receipt':
         if (node.attrs.type === 'retry') await resend(node);
-        emit('receipt', { id: node.attrs.id, from: node.attrs.from, status: node.attrs.type ?? 'delivery', ids: [node.attrs.id, ...children(child(node, 'list'), 'item').map((i) => i.attrs.id)] });
+        emit('receipt', { id: node.attrs.id, from: node.attrs.from, participant: node.attrs.participant ? phoneJidOf(node.attrs.participant) : undefined, status: node.attrs.type ?? 'delivery', ids: [node.attrs.id, ...children(child(node, 'list'), 'item').map((i) => i.attrs.id)] });
         return send({ tag: 'ack', attrs: { id: node.attrs.id, to: node.attrs.from, class: 'receipt', ...(node.attrs.type ? { type: node.attrs.type } : {}) } });
       case 'notification':
         if (node.attrs.type === 'devices') await db.del('kv', `wa-devices:${parseJid(node.attrs.from)?.user}`);
@@ -388,12 +392,22 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     const primaryIdentity = bytesOf(reg, 'primary_identity_pub');
     const ref = bytesOf(reg, 'link_code_pairing_ref');
     if (!pairing || wrapped?.length !== 80 || primaryIdentity?.length !== 32 || !ref) throw wacoreError('PAIRING', 'a pair-code answer this device did not ask for, or malformed');
+    const ephemeralPrivate = pairing.ephemeral.privKey;
+    try {
+      return await finishPairCode(wrapped, primaryIdentity, ref, ephemeralPrivate);
+    } finally {
+      ephemeralPrivate.fill(0);
+      pairing = undefined;
+    }
+  }
+
+  async function finishPairCode(wrapped, primaryIdentity, ref, ephemeralPrivate) {
     const key = await codeKey(pairing.code, wrapped.subarray(0, 32));
     const primaryEphemeral = api.aesCtr(key, wrapped.subarray(32, 48), wrapped.subarray(48, 80));
     key.fill(0);
     const c = await creds();
     const identity = await db.get('kv', 'identity');
-    const shared = api.calculateAgreement(primaryEphemeral, pairing.ephemeral.privKey);
+    const shared = api.calculateAgreement(primaryEphemeral, ephemeralPrivate);
     const random = crypto.getRandomValues(new Uint8Array(32));
     const salt = crypto.getRandomValues(new Uint8Array(32));
     const iv = crypto.getRandomValues(new Uint8Array(12));
@@ -403,11 +417,11 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     const identityShared = api.calculateAgreement(primaryIdentity, identity.privKey);
     const advSecret = api.hkdf(concat(shared, identityShared, random), 32, { info: 'adv_secret' });
     for (const secret of [shared, identityShared, bundleKey, bundle, random]) secret.fill(0);
-    // pair-success is checked under this secret from now on.
-    await db.put('kv', { ...c, advSecret: new Uint8Array(advSecret) }, 'wa-creds');
+    // pair-success may now come MACed under this secret (or, if the QR is approved instead,
+    // under the QR's): both are kept until it comes.
+    await db.put('kv', { ...c, pairCodeAdvSecret: new Uint8Array(advSecret) }, 'wa-creds');
     advSecret.fill(0);
-    const phone = pairing.phone;
-    pairing = undefined;
+    const { phone } = pairing;
     await iq({ xmlns: 'md', type: 'set' }, [
       { tag: 'link_code_companion_reg', attrs: { jid: userJid(phone), stage: 'companion_finish' }, content: [
         { tag: 'link_code_pairing_wrapped_key_bundle', attrs: {}, content: wrappedBundle },
@@ -427,7 +441,8 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     const device = child(success, 'device');
     if (!identityNode || !device?.attrs?.jid) throw wacoreError('PAIRING', 'pair-success without device-identity or device');
     const hmacked = api.proto.decode('ADVSignedDeviceIdentityHMAC', identityNode.content);
-    if (!api.constantTimeEqual(api.hmacSha256(c.advSecret, hmacked.details), hmacked.hmac)) throw wacoreError('PAIRING', 'the device identity is not MACed under our ADV secret');
+    const macs = [c.advSecret, c.pairCodeAdvSecret].filter(Boolean).map((secret) => api.constantTimeEqual(api.hmacSha256(secret, hmacked.details), hmacked.hmac));
+    if (!macs.includes(true)) throw wacoreError('PAIRING', 'the device identity is not MACed under our ADV secret');
     const signed = api.proto.decode('ADVSignedDeviceIdentity', hmacked.details);
     const ourIdentity = identity.pubKey.subarray(1);
     if (!api.verifySignature(signed.accountSignatureKey, concat(ADV_ACCOUNT_SIGNATURE_PREFIX, signed.details, ourIdentity), signed.accountSignature)) {
@@ -765,7 +780,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
 
   /** Commits what encrypting the stanza changed, sends it, and resolves with its id once the
    * server acknowledged it. sent: { to, message } kept for a retry receipt (the last SENT_KEPT). */
-  async function commitAndSend(o, stanza, sent) {
+  async function commitAndSend(o, stanza, sent, afterAck = []) {
     const { id } = stanza.attrs;
     if (sent) {
       const ids = ((await o.get('kv', 'wa-sent-ids')) ?? []).concat(id);
@@ -785,6 +800,8 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       });
     });
     if (ack.attrs.error) throw wacoreError('NACK', `the server refused the message (${ack.attrs.error})`);
+    // What may only be believed once the server has the message (who has our sender key).
+    if (afterAck.length) await db.batch(afterAck);
     return id;
   }
 
@@ -816,12 +833,13 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
         participants.push({ tag: 'to', attrs: { jid: d }, content: [{ tag: 'enc', attrs: { v: '2', type: type === 3 ? 'pkmsg' : 'msg' }, content: body }] });
         had.add(d);
       }
-      await o.put('kv', [...had], `wa-skmem:${gid}`);
       const content = [];
       if (participants.length) content.push({ tag: 'participants', attrs: {}, content: participants });
       content.push({ tag: 'enc', attrs: { v: '2', type: 'skmsg' }, content: skmsg });
       if (pkmsg) content.push({ tag: 'device-identity', attrs: {}, content: api.proto.encode('ADVSignedDeviceIdentity', await db.get('kv', 'wa-account')) });
-      return commitAndSend(o, { tag: 'message', attrs: { id, to: gid, type: messageType(message), addressing_mode: 'lid' }, content });
+      // The devices that got our key count as having it only once the server acknowledged the
+      // message: one sent again after a dropped connection carries the key again.
+      return commitAndSend(o, { tag: 'message', attrs: { id, to: gid, type: messageType(message), addressing_mode: 'lid' }, content }, undefined, need.length ? [{ store: 'kv', key: `wa-skmem:${gid}`, value: [...had] }] : []);
     });
   }
 
@@ -871,7 +889,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     for (const op of Array.isArray(node.content) ? node.content : []) {
       const participants = children(op, 'participant').map((p) => parseJid(p.attrs.phone_number) ?? parseJid(p.attrs.jid)).filter((j) => j?.server === S_WHATSAPP_NET).map((j) => userJid(j.user));
       const created = op.tag === 'create' ? groupOf(child(op, 'group') ?? { attrs: {} }) : undefined;
-      if (op.tag === 'remove' && mine && participants.some((p) => p !== userJid(mine.user))) await rotateSenderKey(gid);
+      if (op.tag === 'remove' && mine && participants.some((p) => p !== userJid(mine.user))) await dropSenderKey(gid);
       emit('group', {
         jid: gid,
         action: op.tag,
@@ -885,7 +903,9 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
 
   /** Drops our sender key for a group (after a member left or was removed): the next message
    * starts a new one and distributes it to the members there are then. */
-  async function rotateSenderKey(gid) {
+  const rotateSenderKey = (gid) => serial(() => dropSenderKey(gid));
+  /** rotateSenderKey's work, for what runs in the queue already. */
+  async function dropSenderKey(gid) {
     const me = parseJid((await db.get('kv', 'wa-me')).id);
     await db.batch([
       { store: 'senderkeys', key: String(new api.SenderKeyName(gid, new api.ProtocolAddress(me.user, me.device))), del: true },
@@ -985,17 +1005,18 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     if (action === 'archive') emit('chat-update', { jid, archived: Boolean(value.archiveChatAction?.archived) });
     else if (action === 'mute') emit('chat-update', { jid, muted: Boolean(value.muteAction?.muted), muteEndTimestamp: Number(value.muteAction?.muteEndTimestamp ?? 0) });
     else if (action === 'pin_v1') emit('chat-update', { jid, pinned: Boolean(value.pinAction?.pinned) });
+    else if (action === 'markChatAsRead') emit('chat-update', { jid, read: Boolean(value.markChatAsReadAction?.read) });
   }
 
   /** One mutation as a patch on top of the collection's latest version: the index MAC, the value
    * encrypted and MACed, the LTHash moved, the snapshot and patch MACs, all with the package. */
-  async function appPatch(name, index, value) {
+  async function appPatch(name, index, value, actionVersion = 2) {
     await resyncAppState(name);
     return serial(async () => {
       const key = await appStateKey();
       const state = (await db.get('kv', `wa-app-state:${name}`)) ?? { version: 0, hash: new Uint8Array(128), indexValueMap: {} };
       const indexBytes = te.encode(JSON.stringify(index));
-      const data = api.proto.encode('SyncActionData', { index: indexBytes, value, padding: new Uint8Array(0), version: 2 });
+      const data = api.proto.encode('SyncActionData', { index: indexBytes, value, padding: new Uint8Array(0), version: actionVersion });
       const blob = api.encryptSyncdValue(key.keys, 0, key.id, data);
       const valueMac = blob.subarray(blob.length - 32);
       const indexMac = api.generateIndexMac(indexBytes, key.keys.indexKey);
@@ -1020,13 +1041,14 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
   }
 
   /** Archives or unarchives a chat for every device of the account (regular_low). */
-  const archiveChat = (jid, archived, lastMessage) =>
-    appPatch('regular_low', ['archive', jid], {
-      timestamp: Date.now(),
-      archiveChatAction: { archived, messageRange: lastMessage ? { lastMessageTimestamp: lastMessage.timestamp, messages: [{ key: { remoteJid: jid, fromMe: lastMessage.fromMe, id: lastMessage.id }, timestamp: lastMessage.timestamp }] } : {} },
-    });
+  const messageRange = (jid, last) => (last ? { lastMessageTimestamp: last.timestamp, messages: [{ key: { remoteJid: jid, fromMe: last.fromMe, id: last.id }, timestamp: last.timestamp }] } : {});
+  const archiveChat = (jid, archived, lastMessage) => appPatch('regular_low', ['archive', jid], { timestamp: Date.now(), archiveChatAction: { archived, messageRange: messageRange(jid, lastMessage) } }, 3);
   /** Mutes a chat until `until` (ms since the epoch; 0 unmutes) for every device (regular_high). */
   const muteChat = (jid, until) => appPatch('regular_high', ['mute', jid], { timestamp: Date.now(), muteAction: { muted: until > 0, ...(until > 0 ? { muteEndTimestamp: until } : {}) } });
+  /** Pins or unpins a chat for every device (regular_low). */
+  const pinChat = (jid, pinned) => appPatch('regular_low', ['pin_v1', jid], { timestamp: Date.now(), pinAction: { pinned } }, 5);
+  /** Marks a chat read or unread for every device (regular_low); lastMessage as for archiveChat. */
+  const markChatRead = (jid, read, lastMessage) => appPatch('regular_low', ['markChatAsRead', jid], { timestamp: Date.now(), markChatAsReadAction: { read, messageRange: messageRange(jid, lastMessage) } }, 3);
 
   /** Typing in a chat (true: composing, false: paused). */
   const setTyping = (jid, typing) => send({ tag: 'chatstate', attrs: { to: jid }, content: [{ tag: typing ? 'composing' : 'paused', attrs: {} }] });
@@ -1044,9 +1066,9 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     connect,
     close,
     requestPairingCode,
-    /** True while logged in on an open connection. */
+    /** True while logged in (the server said <success>) on an open connection. */
     get online() {
-      return transport !== undefined && ws?.readyState === 1;
+      return transport !== undefined && ws?.readyState === 1 && loggedInSocket === ws;
     },
     sendText: (to, text, opts) => (to.endsWith('@g.us') ? sendGroupMessage(to, { conversation: text }, opts) : sendMessage(to, { conversation: text }, opts)),
     sendMessage,
@@ -1064,6 +1086,8 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
     subscribePresence,
     archiveChat,
     muteChat,
+    pinChat,
+    markChatRead,
     rotateSenderKey,
     markRead,
     me: () => db.get('kv', 'wa-me'),

@@ -1,6 +1,7 @@
 // The web chat client's module worker: a WhatsApp Web companion device (whatsapp.mjs) with every
 // key, every cryptographic operation and all storage here, off the page's thread. The page
-// (app.mjs) sends commands and draws the events this posts; no key, media key or record goes to it.
+// (app.mjs) sends commands and draws the events this posts; no key, media key or record goes to it
+// (the QR text and a pair code, made to be shown, are the exceptions; docs/chat.md).
 //
 // One IndexedDB database per profile (idb.mjs; ?profile=, default "main"): the device's keys and
 // sessions, the history, the outbox and the chats. The server is the one that served the page: its
@@ -78,13 +79,34 @@ function view(m) {
 async function chats() {
   return db.all('chats');
 }
-async function touchChat(jid, fields = {}) {
-  const chat = { jid, ...(await db.get('chats', jid)), ...fields };
-  if (chat.name === undefined) chat.name = jid.endsWith('@g.us') ? jid : names[jid] ?? `+${jid.split('@')[0]}`;
-  await db.put('chats', chat, jid);
-  post('chat', { chat });
-  return chat;
-}
+// Every read-modify-write of a chat or a message runs alone (events, commands and the outbox all
+// change them): nothing is written back over a newer value. Nothing waits on the network inside.
+let records = Promise.resolve();
+const exclusive = (f) => {
+  const run = records.then(f, f);
+  records = run.catch(() => {});
+  return run;
+};
+
+const touchChat = (jid, fields = {}) =>
+  exclusive(async () => {
+    const chat = { jid, ...(await db.get('chats', jid)), ...fields };
+    if (chat.name === undefined) chat.name = jid.endsWith('@g.us') ? jid : names[jid] ?? `+${jid.split('@')[0]}`;
+    await db.put('chats', chat, jid);
+    post('chat', { chat });
+    return chat;
+  });
+
+/** Changes the message with this id: change(m) returns the new record, or nothing to keep it. */
+const updateMessage = (id, change) =>
+  exclusive(async () => {
+    const m = await db.messageById(id);
+    const next = m && change(m);
+    if (!next) return m;
+    await db.putMessage(next);
+    post('message', { message: view(next) });
+    return next;
+  });
 
 // --- received ---------------------------------------------------------------------------------
 
@@ -96,6 +118,7 @@ function record(e, status = 'received') {
     id: e.id,
     chat: e.chat,
     from: e.from,
+    participant: e.stanza?.attrs?.participant,
     fromMe: Boolean(e.fromMe),
     t: e.t ?? Date.now(),
     status,
@@ -123,18 +146,16 @@ function record(e, status = 'received') {
 async function downloadImage(m) {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), DOWNLOAD_TIMEOUT_MS);
+  let change;
   try {
     const bytes = await wa.downloadMedia(m.image, { signal: abort.signal });
-    m.image = { ...m.image, state: 'verified', bytes };
+    change = (x) => ({ ...x, image: { ...x.image, state: 'verified', bytes } });
   } catch (e) {
-    m.image = { ...m.image, state: 'failed' };
-    m.status = 'failed';
-    m.error = describeError(e);
+    change = (x) => ({ ...x, image: { ...x.image, state: 'failed' }, status: 'failed', error: describeError(e) });
   } finally {
     clearTimeout(timer);
   }
-  await db.putMessage(m);
-  post('message', { message: view(m) });
+  await updateMessage(m.id, change);
 }
 
 /** Push names people chose (jid -> name), from the messages they send. */
@@ -152,22 +173,31 @@ async function received(e) {
   const m = e.record;
   if (!m) return;
   if (!e.fromMe) await learnName(e.from, e.pushName);
-  if (m.debug) m.debug.counters = await sessionCounters(`${parseJid(e.from)?.user}.${e.device}`);
+  const counters = await sessionCounters(`${parseJid(e.from)?.user}.${e.device}`);
   const chat = await touchChat(m.chat, { last: m.t, unread: (await db.get('chats', m.chat))?.unread + (m.fromMe ? 0 : 1) || (m.fromMe ? 0 : 1) });
-  post('message', { message: view(m) });
+  // Kept with the record (and posted): what the side panel shows.
+  await updateMessage(m.id, (x) => ({ ...x, debug: { ...x.debug, counters } }));
   if (m.image) downloadImage(m);
   if (chat.open && !m.fromMe) markRead(m.chat);
 }
 
+/** A receipt for messages we sent: in a 1:1 chat it moves the ticks on; in a group, once every
+ * other member has sent one of that kind (or a later one). */
 async function receipt(e) {
   if (e.status !== 'delivery' && e.status !== 'read' && e.status !== 'played') return;
   const status = e.status === 'delivery' ? 'delivered' : 'read';
+  const members = e.from?.endsWith('@g.us') ? ((await db.get('chats', e.from))?.members ?? []).filter((j) => j !== userJid(parseJid(me?.id)?.user)) : undefined;
   for (const id of e.ids) {
-    const m = await db.messageById(id);
-    if (!m || !m.fromMe || STATUS_ORDER.indexOf(m.status) >= STATUS_ORDER.indexOf(status)) continue;
-    m.status = status;
-    await db.putMessage(m);
-    post('message', { message: view(m) });
+    await updateMessage(id, (m) => {
+      if (!m.fromMe || STATUS_ORDER.indexOf(m.status) >= STATUS_ORDER.indexOf(status)) return undefined;
+      if (!members) return { ...m, status };
+      const by = { ...m.receipts };
+      const who = e.participant ?? e.from;
+      for (const s of status === 'read' ? ['delivered', 'read'] : ['delivered']) by[s] = [...new Set([...(by[s] ?? []), who])];
+      const done = (s) => members.length > 0 && members.every((j) => by[s].includes(j));
+      const best = done('read') ? 'read' : done('delivered') ? 'delivered' : m.status;
+      return { ...m, receipts: by, status: STATUS_ORDER.indexOf(best) > STATUS_ORDER.indexOf(m.status) ? best : m.status };
+    });
   }
 }
 
@@ -175,11 +205,12 @@ async function receipt(e) {
 async function markRead(jid) {
   const unread = (await db.byChat(jid)).filter((m) => !m.fromMe && m.status === 'received' && !m.read);
   if (!unread.length || !wa?.online) return;
+  // In a group, to each sender as the message named them (its participant attribute).
   const bySender = new Map();
-  for (const m of unread) bySender.set(m.from, [...(bySender.get(m.from) ?? []), m]);
+  for (const m of unread) bySender.set(m.participant ?? m.from, [...(bySender.get(m.participant ?? m.from) ?? []), m]);
   for (const [from, list] of bySender) {
     wa.markRead(jid, list.map((m) => m.id), jid.endsWith('@g.us') ? from : undefined);
-    for (const m of list) await db.putMessage({ ...m, read: true });
+    for (const m of list) await updateMessage(m.id, (x) => ({ ...x, read: true }));
   }
   await touchChat(jid, { unread: 0 });
 }
@@ -202,31 +233,45 @@ async function enqueue(chat, item) {
 }
 
 let flushing;
-/** Sends the outbox in order while online; a message the server refuses is marked failed, one
- * that could not go out (offline, no answer) stays for the next login. */
+let flushAgain = false;
+/** Sends the outbox in order while online, until it is empty (a message queued meanwhile goes in
+ * the same run); a message the server refuses is marked failed; one that could not go out
+ * (offline, no answer) stays, and is tried again after the next login, or in a few seconds. */
 function flush() {
-  flushing ??= (async () => {
+  if (flushing) {
+    flushAgain = true;
+    return flushing;
+  }
+  flushing = (async () => {
     try {
-      for (const item of await db.outbox()) {
-        if (!wa?.online) return;
-        let status = 'sent';
-        let error;
-        try {
-          if (item.file) await wa.sendImage(item.chat, item.file, { id: item.id, caption: item.caption, mimetype: item.file.type, ...item.meta });
-          else await wa.sendText(item.chat, item.text, { id: item.id });
-        } catch (e) {
-          if (e?.code === 'OFFLINE' || e?.code === 'TIMEOUT') return;
-          status = 'failed';
-          error = describeError(e);
+      do {
+        flushAgain = false;
+        for (const item of await db.outbox()) {
+          if (!wa?.online) return;
+          let status = 'sent';
+          let error;
+          try {
+            if (item.file) await wa.sendImage(item.chat, item.file, { id: item.id, caption: item.caption, mimetype: item.file.type, ...item.meta });
+            else await wa.sendText(item.chat, item.text, { id: item.id });
+          } catch (e) {
+            if (e?.code === 'OFFLINE' || e?.code === 'TIMEOUT') {
+              setTimeout(flush, 3000);
+              return;
+            }
+            status = 'failed';
+            error = describeError(e);
+          }
+          await exclusive(async () => {
+            const m = await db.messageById(item.id);
+            const ops = [{ store: 'outbox', key: item.id, del: true }];
+            const next = m && (status === 'failed' ? { ...m, status, error } : STATUS_ORDER.indexOf(m.status) < STATUS_ORDER.indexOf(status) ? { ...m, status } : undefined);
+            if (next) ops.push({ store: 'messages', value: next });
+            await db.batch(ops);
+            if (next) post('message', { message: view(next) });
+          });
+          if (error) post('error', { where: 'send', ...error });
         }
-        const m = await db.messageById(item.id);
-        const ops = [{ store: 'outbox', key: item.id, del: true }];
-        if (m && STATUS_ORDER.indexOf(m.status) < STATUS_ORDER.indexOf(status)) ops.push({ store: 'messages', value: { ...m, status, error } });
-        else if (m && status === 'failed') ops.push({ store: 'messages', value: { ...m, status, error } });
-        await db.batch(ops);
-        if (m) post('message', { message: view(ops[1]?.value ?? m) });
-        if (error) post('error', { where: 'send', ...error });
-      }
+      } while (flushAgain);
     } finally {
       flushing = undefined;
     }
@@ -298,15 +343,12 @@ async function onEvent(e) {
         await received(e);
         break;
       case 'sent': {
-        const m = await db.messageById(e.id);
-        if (!m) break;
         const peer = parseJid(e.to);
         const to = (Array.isArray(e.stanza.content) ? e.stanza.content : []).find((n) => n.tag === 'participants')?.content?.find((n) => parseJid(n.attrs.jid)?.user === peer?.user);
         const encs = [to, e.stanza].flatMap((n) => (Array.isArray(n?.content) ? n.content : []).filter((c) => c.tag === 'enc').map((c) => c.attrs.type));
         const j = to && parseJid(to.attrs.jid);
-        m.debug = { ...m.debug, type: encs.join('+'), stanza: stanzaView(e.stanza), counters: j ? await sessionCounters(`${j.user}.${j.device}`) : undefined };
-        await db.putMessage(m);
-        post('message', { message: view(m) });
+        const debug = { type: encs.join('+'), stanza: stanzaView(e.stanza), counters: j ? await sessionCounters(`${j.user}.${j.device}`) : undefined };
+        await updateMessage(e.id, (m) => ({ ...m, debug: { ...m.debug, ...debug } }));
         break;
       }
       case 'receipt':
@@ -327,7 +369,9 @@ async function onEvent(e) {
         post('presence', { jid: e.from, available: e.available });
         break;
       case 'chat-update': {
-        const { type, jid, ...fields } = e;
+        const { type, jid, read, ...fields } = e;
+        // Marked read or unread on another device: no count, a mark (unread: -1 shows as a dot).
+        if (read !== undefined) Object.assign(fields, { unread: read ? 0 : Math.max(1, (await db.get('chats', jid))?.unread ?? 0), markedUnread: !read });
         await touchChat(jid, fields);
         break;
       }
@@ -401,9 +445,15 @@ const commands = {
   },
   async openChat({ jid }) {
     for (const c of await chats()) if (c.open && c.jid !== jid) await touchChat(c.jid, { open: false });
-    await touchChat(jid, { open: true });
+    const chat = await touchChat(jid, { open: true });
     if (!jid.endsWith('@g.us') && wa.online) wa.subscribePresence(jid);
     await markRead(jid);
+    // A chat marked unread (here or on another device) is read once opened: on every device.
+    if (chat.markedUnread) {
+      await touchChat(jid, { unread: 0, markedUnread: false });
+      const last = (await db.byChat(jid)).at(-1);
+      if (wa.online) await wa.markChatRead(jid, true, last && { id: last.id, fromMe: last.fromMe, timestamp: Math.floor(last.t / 1000) }).catch((e) => post('error', { where: 'app state', ...describeError(e) }));
+    }
   },
   typing: ({ chat, typing }) => wa.online && wa.setTyping(chat, Boolean(typing)),
   async createGroup({ subject, members }) {
@@ -425,6 +475,16 @@ const commands = {
     const last = (await db.byChat(jid)).at(-1);
     await wa.archiveChat(jid, Boolean(archived), last && { id: last.id, fromMe: last.fromMe, timestamp: Math.floor(last.t / 1000) });
     await touchChat(jid, { archived: Boolean(archived) });
+  },
+  async pin({ jid, pinned }) {
+    await wa.pinChat(jid, Boolean(pinned));
+    await touchChat(jid, { pinned: Boolean(pinned) });
+  },
+  /** Marks a chat unread (or read again) on every device of the account. */
+  async markUnread({ jid, unread }) {
+    const last = (await db.byChat(jid)).at(-1);
+    await wa.markChatRead(jid, !unread, last && { id: last.id, fromMe: last.fromMe, timestamp: Math.floor(last.t / 1000) });
+    await touchChat(jid, { unread: unread ? 1 : 0, markedUnread: Boolean(unread) });
   },
   async mute({ jid, until }) {
     await wa.muteChat(jid, Number(until) || 0);
@@ -503,8 +563,15 @@ navigator.locks.request(`wacore-chat-${profile}`, { ifAvailable: true }, async (
       url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws/chat`,
       mediaBase: location.origin,
       browser: `wacore web chat (${profile})`,
-      keep: (e) => {
+      keep: async (e) => {
         e.record = record(e);
+        // A message that could not be read before (and came again after a retry) takes the
+        // failure's place.
+        const failed = await db.messageById(e.id);
+        if (failed?.status === 'failed' && failed.chat === e.record.chat) {
+          e.record.seq = failed.seq;
+          return [{ store: 'messages', value: e.record }];
+        }
         return [{ store: 'messages', add: e.record }];
       },
       // One event at a time, in order: each may read and write the history and the chats.
