@@ -23,7 +23,8 @@
 //   - stanzas a lying server sends (malformed nodes, garbage ciphertexts, a forged sender): shown
 //     as failures, and the chat goes on;
 //   - a browser linked from the page itself (the Approve button), chatting with the example echo
-//     bot; one linked by pair code (Carol-like, scalar);
+//     bot; one linked by pair code (scalar), to whose number a message that had failed before
+//     (not on the network yet) is sent again from the page;
 //   - the server's files searched for every plaintext and every key the browsers' records hold.
 // A screenshot of each browser at the end, and of Alice's in the group, is written to
 // build/chat-artifacts/.
@@ -496,7 +497,14 @@ try {
     }
   });
 
-  await step('a browser linked by pair code: the code it shows, told to the phone of the number it named, links it', async () => {
+  await step('a message to a number not on the network fails, visibly (NOT_ON_WHATSAPP)', async () => {
+    await openChat(alice.page, '15554440001@s.whatsapp.net');
+    await sendText(alice.page, 'before you were here');
+    const failure = alice.page.locator('[data-testid=message][data-status=failed]', { has: alice.page.locator('[data-testid=text]', { hasText: 'before you were here' }) }).locator('[data-testid=failure]');
+    await failure.waitFor({ timeout: TIMEOUT });
+    return [(await failure.textContent()).includes('NOT_ON_WHATSAPP'), await failure.textContent()];
+  });
+  await step('a browser linked by pair code: the code it shows, told to the phone of the number it named, links it; the failed message, sent again, reaches it', async () => {
     const page = await browsers.alice2.context.newPage();
     const errors = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -514,6 +522,11 @@ try {
     const atB = nextText(B.sock, 'erin, linked by code');
     await sendText(page, 'erin, linked by code');
     const m = await atB;
+    // Alice's message from before Erin's number was on the network goes now, sent again.
+    await openChat(alice.page, '15554440001@s.whatsapp.net');
+    await alice.page.locator('[data-testid=message][data-status=failed]', { has: alice.page.locator('[data-testid=text]', { hasText: 'before you were here' }) }).locator('[data-testid=resend]').click();
+    await openChat(page, alice.user);
+    await shows(page, 'before you were here');
     return [jid === '15554440001:1@s.whatsapp.net' && m.key.remoteJid === '15554440001@s.whatsapp.net', jid];
   });
 

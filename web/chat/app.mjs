@@ -159,7 +159,10 @@ function bubble(m) {
     const src = m.image.bytes ? objectUrl(m) : m.image.thumbnail ? `data:image/jpeg;base64,${m.image.thumbnail}` : undefined;
     li.append(el('img', { src, alt: 'image', 'data-testid': 'image', 'data-state': m.image.state, width: m.image.width > 240 ? 240 : m.image.width }));
   }
-  if (m.status === 'failed') li.append(el('div', { 'data-testid': 'failure' }, `⚠ ${m.fromMe ? 'not sent' : 'could not be read'}: ${m.error?.code} — ${m.error?.message}`));
+  if (m.status === 'failed') {
+    li.append(el('div', { 'data-testid': 'failure' }, `⚠ ${m.fromMe ? 'not sent' : 'could not be read'}: ${m.error?.code} — ${m.error?.message}`));
+    if (m.fromMe && !m.image) li.append(el('button', { class: 'small', 'data-testid': 'resend', onclick: (ev) => (ev.stopPropagation(), call('resend', { id: m.id }).catch((e) => showError(e.message))) }, 'Send again'));
+  }
   if (m.text) li.append(el('span', { 'data-testid': 'text' }, m.text));
   li.append(el('small', {}, `${new Date(m.t).toLocaleTimeString()} `, m.fromMe ? el('span', { class: `ticks ${m.status}`, 'data-testid': 'ticks' }, TICKS[m.status] ?? '') : ''));
   return li;

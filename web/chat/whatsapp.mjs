@@ -714,7 +714,8 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
         const list = children(child(child(user, 'devices'), 'device-list'), 'device')
           .filter((d) => d.attrs.id === '0' || d.attrs['key-index'] !== undefined)
           .map((d) => `${u}:${d.attrs.id}@${S_WHATSAPP_NET}`);
-        await db.put('kv', list, `wa-devices:${u}`);
+        // An empty list is not kept: the number may register later.
+        if (list.length) await db.put('kv', list, `wa-devices:${u}`);
         out.push(...list);
       }
     }
@@ -756,6 +757,7 @@ export function createCompanion({ api, db, url, rootKey, WebSocketImpl = globalT
       const me = await db.get('kv', 'wa-me');
       const mine = parseJid(me.id);
       const devices = (await devicesOf([peer.user, mine.user])).filter((d) => d !== `${mine.user}:${mine.device}@${S_WHATSAPP_NET}`);
+      if (peer.user !== mine.user && !devices.some((d) => parseJid(d).user === peer.user)) throw wacoreError('NOT_ON_WHATSAPP', `+${peer.user} has no device on this network`);
       const o = overlay(db);
       await ensureSessions(o, devices);
       const store = deviceStore(o, api);

@@ -431,6 +431,17 @@ const commands = {
   async history() {
     return { messages: (await db.all('messages')).map(view), chats: await chats(), names, me };
   },
+  /** A text message that failed (refused, or its chat left) goes back to the outbox, same id. */
+  async resend({ id }) {
+    const m = await db.messageById(id);
+    if (!m?.fromMe || m.status !== 'failed' || m.image) throw fail('NOT_RESENDABLE', 'only a failed text message of ours can be sent again');
+    await exclusive(() => db.batch([
+      { store: 'messages', value: { ...m, status: 'sending', error: undefined } },
+      { store: 'outbox', value: { id, chat: m.chat, t: nextT(), text: m.text } },
+    ]));
+    post('message', { message: view({ ...m, status: 'sending', error: undefined }) });
+    void flush();
+  },
   /** Links by pair code (instead of the QR): the code to type on that number's phone. */
   pairCode: async ({ number }) => ({ code: await wa.requestPairingCode(number) }),
   async newChat({ number }) {
