@@ -150,7 +150,11 @@ export type WacoreErrorCode =
   | 'ERR_VARIANT'
   | 'ERR_LOAD'
   | 'ERR_INTERNAL'
-  | 'ERR_UNKNOWN';
+  | 'ERR_UNKNOWN'
+  | 'ERR_AUTH_STORE'
+  | 'ERR_AUTH_STORE_LOCKED'
+  | 'ERR_PEER_MISSING'
+  | 'ERR_NO_SQLITE';
 // </generated>
 
 /** The codes a SessionError (and its subclasses) carries. */

@@ -251,12 +251,12 @@ function types() {
   }
   if (wanted('lint')) {
     // The .wasm subpaths are assets, not modules: attw has nothing to resolve there.
-    const attw = sh(join(BIN, 'attw'), [tarball, '--format', 'ascii', '--exclude-entrypoints', './wacore.scalar.wasm', './wacore.simd.wasm', './waproto', './waproto-register'], app);
+    const attw = sh(join(BIN, 'attw'), [tarball, '--format', 'ascii', '--exclude-entrypoints', './wacore.scalar.wasm', './wacore.simd.wasm', './waproto', './waproto-register', './baileys-auth'], app);
     check('@arethetypeswrong/cli reports no problem', attw.ok, tail(attw.out, 12));
-    // wacore-wasm/waproto loads the module at import (top-level await), and its Node hook is for
-    // `node --import`: ES modules only, checked as such.
-    const attwEsm = sh(join(BIN, 'attw'), [tarball, '--format', 'ascii', '--profile', 'esm-only', '--entrypoints', './waproto', './waproto-register'], app);
-    check('@arethetypeswrong/cli reports no problem for the ES-only entries (waproto, waproto-register)', attwEsm.ok, tail(attwEsm.out, 12));
+    // wacore-wasm/waproto loads the module at import (top-level await), its Node hook is for
+    // `node --import`, and baileys-auth is for Baileys 7 in Node: ES modules only, checked as such.
+    const attwEsm = sh(join(BIN, 'attw'), [tarball, '--format', 'ascii', '--profile', 'esm-only', '--entrypoints', './waproto', './waproto-register', './baileys-auth'], app);
+    check('@arethetypeswrong/cli reports no problem for the ES-only entries (waproto, waproto-register, baileys-auth)', attwEsm.ok, tail(attwEsm.out, 12));
     const publint = sh(join(BIN, 'publint'), ['run', join(app, 'node_modules', 'wacore-wasm'), '--strict'], app);
     check('publint reports nothing', publint.ok && !/warn|error|suggestion/i.test(publint.out.replace(/^.*publint.*$/m, '')), tail(publint.out, 8));
   }

@@ -69,8 +69,12 @@ export function makeBaileysKit(baileys, { repositoryArgs, firstUser, lidOffset }
 
     /** A party whose auth state is a useMultiFileAuthState folder (created when absent), as a bot
      * keeps it on disk; opening the same folder again later is a restart, whatever the repository. */
-    static async inFolder(makeRepository, name, dir, { user, lid } = {}) {
-      const { state, saveCreds } = await baileys.useMultiFileAuthState(dir);
+    static async inFolder(makeRepository, name, dir, numbers = {}) {
+      return BaileysParty.withAuthState(makeRepository, name, await baileys.useMultiFileAuthState(dir), numbers);
+    }
+
+    /** The same on any auth state a store gives ({ state, saveCreds }). */
+    static async withAuthState(makeRepository, name, { state, saveCreds }, { user, lid } = {}) {
       const p = Object.create(BaileysParty.prototype);
       p.name = name;
       p.setNumbers(user ?? state.creds.me?.id.split(':')[0], lid ?? state.creds.me?.lid?.split(':')[0]);

@@ -37,7 +37,7 @@ const run = (args, file, code) => {
 };
 
 describe(`npm package (both builds, run in the ${VARIANT} project)`, () => {
-  it('contains exactly the loader (one ES and one CommonJS module per entry; waproto, which loads at import, ES only, with its Node hook), both builds, types, README, changelog and license', () => {
+  it('contains exactly the loader (one ES and one CommonJS module per entry; waproto, which loads at import, and the Node-only baileys-auth, ES only), both builds, types, README, changelog and license', () => {
     const files = packed.files.map((f) => f.path).sort();
     expect(files).toEqual(
       [
@@ -55,6 +55,8 @@ describe(`npm package (both builds, run in the ${VARIANT} project)`, () => {
         'waproto-register.mjs',
         'waproto-register.d.ts',
         'waproto-hooks.mjs',
+        'bundle-baileys-auth.mjs',
+        'baileys-auth.d.ts',
         'baileys.d.ts',
         'baileys.d.cts',
         'whatsapp-rust-bridge.d.ts',
@@ -108,7 +110,7 @@ describe(`npm package (both builds, run in the ${VARIANT} project)`, () => {
     const out = mkdtempSync(join(tmpdir(), 'wacore-bundle-'));
     try {
       execFileSync(process.execPath, [fileURLToPath(new URL('../../scripts/bundle.mjs', import.meta.url)), out]);
-      const generated = ['bundle.mjs', 'bundle.cjs', 'index.d.cts'];
+      const generated = ['bundle.mjs', 'bundle.cjs', 'index.d.cts', 'bundle-baileys-auth.mjs'];
       for (const name of ['baileys', 'whatsapp-rust-bridge']) generated.push(`bundle-${name}.mjs`, `bundle-${name}.cjs`, `${name}.d.cts`);
       for (const f of generated) {
         const same = readFileSync(join(NPM_DIR, f), 'utf8') === readFileSync(join(out, f), 'utf8');
@@ -145,6 +147,20 @@ describe(`npm package (both builds, run in the ${VARIANT} project)`, () => {
     const want = `function true ERR_TYPE true 900150983cd24fb0d6963f7d28e17f72 function`;
     expect(run([], `sub-${variant}.mjs`, code(`import * as main from 'wacore-wasm'; import * as baileys from 'wacore-wasm/baileys'; import * as bridge from 'wacore-wasm/whatsapp-rust-bridge';`))).toBe(want);
     expect(run([], `sub-${variant}.cjs`, code(`const main = require('wacore-wasm'), baileys = require('wacore-wasm/baileys'), bridge = require('wacore-wasm/whatsapp-rust-bridge');`))).toBe(want);
+  });
+
+  it('serves wacore-wasm/baileys-auth, whose missing peers are typed errors of the one WacoreError', () => {
+    // The scratch project has no Baileys (an optional peer, not installed); this Node (20) has no
+    // node:sqlite.
+    const out = run([], 'auth.mjs', `
+      import { WacoreError } from 'wacore-wasm';
+      import { useJournalAuthState, useSqliteAuthState, migrateFromMultiFileAuthState } from 'wacore-wasm/baileys-auth';
+      const codes = [];
+      for (const f of [() => useJournalAuthState('a.journal'), () => useSqliteAuthState('b.sqlite'), () => migrateFromMultiFileAuthState('none', 'c.sqlite')]) {
+        try { await f(); codes.push('NO_ERROR'); } catch (e) { codes.push((e instanceof WacoreError) + ':' + e.code); }
+      }
+      console.log(codes.join(' '));`);
+    expect(out).toBe(`true:ERR_PEER_MISSING true:${process.getBuiltinModule?.('node:sqlite') ? 'ERR_PEER_MISSING' : 'ERR_NO_SQLITE'} true:ERR_AUTH_STORE`);
   });
 
   it.each(BUILDS)('resolves the wasm files through the exports map (%s)', (variant) => {

@@ -76,6 +76,10 @@ export const JS_ERRORS = Object.freeze({
   ERR_LOAD: "the wasm module could not be loaded",
   ERR_INTERNAL: "the package contradicted itself (a bug): an input or output did not match its layout",
   ERR_UNKNOWN: "an error number the package does not know",
+  ERR_AUTH_STORE: "the auth-state store could not be opened, read or written (a damaged or foreign file, a full disk)",
+  ERR_AUTH_STORE_LOCKED: "another running process holds this auth-state store",
+  ERR_PEER_MISSING: "a package this entry needs is not installed (wacore-wasm/baileys-auth: @whiskeysockets/baileys)",
+  ERR_NO_SQLITE: "this Node has no node:sqlite (Node 22.13 and later have it): useJournalAuthState keeps the auth state on any Node",
 });
 
 /** a Curve25519 public key with libsignal's type byte 0x05 (wacore::curve::kPublicKeyBytes) */

@@ -1,0 +1,435 @@
+// wacore-wasm/baileys-auth: Baileys auth-state stores that survive a killed process, each a drop-in
+// for useMultiFileAuthState ({ state, saveCreds }). Node only.
+//
+//   import { useSqliteAuthState } from 'wacore-wasm/baileys-auth';
+//   const { state, saveCreds } = await useSqliteAuthState('./auth.sqlite');
+//   makeWASocket({ auth: state, makeSignalRepository, ... });  sock.ev.on('creds.update', saveCreds);
+//
+// Two stores, one file each: useSqliteAuthState on Node's own SQLite (node:sqlite, Node 22.13 and
+// later; WAL) and useJournalAuthState on any Node (an append-only journal of checksummed
+// transactions, compacted as it grows). In both, each keys.set(...) is one transaction, each
+// saveCreds one: a set either happened whole or not at all, whenever the process dies. Records
+// are kept under the names useMultiFileAuthState gives its files (`${type}-${id}` with its
+// file-name mapping, and `creds`), as the same JSON text, so a folder moves in
+// (migrateFromMultiFileAuthState) and back out (exportToMultiFileAuthState) unchanged. The values
+// are what Baileys hands over: with wacore-wasm/baileys' repository, sessions and sender keys in
+// their compact binary forms. docs/stores.md has the crash contract and the figures.
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { WacoreError } from './index.mjs';
+
+const SCHEMA = 1;
+
+/** Baileys' own helpers (its BufferJSON, initAuthCreds and WAProto), from `baileys` or the
+ * installed @whiskeysockets/baileys: the records are read and written exactly as it does. */
+async function baileysOf(baileys) {
+  let b = baileys;
+  if (!b) {
+    try {
+      b = await import('@whiskeysockets/baileys');
+    } catch (e) {
+      throw new WacoreError('ERR_PEER_MISSING', `@whiskeysockets/baileys is not installed (or pass options.baileys): ${e.code ?? e.message}`, { cause: e });
+    }
+  }
+  const mod = b.default && !b.BufferJSON ? b.default : b;
+  if (!mod.BufferJSON || !mod.initAuthCreds) throw new WacoreError('ERR_TYPE', 'options.baileys is not the Baileys module (no BufferJSON or initAuthCreds)');
+  return mod;
+}
+
+/** useMultiFileAuthState's file name for a record id. */
+const fileName = (id) => String(id).replace(/\//g, '__').replace(/:/g, '-');
+
+const storeError = (what, e) => new WacoreError('ERR_AUTH_STORE', `${what}: ${e?.message ?? e}`, { cause: e });
+
+/** node:sqlite's database on `file`: { exec, get(sql, ...args), all, run, close }. */
+function openSqlite(file) {
+  let builtin;
+  try {
+    builtin = process.getBuiltinModule?.('node:sqlite');
+  } catch {
+    // Node 22.5 to 22.12 have it behind a flag only
+  }
+  if (!builtin?.DatabaseSync) throw new WacoreError('ERR_NO_SQLITE', `Node ${process.version} has no node:sqlite (22.13 and later have it): useJournalAuthState works on any Node`);
+  const db = new builtin.DatabaseSync(file);
+  const cache = new Map();
+  const stmt = (sql) => cache.get(sql) ?? cache.set(sql, db.prepare(sql)).get(sql);
+  return {
+    exec: (sql) => db.exec(sql),
+    get: (sql, ...args) => stmt(sql).get(...args),
+    all: (sql, ...args) => stmt(sql).all(...args),
+    run: (sql, ...args) => stmt(sql).run(...args),
+    close: () => db.close(),
+  };
+}
+
+/** One process at a time per store: a file naming the holder's pid (`<store>.owner`). One whose
+ * process is gone (killed) is taken over. */
+function takeLock(file) {
+  const lock = `${file}.owner`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lock, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      fsyncSync(fd);
+      closeSync(fd);
+      return () => rmSync(lock, { force: true });
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw storeError(`cannot lock ${file}`, e);
+      const pid = Number(readFileSync(lock, 'utf8'));
+      let alive = false;
+      if (pid > 0 && pid !== process.pid) {
+        try {
+          process.kill(pid, 0);
+          alive = true;
+        } catch (err) {
+          alive = err.code === 'EPERM';
+        }
+      }
+      if (alive || pid === process.pid) throw new WacoreError('ERR_AUTH_STORE_LOCKED', `${file} is held by process ${pid}`);
+      rmSync(lock, { force: true });
+    }
+  }
+  throw new WacoreError('ERR_AUTH_STORE_LOCKED', `${file} could not be locked`);
+}
+
+const checkOptions = (file, durability) => {
+  if (typeof file !== 'string' || file === '') throw new WacoreError('ERR_TYPE', 'the store is a file path');
+  if (durability !== 'process' && durability !== 'power') throw new WacoreError('ERR_TYPE', "durability is 'process' or 'power'");
+};
+
+/** The SQLite store on `file` (created when absent): { kind, read, transaction, put, del, names,
+ * close }. */
+function openSqliteStore(file, { durability = 'process' } = {}) {
+  checkOptions(file, durability);
+  mkdirSync(dirname(file), { recursive: true });
+  const release = takeLock(file);
+  let db;
+  try {
+    db = openSqlite(file);
+    // WAL: a commit is one append; 'process' durability leaves the fsync to checkpoints (a killed
+    // process loses nothing: the OS has the writes), 'power' syncs every commit.
+    db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${durability === 'power' ? 'FULL' : 'NORMAL'}; PRAGMA busy_timeout = 0`);
+    db.exec('CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID; CREATE TABLE IF NOT EXISTS records (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID');
+    const version = db.get('SELECT v FROM meta WHERE k = ?', 'schema')?.v;
+    if (version === undefined) db.run('INSERT INTO meta (k, v) VALUES (?, ?)', 'schema', String(SCHEMA));
+    else if (Number(version) !== SCHEMA) throw new WacoreError('ERR_AUTH_STORE', `${file} has schema ${version}; this package reads ${SCHEMA}`);
+  } catch (e) {
+    try {
+      db?.close();
+    } catch {
+      // closing what failed to open
+    }
+    release();
+    throw e instanceof WacoreError ? e : storeError(`cannot open ${file}`, e);
+  }
+  let open = true;
+  const live = () => {
+    if (!open) throw new WacoreError('ERR_AUTH_STORE', `${file} is closed`);
+  };
+  return {
+    kind: 'sqlite',
+    read(name) {
+      live();
+      try {
+        return db.get('SELECT value FROM records WHERE name = ?', name)?.value;
+      } catch (e) {
+        throw storeError(`cannot read ${file}`, e);
+      }
+    },
+    /** Writes rows ([name, text or undefined to delete]) in one transaction. */
+    write(rows) {
+      live();
+      try {
+        db.exec('BEGIN IMMEDIATE');
+      } catch (e) {
+        throw storeError(`cannot write ${file}`, e);
+      }
+      try {
+        for (const [name, value] of rows) {
+          if (value === undefined) db.run('DELETE FROM records WHERE name = ?', name);
+          else db.run('INSERT INTO records (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value', name, value);
+        }
+        db.exec('COMMIT');
+      } catch (e) {
+        try {
+          db.exec('ROLLBACK');
+        } catch {
+          // the failure may have ended the transaction already
+        }
+        throw storeError(`cannot write ${file}`, e);
+      }
+    },
+    names: () => (live(), db.all('SELECT name FROM records').map((r) => r.name)),
+    close() {
+      if (!open) return;
+      open = false;
+      try {
+        db.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+// The journal: a header line, then one line per transaction: `<crc32 hex> <json>`, the JSON an
+// object { name: text or null }. A line is appended whole with one write before the call returns
+// (the operating system has it: a killed process loses nothing written); a last line that is torn
+// or fails its checksum is a transaction that did not happen, and is cut off at the next open.
+// Anything else that does not check is a damaged file. When the journal is more than twice its
+// live records (and past 1 MiB), it is rewritten beside itself, synced, and renamed over.
+const JOURNAL_HEADER = 'wacore-wasm auth journal 1\n';
+const COMPACT_MIN_BYTES = 1 << 20;
+
+function crc32(bytes) {
+  let c = ~0;
+  for (let i = 0; i < bytes.length; i++) {
+    c ^= bytes[i];
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return (~c >>> 0).toString(16).padStart(8, '0');
+}
+
+function openJournalStore(file, { durability = 'process' } = {}) {
+  checkOptions(file, durability);
+  mkdirSync(dirname(file), { recursive: true });
+  const release = takeLock(file);
+  const records = new Map();
+  let fd;
+  let size = 0;
+  try {
+    if (existsSync(file)) {
+      const bytes = readFileSync(file);
+      if (bytes.length && !bytes.subarray(0, JOURNAL_HEADER.length).equals(Buffer.from(JOURNAL_HEADER))) throw new WacoreError('ERR_AUTH_STORE', `${file} is not an auth journal`);
+      let at = JOURNAL_HEADER.length;
+      let good = bytes.length ? at : 0;
+      while (at < bytes.length) {
+        const end = bytes.indexOf(0x0a, at);
+        const line = bytes.subarray(at, end < 0 ? bytes.length : end);
+        const ok = end >= 0 && line.length > 9 && line[8] === 0x20 && crc32(line.subarray(9)) === line.subarray(0, 8).toString();
+        if (!ok) {
+          // Only the last line may be torn: a process killed mid-append.
+          if (end < 0 || end === bytes.length - 1) break;
+          throw new WacoreError('ERR_AUTH_STORE', `${file} is damaged at byte ${at}`);
+        }
+        const tx = JSON.parse(line.subarray(9).toString());
+        for (const [name, value] of Object.entries(tx)) {
+          if (value === null) records.delete(name);
+          else records.set(name, value);
+        }
+        at = end + 1;
+        good = at;
+      }
+      fd = openSync(file, 'r+');
+      if (good < bytes.length) {
+        // The torn tail goes; everything before it stays as it was.
+        ftruncateSync(fd, good);
+      }
+      size = good;
+    }
+    if (fd === undefined || size === 0) {
+      fd ??= openSync(file, 'w', 0o600);
+      writeSync(fd, JOURNAL_HEADER, 0);
+      fsyncSync(fd);
+      size = JOURNAL_HEADER.length;
+    }
+  } catch (e) {
+    if (fd !== undefined) closeSync(fd);
+    release();
+    throw e instanceof WacoreError ? e : storeError(`cannot open ${file}`, e);
+  }
+  let open = true;
+  let liveBytes = 0;
+  for (const [name, value] of records) liveBytes += name.length + value.length + 8;
+  const live = () => {
+    if (!open) throw new WacoreError('ERR_AUTH_STORE', `${file} is closed`);
+  };
+  function compact() {
+    const tmp = `${file}.compact`;
+    const out = openSync(tmp, 'w', 0o600);
+    try {
+      const body = JSON.stringify(Object.fromEntries(records));
+      writeSync(out, `${JOURNAL_HEADER}${crc32(Buffer.from(body))} ${body}\n`);
+      fsyncSync(out);
+    } finally {
+      closeSync(out);
+    }
+    renameSync(tmp, file);
+    closeSync(fd);
+    fd = openSync(file, 'r+');
+    size = fstatSync(fd).size;
+  }
+  return {
+    kind: 'journal',
+    read: (name) => (live(), records.get(name)),
+    write(rows) {
+      live();
+      const tx = {};
+      for (const [name, value] of rows) tx[name] = value === undefined ? null : value;
+      const body = Buffer.from(JSON.stringify(tx));
+      const line = Buffer.concat([Buffer.from(`${crc32(body)} `), body, Buffer.from('\n')]);
+      try {
+        let done = 0;
+        while (done < line.length) done += writeSync(fd, line, done, line.length - done, size + done);
+        if (durability === 'power') fsyncSync(fd);
+      } catch (e) {
+        // What was appended of this line is cut off again: the transaction did not happen.
+        try {
+          ftruncateSync(fd, size);
+        } catch {
+          // the next open cuts it off
+        }
+        throw storeError(`cannot write ${file}`, e);
+      }
+      size += line.length;
+      for (const [name, value] of Object.entries(tx)) {
+        const had = records.get(name);
+        if (had !== undefined) liveBytes -= name.length + had.length + 8;
+        if (value === null) records.delete(name);
+        else {
+          records.set(name, value);
+          liveBytes += name.length + value.length + 8;
+        }
+      }
+      if (size > COMPACT_MIN_BYTES && size > 2 * liveBytes) {
+        try {
+          compact();
+        } catch (e) {
+          throw storeError(`cannot compact ${file}`, e);
+        }
+      }
+    },
+    names: () => (live(), [...records.keys()]),
+    close() {
+      if (!open) return;
+      open = false;
+      try {
+        closeSync(fd);
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+/** The store a file holds: SQLite (its header says so) or the journal. */
+function openAnyStore(file, options) {
+  let head = Buffer.alloc(0);
+  try {
+    const fd = openSync(file, 'r');
+    head = Buffer.alloc(16);
+    readSync(fd, head, 0, 16, 0);
+    closeSync(fd);
+  } catch {
+    // absent: the caller said which, or the default
+  }
+  if (head.toString('latin1').startsWith('SQLite format 3')) return openSqliteStore(file, options);
+  if (head.toString('latin1').startsWith(JOURNAL_HEADER.slice(0, 16))) return openJournalStore(file, options);
+  return options.store === 'journal' ? openJournalStore(file, options) : openSqliteStore(file, options);
+}
+
+/** The auth state Baileys reads on a store's records. */
+async function authState(store, options) {
+  let b;
+  try {
+    b = await baileysOf(options.baileys);
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+  const parse = (text) => (text === undefined ? undefined : JSON.parse(text, b.BufferJSON.reviver));
+  const text = (value) => JSON.stringify(value, b.BufferJSON.replacer);
+  const creds = parse(store.read('creds')) ?? b.initAuthCreds();
+  return {
+    state: {
+      creds,
+      keys: {
+        async get(type, ids) {
+          const data = {};
+          for (const id of ids) {
+            let value = parse(store.read(`${type}-${fileName(id)}`)) ?? null;
+            if (type === 'app-state-sync-key' && value) value = b.proto.Message.AppStateSyncKeyData.fromObject(value);
+            data[id] = value;
+          }
+          return data;
+        },
+        /** One transaction: every value of `data` is written (null/undefined: deleted), or none. */
+        async set(data) {
+          const rows = [];
+          for (const type of Object.keys(data)) {
+            for (const id of Object.keys(data[type] ?? {})) {
+              const value = data[type][id];
+              rows.push([`${type}-${fileName(id)}`, value ? text(value) : undefined]);
+            }
+          }
+          store.write(rows);
+        },
+      },
+    },
+    async saveCreds() {
+      store.write([['creds', text(creds)]]);
+    },
+    close: () => store.close(),
+    store: store.kind,
+  };
+}
+
+/**
+ * A Baileys auth state in one SQLite file, on Node's own SQLite (node:sqlite, Node 22.13 and
+ * later; ERR_NO_SQLITE before): `{ state, saveCreds, close, store }`, as useMultiFileAuthState
+ * gives (plus close, which releases the file). options:
+ * - baileys: the Baileys module whose BufferJSON, initAuthCreds and WAProto to use (default: the
+ *   installed @whiskeysockets/baileys);
+ * - durability: 'process' (default: nothing committed is lost when the process is killed) or
+ *   'power' (nor when the machine loses power: an fsync per commit).
+ */
+export async function useSqliteAuthState(file, options = {}) {
+  return authState(openSqliteStore(file, options), options);
+}
+
+/** The same in a journal file, on any Node (the options of useSqliteAuthState). */
+export async function useJournalAuthState(file, options = {}) {
+  return authState(openJournalStore(file, options), options);
+}
+
+/**
+ * Copies a useMultiFileAuthState folder into a store file (the one the file holds; a new one:
+ * SQLite, or the journal with options.store = 'journal'), in one transaction: every `*.json` file
+ * under its own name, its text as it is. The folder is left as it was. Resolves to { records }.
+ * Stop the bot first. options: store, durability.
+ */
+export async function migrateFromMultiFileAuthState(folder, file, options = {}) {
+  if (!existsSync(join(folder, 'creds.json'))) throw new WacoreError('ERR_AUTH_STORE', `${folder} holds no creds.json: not a useMultiFileAuthState folder`);
+  const store = openAnyStore(file, options);
+  try {
+    const rows = readdirSync(folder)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => [f.slice(0, -'.json'.length), readFileSync(join(folder, f), 'utf8')]);
+    for (const [name, value] of rows) {
+      try {
+        JSON.parse(value);
+      } catch (e) {
+        throw storeError(`${join(folder, `${name}.json`)} is not JSON`, e);
+      }
+    }
+    store.write(rows);
+    return { records: rows.length };
+  } finally {
+    store.close();
+  }
+}
+
+/** The other way: writes every record of a SQLite store as a useMultiFileAuthState folder's file
+ * (the folder is created; files there of the same names are replaced). Resolves to { records }. */
+export async function exportToMultiFileAuthState(file, folder, options = {}) {
+  if (!existsSync(file)) throw new WacoreError('ERR_AUTH_STORE', `${file} does not exist`);
+  const store = openAnyStore(file, options);
+  try {
+    mkdirSync(folder, { recursive: true });
+    const names = store.names();
+    for (const name of names) writeFileSync(join(folder, `${name}.json`), store.read(name));
+    return { records: names.length };
+  } finally {
+    store.close();
+  }
+}

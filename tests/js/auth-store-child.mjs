@@ -1,0 +1,47 @@
+// One side of the crash test (auth-store.test.mjs): a Baileys party on wacore-wasm/baileys' repository
+// whose auth state is one of the package's stores (SQLite or journal), driven by lines on stdin and answering on stdout, so that the
+// test can kill it with SIGKILL at any instant and start it again on the same file.
+//   node tests/js/auth-store-child.mjs <store file> <variant> <peer bundle file> <sqlite|journal|volatile>
+// In:  {"op":"enc","n":N}  → out {"op":"enc","n":N,"type":...,"ciphertext":...} once the record that
+//      produced it is committed;
+//      {"op":"dec","id":I,"type":...,"ciphertext":...} → out {"op":"dec","id":I,"text":...} inside
+//      the store transaction, before it commits (handed out first: a kill after it only means the
+//      message comes again), or {"op":"dec","id":I,"error":...}.
+import { readFileSync, writeSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { BufferJSON, initAuthCreds, parseAndInjectE2ESessions } from '@whiskeysockets/baileys';
+import { useJournalAuthState, useSqliteAuthState } from '../../npm/baileys-auth.mjs';
+import { makeSignalRepositoryFactory } from '../../npm/baileys.mjs';
+import { load } from '../../npm/index.mjs';
+import { BaileysParty, memoryStore } from './baileys-parties.mjs';
+
+const [file, variant, bundleFile, mode] = process.argv.slice(2);
+const out = (o) => writeSync(1, `${JSON.stringify(o, BufferJSON.replacer)}\n`);
+const api = await load({ variant });
+// 'volatile': a store that keeps nothing across a restart, for the test to show that it notices.
+const auth = mode === 'volatile' ? { state: { creds: initAuthCreds(), keys: memoryStore() }, saveCreds: async () => {} } : await (mode === 'sqlite' ? useSqliteAuthState : useJournalAuthState)(file);
+const me = await BaileysParty.withAuthState(makeSignalRepositoryFactory({ wacore: api }), 'C', auth, { user: '4915551000', lid: '81000' });
+const { jid: peer, bundle } = JSON.parse(readFileSync(bundleFile, 'utf8'), BufferJSON.reviver);
+if (!(await me.repository.validateSession(peer)).exists) await parseAndInjectE2ESessions(bundle, me.repository);
+out({ op: 'ready', variant: api.variant });
+
+const lines = createInterface({ input: process.stdin });
+let queue = Promise.resolve();
+lines.on('line', (line) => {
+  const m = JSON.parse(line, BufferJSON.reviver);
+  queue = queue.then(async () => {
+    if (m.op === 'enc') {
+      const r = await me.repository.encryptMessage({ jid: peer, data: Buffer.from(`c-${m.n}`) });
+      out({ op: 'enc', n: m.n, type: r.type, ciphertext: r.ciphertext });
+    } else if (m.op === 'dec') {
+      try {
+        await me.keys.transaction(async () => {
+          const text = Buffer.from(await me.repository.decryptMessage({ jid: peer, type: m.type, ciphertext: m.ciphertext })).toString();
+          out({ op: 'dec', id: m.id, text });
+        }, peer);
+      } catch (e) {
+        out({ op: 'dec', id: m.id, error: String(e?.message ?? e) });
+      }
+    }
+  });
+});
