@@ -356,7 +356,7 @@ async function crashRun(kills, mode = 'journal') {
 }
 
 describe(`a party killed with SIGKILL at random instants, its auth state in each store (${VARIANT})`, () => {
-  const kills = Number(process.env.WACORE_KILLS ?? 4);
+  const kills = Number(process.env.WACORE_KILLS ?? 3);
   for (const store of ['journal', 'sqlite']) {
     it.skipIf(store === 'sqlite' && !node22)(`uses no message key twice and loses nothing its peer sent, over ${kills} kills (${store}${store === 'sqlite' ? ', on Node 22' : ''})`, { timeout: 900_000 }, async () => {
       const run = await crashRun(kills, store);
