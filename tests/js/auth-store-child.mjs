@@ -6,8 +6,9 @@
 //      produced it is committed;
 //      {"op":"dec","id":I,"type":...,"ciphertext":...} → out {"op":"dec","id":I,"text":...} inside
 //      the store transaction, before it commits (handed out first: a kill after it only means the
-//      message comes again), or {"op":"dec","id":I,"error":...}.
+//      message comes again), or {"op":"dec","id":I,"error":...}. Either may carry "kill": µs.
 import { readFileSync, writeSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { createInterface } from 'node:readline';
 import { BufferJSON, initAuthCreds, parseAndInjectE2ESessions } from '@whiskeysockets/baileys';
 import { useJournalAuthState, useSqliteAuthState } from '../../npm/baileys-auth.mjs';
@@ -23,6 +24,24 @@ const auth = mode === 'volatile' ? { state: { creds: initAuthCreds(), keys: memo
 const me = await BaileysParty.withAuthState(makeSignalRepositoryFactory({ wacore: api }), 'C', auth, { user: '4915551000', lid: '81000' });
 const { jid: peer, bundle } = JSON.parse(readFileSync(bundleFile, 'utf8'), BufferJSON.reviver);
 if (!(await me.repository.validateSession(peer)).exists) await parseAndInjectE2ESessions(bundle, me.repository);
+// The kill: an operation marked { kill: µs } starts a thread's clock, which sends this process
+// SIGKILL that many µs later, wherever the operation then is (its commit included). The thread
+// waits from the start, so that nothing but the clock stands between the mark and the kill.
+const killer = new Int32Array(new SharedArrayBuffer(8));
+const clock = new Worker(
+  `const { parentPort, workerData } = require('node:worker_threads'); const c = new Int32Array(workerData);
+   parentPort.postMessage('waiting'); Atomics.wait(c, 0, 0); const end = process.hrtime.bigint() + BigInt(c[1]) * 1000n;
+   while (process.hrtime.bigint() < end); process.kill(process.pid, 'SIGKILL');`,
+  { eval: true, workerData: killer.buffer },
+);
+await new Promise((resolve) => clock.once('message', resolve));
+clock.unref();
+const armKill = (us) => {
+  killer[1] = us;
+  Atomics.store(killer, 0, 1);
+  Atomics.notify(killer, 0);
+};
+
 out({ op: 'ready', variant: api.variant });
 
 const lines = createInterface({ input: process.stdin });
@@ -30,6 +49,7 @@ let queue = Promise.resolve();
 lines.on('line', (line) => {
   const m = JSON.parse(line, BufferJSON.reviver);
   queue = queue.then(async () => {
+    if (m.kill !== undefined) armKill(m.kill);
     if (m.op === 'enc') {
       const r = await me.repository.encryptMessage({ jid: peer, data: Buffer.from(`c-${m.n}`) });
       out({ op: 'enc', n: m.n, type: r.type, ciphertext: r.ciphertext });
