@@ -3,7 +3,6 @@
 // that ran.
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import LongestFirst from './tests/js/sequencer.mjs';
 
 // Suites that do not depend on the build run once, in the simd project: the package test packs and
 // installs the package, which holds both builds, and loads each itself.
@@ -32,7 +31,5 @@ export default defineConfig({
     // Vitest's default is one worker fewer than the cores: one worker on a 2-core machine. The test
     // files are independent processes (no shared ports or files), so every core runs one.
     maxWorkers: availableParallelism(),
-    // The longest files first, across the projects (tests/js/sequencer.mjs).
-    sequence: { sequencer: LongestFirst },
   },
 });

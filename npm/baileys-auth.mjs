@@ -14,7 +14,7 @@
 // (migrateFromMultiFileAuthState) and back out (exportToMultiFileAuthState) unchanged. The values
 // are what Baileys hands over: with wacore-wasm/baileys' repository, sessions and sender keys in
 // their compact binary forms. docs/stores.md has the crash contract and the figures.
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, ftruncateSync, linkSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { WacoreError } from './index.mjs';
 
@@ -62,21 +62,42 @@ function openSqlite(file) {
   };
 }
 
-/** One process at a time per store: a file naming the holder's pid (`<store>.owner`). One whose
- * process is gone (killed) is taken over. */
+/** Stores this process holds, by lock path: a lock naming our pid that is not here was left by an
+ * earlier process that had the same pid (a container's PID 1, restarted). */
+const held = new Set();
+
+/** One process at a time per store: a file naming the holder's pid (`<store>.owner`), made whole
+ * beside and linked in place (never seen empty). One whose process is gone (killed) is taken over. */
 function takeLock(file) {
   const lock = `${file}.owner`;
-  for (let attempt = 0; attempt < 2; attempt++) {
+  const mine = `${lock}.${process.pid}.${Date.now()}`;
+  const release = () => {
+    held.delete(lock);
     try {
-      const fd = openSync(lock, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
-      fsyncSync(fd);
-      closeSync(fd);
-      return () => rmSync(lock, { force: true });
-    } catch (e) {
-      if (e.code !== 'EEXIST') throw storeError(`cannot lock ${file}`, e);
-      const pid = Number(readFileSync(lock, 'utf8'));
-      let alive = false;
+      if (readFileSync(lock, 'utf8') === String(process.pid)) rmSync(lock, { force: true });
+    } catch {
+      // gone already
+    }
+  };
+  try {
+    writeFileSync(mine, String(process.pid), { mode: 0o600 });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        linkSync(mine, lock);
+        held.add(lock);
+        return release;
+      } catch (e) {
+        if (e.code !== 'EEXIST') throw storeError(`cannot lock ${file}`, e);
+      }
+      let text;
+      try {
+        text = readFileSync(lock, 'utf8');
+      } catch (e) {
+        if (e.code === 'ENOENT') continue; // released meanwhile
+        throw storeError(`cannot lock ${file}`, e);
+      }
+      const pid = Number(text);
+      let alive = !(pid > 0); // a lock that names no pid is not ours to judge: held
       if (pid > 0 && pid !== process.pid) {
         try {
           process.kill(pid, 0);
@@ -85,11 +106,19 @@ function takeLock(file) {
           alive = err.code === 'EPERM';
         }
       }
-      if (alive || pid === process.pid) throw new WacoreError('ERR_AUTH_STORE_LOCKED', `${file} is held by process ${pid}`);
-      rmSync(lock, { force: true });
+      if (pid === process.pid) alive = held.has(lock);
+      if (alive) throw new WacoreError('ERR_AUTH_STORE_LOCKED', `${file} is held by process ${pid || 'unknown'}`);
+      // Stale: removed only if it still names the dead process (another one may have taken it).
+      try {
+        if (readFileSync(lock, 'utf8') === text) rmSync(lock, { force: true });
+      } catch {
+        // gone already
+      }
     }
+    throw new WacoreError('ERR_AUTH_STORE_LOCKED', `${file} could not be locked`);
+  } finally {
+    rmSync(mine, { force: true });
   }
-  throw new WacoreError('ERR_AUTH_STORE_LOCKED', `${file} could not be locked`);
 }
 
 const checkOptions = (file, durability) => {
@@ -105,7 +134,11 @@ function openSqliteStore(file, { durability = 'process' } = {}) {
   const release = takeLock(file);
   let db;
   try {
+    if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
     db = openSqlite(file);
+    // A database of something else (tables, but not ours) is refused before anything is changed.
+    const tables = db.all("SELECT name FROM sqlite_master WHERE type = 'table'").map((t) => t.name);
+    if (tables.length && !tables.includes('records')) throw new WacoreError('ERR_AUTH_STORE', `${file} is a SQLite database of something else`);
     // WAL: a commit is one append; 'process' durability leaves the fsync to checkpoints (a killed
     // process loses nothing: the OS has the writes), 'power' syncs every commit.
     db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${durability === 'power' ? 'FULL' : 'NORMAL'}; PRAGMA busy_timeout = 0`);
@@ -159,7 +192,14 @@ function openSqliteStore(file, { durability = 'process' } = {}) {
         throw storeError(`cannot write ${file}`, e);
       }
     },
-    names: () => (live(), db.all('SELECT name FROM records').map((r) => r.name)),
+    names() {
+      live();
+      try {
+        return db.all('SELECT name FROM records').map((r) => r.name);
+      } catch (e) {
+        throw storeError(`cannot read ${file}`, e);
+      }
+    },
     close() {
       if (!open) return;
       open = false;
@@ -198,6 +238,8 @@ function openJournalStore(file, { durability = 'process' } = {}) {
   let fd;
   let size = 0;
   try {
+    // A compaction a killed process left half done: the journal itself is whole.
+    rmSync(`${file}.compact`, { force: true });
     if (existsSync(file)) {
       const bytes = readFileSync(file);
       if (bytes.length && !bytes.subarray(0, JOURNAL_HEADER.length).equals(Buffer.from(JOURNAL_HEADER))) throw new WacoreError('ERR_AUTH_STORE', `${file} is not an auth journal`);
@@ -208,11 +250,18 @@ function openJournalStore(file, { durability = 'process' } = {}) {
         const line = bytes.subarray(at, end < 0 ? bytes.length : end);
         const ok = end >= 0 && line.length > 9 && line[8] === 0x20 && crc32(line.subarray(9)) === line.subarray(0, 8).toString();
         if (!ok) {
-          // Only the last line may be torn: a process killed mid-append.
-          if (end < 0 || end === bytes.length - 1) break;
+          // Only an unterminated last line is torn (a process killed mid-append: a line's JSON
+          // never holds a raw newline, so a cut-off line never ends in one). Anything else is
+          // damage.
+          if (end < 0) break;
           throw new WacoreError('ERR_AUTH_STORE', `${file} is damaged at byte ${at}`);
         }
-        const tx = JSON.parse(line.subarray(9).toString());
+        let tx;
+        try {
+          tx = JSON.parse(line.subarray(9).toString());
+        } catch {
+          throw new WacoreError('ERR_AUTH_STORE', `${file} is damaged at byte ${at}`);
+        }
         for (const [name, value] of Object.entries(tx)) {
           if (value === null) records.delete(name);
           else records.set(name, value);
@@ -232,6 +281,9 @@ function openJournalStore(file, { durability = 'process' } = {}) {
       writeSync(fd, JOURNAL_HEADER, 0);
       fsyncSync(fd);
       size = JOURNAL_HEADER.length;
+      const d = openSync(dirname(file), 'r');
+      fsyncSync(d);
+      closeSync(d);
     }
   } catch (e) {
     if (fd !== undefined) closeSync(fd);
@@ -239,25 +291,54 @@ function openJournalStore(file, { durability = 'process' } = {}) {
     throw e instanceof WacoreError ? e : storeError(`cannot open ${file}`, e);
   }
   let open = true;
+  let broken;
+  const cost = (name, value) => Buffer.byteLength(JSON.stringify(name)) + Buffer.byteLength(JSON.stringify(value)) + 2;
   let liveBytes = 0;
-  for (const [name, value] of records) liveBytes += name.length + value.length + 8;
+  for (const [name, value] of records) liveBytes += cost(name, value);
+  let compactAt = COMPACT_MIN_BYTES;
   const live = () => {
     if (!open) throw new WacoreError('ERR_AUTH_STORE', `${file} is closed`);
+    if (broken) throw new WacoreError('ERR_AUTH_STORE', `${file} could not be written and is closed to writes: ${broken}`);
   };
+  const writeAll = (target, buf, at) => {
+    let done = 0;
+    while (done < buf.length) {
+      const n = writeSync(target, buf, done, buf.length - done, at + done);
+      if (n <= 0) throw new Error('no progress writing');
+      done += n;
+    }
+  };
+  const syncDir = () => {
+    const d = openSync(dirname(file), 'r');
+    try {
+      fsyncSync(d);
+    } finally {
+      closeSync(d);
+    }
+  };
+  /** Rewrites the live records beside the journal, synced, and renames it over: the journal is
+   * the old one or the new one, whole, whenever the process dies. */
   function compact() {
     const tmp = `${file}.compact`;
+    const body = JSON.stringify(Object.fromEntries(records));
+    const bytes = Buffer.from(`${JOURNAL_HEADER}${crc32(Buffer.from(body))} ${body}\n`);
     const out = openSync(tmp, 'w', 0o600);
     try {
-      const body = JSON.stringify(Object.fromEntries(records));
-      writeSync(out, `${JOURNAL_HEADER}${crc32(Buffer.from(body))} ${body}\n`);
+      writeAll(out, bytes, 0);
       fsyncSync(out);
-    } finally {
+    } catch (e) {
       closeSync(out);
+      rmSync(tmp, { force: true });
+      throw e;
     }
+    closeSync(out);
     renameSync(tmp, file);
-    closeSync(fd);
-    fd = openSync(file, 'r+');
-    size = fstatSync(fd).size;
+    syncDir();
+    const next = openSync(file, 'r+');
+    const old = fd;
+    fd = next;
+    size = bytes.length;
+    closeSync(old);
   }
   return {
     kind: 'journal',
@@ -269,33 +350,36 @@ function openJournalStore(file, { durability = 'process' } = {}) {
       const body = Buffer.from(JSON.stringify(tx));
       const line = Buffer.concat([Buffer.from(`${crc32(body)} `), body, Buffer.from('\n')]);
       try {
-        let done = 0;
-        while (done < line.length) done += writeSync(fd, line, done, line.length - done, size + done);
+        writeAll(fd, line, size);
         if (durability === 'power') fsyncSync(fd);
       } catch (e) {
-        // What was appended of this line is cut off again: the transaction did not happen.
+        // What was appended of this line is cut off again: the transaction did not happen. If
+        // even that fails, no further write may go after it.
         try {
           ftruncateSync(fd, size);
-        } catch {
-          // the next open cuts it off
+        } catch (t) {
+          broken = t.code ?? t.message;
         }
         throw storeError(`cannot write ${file}`, e);
       }
       size += line.length;
       for (const [name, value] of Object.entries(tx)) {
         const had = records.get(name);
-        if (had !== undefined) liveBytes -= name.length + had.length + 8;
+        if (had !== undefined) liveBytes -= cost(name, had);
         if (value === null) records.delete(name);
         else {
           records.set(name, value);
-          liveBytes += name.length + value.length + 8;
+          liveBytes += cost(name, value);
         }
       }
-      if (size > COMPACT_MIN_BYTES && size > 2 * liveBytes) {
+      if (size > compactAt && size > 2 * liveBytes) {
+        // The transaction is committed whatever happens here: a compaction that fails (a full
+        // disk) leaves the journal as it was, and is tried again once it has grown by half.
         try {
           compact();
-        } catch (e) {
-          throw storeError(`cannot compact ${file}`, e);
+          compactAt = COMPACT_MIN_BYTES;
+        } catch {
+          compactAt = size * 1.5;
         }
       }
     },
@@ -337,9 +421,28 @@ async function authState(store, options) {
     store.close();
     throw e;
   }
-  const parse = (text) => (text === undefined ? undefined : JSON.parse(text, b.BufferJSON.reviver));
-  const text = (value) => JSON.stringify(value, b.BufferJSON.replacer);
-  const creds = parse(store.read('creds')) ?? b.initAuthCreds();
+  // A record that is not JSON is damage; its text (key material) stays out of the message.
+  const parse = (name) => {
+    const text = store.read(name);
+    if (text === undefined) return undefined;
+    try {
+      return JSON.parse(text, b.BufferJSON.reviver);
+    } catch {
+      throw new WacoreError('ERR_AUTH_STORE', `the record ${name} is not JSON`);
+    }
+  };
+  const text = (name, value) => {
+    const out = JSON.stringify(value, b.BufferJSON.replacer);
+    if (out === undefined) throw new WacoreError('ERR_TYPE', `the value for ${name} has no JSON form`);
+    return out;
+  };
+  let creds;
+  try {
+    creds = parse('creds') ?? b.initAuthCreds();
+  } catch (e) {
+    store.close();
+    throw e;
+  }
   return {
     state: {
       creds,
@@ -347,7 +450,7 @@ async function authState(store, options) {
         async get(type, ids) {
           const data = {};
           for (const id of ids) {
-            let value = parse(store.read(`${type}-${fileName(id)}`)) ?? null;
+            let value = parse(`${type}-${fileName(id)}`) ?? null;
             if (type === 'app-state-sync-key' && value) value = b.proto.Message.AppStateSyncKeyData.fromObject(value);
             data[id] = value;
           }
@@ -359,7 +462,8 @@ async function authState(store, options) {
           for (const type of Object.keys(data)) {
             for (const id of Object.keys(data[type] ?? {})) {
               const value = data[type][id];
-              rows.push([`${type}-${fileName(id)}`, value ? text(value) : undefined]);
+              const name = `${type}-${fileName(id)}`;
+              rows.push([name, value ? text(name, value) : undefined]);
             }
           }
           store.write(rows);
@@ -367,7 +471,7 @@ async function authState(store, options) {
       },
     },
     async saveCreds() {
-      store.write([['creds', text(creds)]]);
+      store.write([['creds', text('creds', creds)]]);
     },
     close: () => store.close(),
     store: store.kind,
@@ -408,8 +512,8 @@ export async function migrateFromMultiFileAuthState(folder, file, options = {}) 
     for (const [name, value] of rows) {
       try {
         JSON.parse(value);
-      } catch (e) {
-        throw storeError(`${join(folder, `${name}.json`)} is not JSON`, e);
+      } catch {
+        throw new WacoreError('ERR_AUTH_STORE', `${join(folder, `${name}.json`)} is not JSON`);
       }
     }
     store.write(rows);
@@ -419,8 +523,9 @@ export async function migrateFromMultiFileAuthState(folder, file, options = {}) 
   }
 }
 
-/** The other way: writes every record of a SQLite store as a useMultiFileAuthState folder's file
- * (the folder is created; files there of the same names are replaced). Resolves to { records }. */
+/** The other way: writes every record of a store file (SQLite or journal) back as a
+ * useMultiFileAuthState folder's files (the folder is created; files there of the same names are
+ * replaced). Resolves to { records }. */
 export async function exportToMultiFileAuthState(file, folder, options = {}) {
   if (!existsSync(file)) throw new WacoreError('ERR_AUTH_STORE', `${file} does not exist`);
   const store = openAnyStore(file, options);

@@ -100,6 +100,13 @@ describe(`journal auth-state store (${VARIANT})`, () => {
     const b = await useJournalAuthState(file);
     expect(await b.state.keys.get('session', ['k.1'])).toEqual({ 'k.1': 'from the killed one' });
     b.close();
+    // A lock naming this very pid that this process does not hold was left by an earlier process
+    // with the same pid (a container's PID 1): taken over. One that names no pid: held.
+    writeFileSync(`${file}.owner`, String(process.pid));
+    (await useJournalAuthState(file)).close();
+    writeFileSync(`${file}.owner`, '');
+    expect(await code(useJournalAuthState(file))).toBe('ERR_AUTH_STORE_LOCKED');
+    rmSync(`${file}.owner`);
   });
 
   it('refuses a damaged or foreign file with ERR_AUTH_STORE and changes none of its bytes; a torn last transaction is cut off', async () => {
@@ -111,7 +118,11 @@ describe(`journal auth-state store (${VARIANT})`, () => {
     const bytes = readFileSync(good);
     const flipped = Buffer.from(bytes);
     flipped[Math.floor(bytes.length / 2)] ^= 0x20;
-    const cases = { 'foreign.journal': Buffer.from('not a journal at all\n'.repeat(50)), 'flipped.journal': flipped, 'sqlite.journal': Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(200)]) };
+    // A last line that is whole (it ends in a newline) but fails its checksum is damage, not a
+    // torn append: a line's JSON never holds a raw newline.
+    const lastFlipped = Buffer.from(bytes);
+    lastFlipped[bytes.length - 5] ^= 0x01;
+    const cases = { 'foreign.journal': Buffer.from('not a journal at all\n'.repeat(50)), 'flipped.journal': flipped, 'last-flipped.journal': lastFlipped, 'sqlite.journal': Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(200)]) };
     for (const [name, damaged] of Object.entries(cases)) {
       const file = join(dir, name);
       writeFileSync(file, damaged);
@@ -354,7 +365,8 @@ describe(`a party killed with SIGKILL at random instants, its auth state in each
     });
   }
 
-  it('notices a store that keeps nothing across the kill (the check can fail)', { timeout: 60_000 }, async () => {
+  // The harness's own check, whatever the build: once, in the simd project.
+  it.skipIf(VARIANT !== 'simd')('notices a store that keeps nothing across the kill (the check can fail)', { timeout: 60_000 }, async () => {
     const run = await crashRun(1, 'volatile');
     expect(run.failures.length + run.pending).toBeGreaterThan(0);
   });
