@@ -73,10 +73,10 @@ ctest --test-dir build/sanitize --output-on-failure -j "$(nproc)"
 # A fixed fuzzing seed unless one is given: the same inputs in every test run (scripts/fuzz.sh).
 export WACORE_FUZZ_SEED="${WACORE_FUZZ_SEED:-20261201}"
 
-step "fuzzing in two lanes of 32 s: the binary codec (18 s), sender keys and app-state patches (7 s; seeds from tests/fuzz/make-groups-corpus.mjs), the WAProto codec (7 s) | Signal sessions as a stateful conversation (14 s), the Noise frame decoder and handshake parsers (11 s), the Signal parsers (7 s)"
+step "fuzzing in two lanes of 24 s: the binary codec (12 s), sender keys and app-state patches (6 s; seeds from tests/fuzz/make-groups-corpus.mjs), the WAProto codec (6 s) | Signal sessions as a stateful conversation (10 s), the Noise frame decoder and handshake parsers (8 s), the Signal parsers (6 s)"
 fuzz() { WACORE_FUZZ_BUILT=1 scripts/fuzz.sh "$@"; }
-fuzz_lane1() { fuzz 18 binary && fuzz 7 groups && fuzz 7 proto; }
-fuzz_lane2() { fuzz 14 signal_session && fuzz 11 noise && fuzz 7 signal_parse; }
+fuzz_lane1() { fuzz 12 binary && fuzz 6 groups && fuzz 6 proto; }
+fuzz_lane2() { fuzz 10 signal_session && fuzz 8 noise && fuzz 6 signal_parse; }
 run_lanes fuzz_lane1 fuzz_lane2
 
 step "wasm builds (scalar, SIMD) and their checks"
