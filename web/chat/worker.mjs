@@ -88,9 +88,11 @@ const exclusive = (f) => {
   return run;
 };
 
+/** Changes a chat: `fields`, or a function of the chat as it is that returns them. */
 const touchChat = (jid, fields = {}) =>
   exclusive(async () => {
-    const chat = { jid, ...(await db.get('chats', jid)), ...fields };
+    const had = await db.get('chats', jid);
+    const chat = { jid, ...had, ...(typeof fields === 'function' ? fields(had ?? {}) : fields) };
     if (chat.name === undefined) chat.name = jid.endsWith('@g.us') ? jid : names[jid] ?? `+${jid.split('@')[0]}`;
     await db.put('chats', chat, jid);
     post('chat', { chat });
@@ -174,7 +176,7 @@ async function received(e) {
   if (!m) return;
   if (!e.fromMe) await learnName(e.from, e.pushName);
   const counters = await sessionCounters(`${parseJid(e.from)?.user}.${e.device}`);
-  const chat = await touchChat(m.chat, { last: m.t, unread: (await db.get('chats', m.chat))?.unread + (m.fromMe ? 0 : 1) || (m.fromMe ? 0 : 1) });
+  const chat = await touchChat(m.chat, (c) => ({ last: m.t, unread: (c.unread ?? 0) + (m.fromMe ? 0 : 1) }));
   // Kept with the record (and posted): what the side panel shows.
   await updateMessage(m.id, (x) => ({ ...x, debug: { ...x.debug, counters } }));
   if (m.image) downloadImage(m);
@@ -370,9 +372,8 @@ async function onEvent(e) {
         break;
       case 'chat-update': {
         const { type, jid, read, ...fields } = e;
-        // Marked read or unread on another device: no count, a mark (unread: -1 shows as a dot).
-        if (read !== undefined) Object.assign(fields, { unread: read ? 0 : Math.max(1, (await db.get('chats', jid))?.unread ?? 0), markedUnread: !read });
-        await touchChat(jid, fields);
+        // Marked read or unread on another device: the count, or at least a mark.
+        await touchChat(jid, (c) => (read === undefined ? fields : { ...fields, unread: read ? 0 : Math.max(1, c.unread ?? 0), markedUnread: !read }));
         break;
       }
       case 'group':
