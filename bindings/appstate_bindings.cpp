@@ -10,6 +10,7 @@
 #include <sodium.h>
 
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -29,53 +30,68 @@ as::MutationKeys& keys_at(uintptr_t p) { return *at<as::MutationKeys>(p); }
 bool is_operation(int32_t op) { return op == 0 || op == 1; }
 }  // namespace
 
-void appstate_expand_keys(uintptr_t data, size_t len, uintptr_t out) { as::expand_keys(bytes(data, len), keys_at(out)); }
-
-// In place on the 128-byte hash at `hash`; the MAC lists are 32-byte MACs end to end.
-void appstate_lt_hash(uintptr_t hash, uintptr_t add, size_t add_len, uintptr_t sub, size_t sub_len) {
-  as::lthash_subtract_then_add(at(hash), bytes(add, add_len), bytes(sub, sub_len));
-}
-
-void appstate_index_mac(uintptr_t key, uintptr_t index, size_t len, uintptr_t out) {
-  as::index_mac(at(key), bytes(index, len), at(out));
-}
-
-Error appstate_value_mac(int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t len, uintptr_t key,
-                         uintptr_t out) {
-  if (!is_operation(op)) return Error::type;
-  as::value_mac(static_cast<as::Operation>(op), bytes(key_id, key_id_len), bytes(data, len), at(key), at(out));
+// Each export is declared whole (bindings/boundary.json): the generated export has checked every
+// sized input's length; the lengths of the sized ones are not needed here.
+Error appstate_expand_keys(uintptr_t key_data, size_t key_data_len, uintptr_t keys) {
+  as::expand_keys(bytes(key_data, key_data_len), keys_at(keys));
   return Error::ok;
 }
 
-void appstate_snapshot_mac(uintptr_t lt_hash, uint32_t version_hi, uint32_t version_lo, uintptr_t name, size_t name_len,
-                           uintptr_t key, uintptr_t out) {
-  as::snapshot_mac(at(lt_hash), u64(version_hi, version_lo), name_at(name, name_len), at(key), at(out));
+// The MAC lists are 32-byte MACs end to end.
+Error appstate_lt_hash(uintptr_t base, size_t, uintptr_t add, size_t add_len, uintptr_t sub, size_t sub_len,
+                       uintptr_t hash) {
+  if (add_len % as::kMacBytes != 0 || sub_len % as::kMacBytes != 0) return Error::data_length;
+  std::memcpy(at(hash), at(base), as::kLtHashBytes);
+  as::lthash_subtract_then_add(at(hash), bytes(add, add_len), bytes(sub, sub_len));
+  return Error::ok;
 }
 
-void appstate_patch_mac(uintptr_t snapshot, uintptr_t macs, size_t macs_len, uint32_t version_hi, uint32_t version_lo,
-                        uintptr_t name, size_t name_len, uintptr_t key, uintptr_t out) {
+Error appstate_index_mac(uintptr_t key, size_t, uintptr_t index, size_t index_len, uintptr_t mac) {
+  as::index_mac(at(key), bytes(index, index_len), at(mac));
+  return Error::ok;
+}
+
+Error appstate_value_mac(int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t data_len, uintptr_t key,
+                         size_t, uintptr_t mac) {
+  if (!is_operation(op)) return Error::type;
+  as::value_mac(static_cast<as::Operation>(op), bytes(key_id, key_id_len), bytes(data, data_len), at(key), at(mac));
+  return Error::ok;
+}
+
+Error appstate_snapshot_mac(uintptr_t lt_hash, size_t, uint32_t version_hi, uint32_t version_lo, uintptr_t name,
+                            size_t name_len, uintptr_t key, size_t, uintptr_t mac) {
+  as::snapshot_mac(at(lt_hash), u64(version_hi, version_lo), name_at(name, name_len), at(key), at(mac));
+  return Error::ok;
+}
+
+Error appstate_patch_mac(uintptr_t snapshot, size_t, uintptr_t macs, size_t macs_len, uint32_t version_hi,
+                         uint32_t version_lo, uintptr_t name, size_t name_len, uintptr_t key, size_t, uintptr_t mac) {
+  if (macs_len % as::kMacBytes != 0) return Error::data_length;
   as::patch_mac(at(snapshot), bytes(macs, macs_len), u64(version_hi, version_lo), name_at(name, name_len), at(key),
-                at(out));
+                at(mac));
+  return Error::ok;
 }
 
 size_t appstate_encrypted_value_size(size_t len) { return as::encrypted_value_size(len); }
 
-// keys: the 160-byte expansion; out holds encrypted_value_size(len) bytes. Its length.
-wire::Value appstate_encrypt_value(uintptr_t keys, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data,
-                                   size_t len, uintptr_t iv, uintptr_t out) {
+// keys: the 160-byte expansion; blob: room for exactly encrypted_value_size(data_len) bytes.
+Error appstate_encrypt_value(uintptr_t keys, size_t, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data,
+                             size_t data_len, uintptr_t iv, size_t, uintptr_t blob, size_t blob_len) {
   if (!is_operation(op)) return Error::type;
-  as::encrypt_value(keys_at(keys), static_cast<as::Operation>(op), bytes(key_id, key_id_len), bytes(data, len), at(iv),
-                    at(out));
-  return wire::Value::of(as::encrypted_value_size(len));
+  if (blob_len != as::encrypted_value_size(data_len)) return Error::output_length;
+  as::encrypt_value(keys_at(keys), static_cast<as::Operation>(op), bytes(key_id, key_id_len), bytes(data, data_len),
+                    at(iv), at(blob));
+  return Error::ok;
 }
 
-// The plaintext length.
-wire::Value appstate_decrypt_value(uintptr_t keys, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t blob,
-                                   size_t len, uintptr_t out) {
+// data: room for the blob's length (the plaintext is shorter). The plaintext length.
+wire::Value appstate_decrypt_value(uintptr_t keys, size_t, int32_t op, uintptr_t key_id, size_t key_id_len,
+                                   uintptr_t blob, size_t blob_len, uintptr_t data, size_t data_len) {
   if (!is_operation(op)) return Error::type;
+  if (data_len < blob_len) return Error::output_length;
   size_t n = 0;
   const Error e = as::decrypt_value(keys_at(keys), static_cast<as::Operation>(op), bytes(key_id, key_id_len),
-                                    bytes(blob, len), at(out), &n);
+                                    bytes(blob, blob_len), at(data), &n);
   if (e != Error::ok) return e;
   return wire::Value::of(n);
 }

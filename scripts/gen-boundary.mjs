@@ -225,9 +225,12 @@ for (const [name, c] of Object.entries(plain)) {
   if (new Set(args.map((a) => a.name)).size !== args.length) fail(`${name}: an argument name twice`);
   plainArgs.set(name, args);
   if (ins.length + outs.length > 0) {
-    // The generated JS returns the outputs, or the value or bool when there are none; it raises errors.
-    if (!(c.returns === 'error' || ((c.returns === 'value' || c.returns === 'bool') && outs.length === 0)))
-      fail(`${name}: an export declared whole returns error, or value or bool without outputs`);
+    // The generated JS returns the outputs, or the value or bool when there are none; it raises
+    // errors. A value with one output of a length the caller gives is how much of it the call
+    // wrote: the JS returns that much.
+    const usedLength = c.returns === 'value' && outs.length === 1 && outs[0].size === undefined;
+    if (!(c.returns === 'error' || usedLength || ((c.returns === 'value' || c.returns === 'bool') && outs.length === 0)))
+      fail(`${name}: an export declared whole returns error, value or bool without outputs, or value with one output of a given length`);
     // The generated function's own names, which no argument may take.
     for (const a of args) if (['n', 'p', 'h', 'rc', 'M', 'io', 'raise'].includes(a.name) || /^o\d+$/.test(a.name)) fail(`${name}: ${a.name} is a name the generated code uses`);
     if (args.some((a) => a.type === 'handle' || (a.type === 'ptr' && ![...ins, ...outs].some((d) => d.name === a.name)))) fail(`${name}: mixes declared bytes with bare addresses`);
@@ -484,7 +487,11 @@ function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
   L.push(`${I}const rc = M._wacore_${name}(${wasmArgs.join(', ')});`);
   if (c.returns === 'error' || c.returns === 'status') L.push(`${I}if (rc !== 0) raise(-rc);`);
   else if (c.returns === 'value') L.push(`${I}if (rc < 0) raise(-rc);`);
-  const copies = outs.map((d) => `M.HEAPU8.slice(p + ${where.get(d.name)}, p + ${where.get(d.name)} + ${d.size ?? lenOf(d)})`);
+  // A value with one output of a given length: the call wrote its first rc bytes (never more than
+  // its room: checked here, as the call's own promise).
+  const used = c.returns === 'value' && outs.length === 1;
+  if (used) L.push(`${I}if (rc > ${lenOf(outs[0])}) throw new WacoreError('ERR_INTERNAL', '${name} wrote more than its room');`);
+  const copies = outs.map((d) => `M.HEAPU8.slice(p + ${where.get(d.name)}, p + ${where.get(d.name)} + ${used ? 'rc' : (d.size ?? lenOf(d))})`);
   if (outs.length === 1) L.push(`${I}return ${copies[0]};`);
   else if (outs.length > 1) L.push(`${I}return [${copies.join(', ')}];`);
   else if (c.returns === 'value') L.push(`${I}return rc;`);

@@ -26,7 +26,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x8bab94e7;
+inline constexpr uint32_t kBoundaryDigest = 0xe622ac70;
 
 // The JS error table (npm/lib/generated/boundary.mjs) was read from src/common/error.h: as many entries.
 static_assert(static_cast<int>(wacore::Error::count_) == 57, "src/common/error.h changed: run node scripts/gen-boundary.mjs");
@@ -906,15 +906,15 @@ Error media_decrypt_range(uintptr_t keys, uintptr_t prev, uintptr_t data, size_t
 wire::Value media_sidecar(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t out);  // the streaming sidecar of an upload: its length
 size_t media_encrypted_size(size_t len);  // the upload length of a file of len bytes (padded ciphertext and MAC)
 size_t media_sidecar_size(size_t len);  // the sidecar length of an upload of len bytes
-void appstate_expand_keys(uintptr_t data, size_t len, uintptr_t out);  // the 160-byte mutation keys of a sync key
-void appstate_lt_hash(uintptr_t hash, uintptr_t add, size_t add_len, uintptr_t sub, size_t sub_len);  // LTHash: subtracts then adds value MACs, in place
-void appstate_index_mac(uintptr_t key, uintptr_t index, size_t len, uintptr_t out);  // a mutation's index MAC
-Error appstate_value_mac(int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t len, uintptr_t key, uintptr_t out);  // a mutation's value MAC
-void appstate_snapshot_mac(uintptr_t lt_hash, uint32_t version_hi, uint32_t version_lo, uintptr_t name, size_t name_len, uintptr_t key, uintptr_t out);  // a snapshot's MAC
-void appstate_patch_mac(uintptr_t snapshot, uintptr_t macs, size_t macs_len, uint32_t version_hi, uint32_t version_lo, uintptr_t name, size_t name_len, uintptr_t key, uintptr_t out);  // a patch's MAC
+Error appstate_expand_keys(uintptr_t key_data, size_t key_data_len, uintptr_t keys);  // the 160-byte mutation keys of a sync key
+Error appstate_lt_hash(uintptr_t base, size_t base_len, uintptr_t add, size_t add_len, uintptr_t sub, size_t sub_len, uintptr_t hash);  // LTHash: the base with value MACs (32 bytes each, end to end) subtracted, then added
+Error appstate_index_mac(uintptr_t key, size_t key_len, uintptr_t index, size_t index_len, uintptr_t mac);  // a mutation's index MAC
+Error appstate_value_mac(int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t data_len, uintptr_t key, size_t key_len, uintptr_t mac);  // a mutation's value MAC
+Error appstate_snapshot_mac(uintptr_t lt_hash, size_t lt_hash_len, uint32_t version_hi, uint32_t version_lo, uintptr_t name, size_t name_len, uintptr_t key, size_t key_len, uintptr_t mac);  // a snapshot's MAC
+Error appstate_patch_mac(uintptr_t snapshot, size_t snapshot_len, uintptr_t macs, size_t macs_len, uint32_t version_hi, uint32_t version_lo, uintptr_t name, size_t name_len, uintptr_t key, size_t key_len, uintptr_t mac);  // a patch's MAC
 size_t appstate_encrypted_value_size(size_t len);  // the value blob length of len bytes of SyncActionData (IV, padded ciphertext, MAC)
-wire::Value appstate_encrypt_value(uintptr_t keys, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t len, uintptr_t iv, uintptr_t out);  // a mutation's encrypted value and MAC: its length
-wire::Value appstate_decrypt_value(uintptr_t keys, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t blob, size_t len, uintptr_t out);  // checks and decrypts a mutation's value: the plaintext length
+Error appstate_encrypt_value(uintptr_t keys, size_t keys_len, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t data_len, uintptr_t iv, size_t iv_len, uintptr_t blob, size_t blob_len);  // a mutation's encrypted value and MAC (blob: appstateEncryptedValueSize bytes for the data)
+wire::Value appstate_decrypt_value(uintptr_t keys, size_t keys_len, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t blob, size_t blob_len, uintptr_t data, size_t data_len);  // checks and decrypts a mutation's value into data (given the blob's length): the plaintext is its first `value` bytes
 uintptr_t noise_result();  // the NoiseResultWord words every Noise call leaves
 wire::Value noise_create(int32_t role, int32_t dict, uintptr_t routing, size_t routing_len, uintptr_t ephemeral, size_t max_frame);  // a Noise connection of a NoiseRole: its handle
 void noise_free(uintptr_t conn);  // frees (and wipes) a connection

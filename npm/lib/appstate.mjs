@@ -44,16 +44,14 @@ function macList(list, name) {
   return out;
 }
 
-export function makeAppState({ M, plain, fail, io, wipe, placed }) {
+export function makeAppState({ M, plain, fail, io, wipe }) {
   /** HKDF-SHA256(keyData, "WhatsApp Mutation Keys", 160) as Baileys' five keys (APPSTATE_MUTATION_KEYS_BYTES). */
   function mutationKeys(keyData) {
-    const d = asBytes(keyData, 'keyData');
-    return placed([d], MUTATION_KEYS, (at) => {
-      plain.appstateExpandKeys(at[0], d.length, at[1]);
-      const out = {};
-      KEY_NAMES.forEach((name, i) => (out[name] = M.HEAPU8.slice(at[1] + i * KEY, at[1] + (i + 1) * KEY)));
-      return out;
-    });
+    const keys = plain.appstateExpandKeys(asBytes(keyData, 'keyData'));
+    const out = {};
+    KEY_NAMES.forEach((name, i) => (out[name] = keys.slice(i * KEY, (i + 1) * KEY)));
+    keys.fill(0);
+    return out;
   }
 
   function lthash(base, add, sub) {
@@ -61,10 +59,7 @@ export function makeAppState({ M, plain, fail, io, wipe, placed }) {
     if (h.length !== LTHASH) throw new WacoreError('ERR_DATA_LENGTH', 'an LTHash is 128 bytes');
     const a = macList(add, 'add');
     const s = macList(sub, 'subtract');
-    return placed([h, a, s], 0, (at) => {
-      plain.appstateLtHash(at[0], at[1], a.length, at[2], s.length);
-      return M.HEAPU8.slice(at[0], at[0] + LTHASH);
-    });
+    return plain.appstateLtHash(h, a, s);
   }
 
   /** Baileys' LT_HASH_ANTI_TAMPERING: 128-byte LTHash arithmetic over 32-byte value MACs. */
@@ -76,22 +71,13 @@ export function makeAppState({ M, plain, fail, io, wipe, placed }) {
 
   /** HMAC-SHA256(indexKey, index): the index MAC of a mutation. */
   function generateIndexMac(index, key) {
-    const i = asBytes(index, 'index');
-    return placed([key32(key, 'key'), i], MAC, (at) => {
-      plain.appstateIndexMac(at[0], at[1], i.length, at[2]);
-      return M.HEAPU8.slice(at[2], at[2] + MAC);
-    });
+    return plain.appstateIndexMac(key32(key, 'key'), asBytes(index, 'index'));
   }
 
   /** The value MAC (Baileys' generateMac): operation 0 = SET, 1 = REMOVE; data = iv || ciphertext. */
   function generateMac(operation, data, keyId, key) {
     const op = operationOf(operation);
-    const kid = keyIdBytes(keyId);
-    const d = asBytes(data, 'data');
-    return placed([kid, d, key32(key, 'key')], MAC, (at) => {
-      plain.appstateValueMac(op, at[0], kid.length, at[1], d.length, at[2], at[3]);
-      return M.HEAPU8.slice(at[3], at[3] + MAC);
-    });
+    return plain.appstateValueMac(op, keyIdBytes(keyId), asBytes(data, 'data'), key32(key, 'key'));
   }
 
   /** HMAC-SHA256(key, lthash || uint64_BE(version) || name). */
@@ -100,10 +86,7 @@ export function makeAppState({ M, plain, fail, io, wipe, placed }) {
     if (h.length !== LTHASH) throw new WacoreError('ERR_DATA_LENGTH', 'an LTHash is 128 bytes');
     const [hi, lo] = versionWords(version);
     const n = utf8.encode(textOf(name, 'name'));
-    return placed([h, n, key32(key, 'key')], MAC, (at) => {
-      plain.appstateSnapshotMac(at[0], hi, lo, at[1], n.length, at[2], at[3]);
-      return M.HEAPU8.slice(at[3], at[3] + MAC);
-    });
+    return plain.appstateSnapshotMac(h, hi, lo, n, key32(key, 'key'));
   }
 
   /** HMAC-SHA256(key, snapshotMac || valueMacs… || uint64_BE(version) || name). */
@@ -113,10 +96,7 @@ export function makeAppState({ M, plain, fail, io, wipe, placed }) {
     const macs = macList(valueMacs, 'valueMacs');
     const [hi, lo] = versionWords(version);
     const n = utf8.encode(textOf(name, 'name'));
-    return placed([s, macs, n, key32(key, 'key')], MAC, (at) => {
-      plain.appstatePatchMac(at[0], at[1], macs.length, hi, lo, at[2], n.length, at[3], at[4]);
-      return M.HEAPU8.slice(at[4], at[4] + MAC);
-    });
+    return plain.appstatePatchMac(s, macs, hi, lo, n, key32(key, 'key'));
   }
 
   const keyBlock = (keys) => {
@@ -134,12 +114,8 @@ export function makeAppState({ M, plain, fail, io, wipe, placed }) {
     const v = iv === undefined ? globalThis.crypto.getRandomValues(new Uint8Array(IV)) : asBytes(iv, 'iv');
     if (v.length !== IV) throw new WacoreError('ERR_IV_LENGTH', 'iv must be 16 bytes');
     const kb = keyBlock(keys);
-    const outLen = plain.appstateEncryptedValueSize(d.length);
     try {
-      return placed([kb, kid, d, v], outLen, (at) => {
-        const n = plain.appstateEncryptValue(at[0], op, at[1], kid.length, at[2], d.length, at[3], at[4]);
-        return M.HEAPU8.slice(at[4], at[4] + n);
-      });
+      return plain.appstateEncryptValue(kb, op, kid, d, v, plain.appstateEncryptedValueSize(d.length));
     } finally {
       kb.fill(0);
     }
@@ -153,10 +129,7 @@ export function makeAppState({ M, plain, fail, io, wipe, placed }) {
     const b = asBytes(blob, 'blob');
     const kb = keyBlock(keys);
     try {
-      return placed([kb, kid, b], b.length, (at) => {
-        const n = plain.appstateDecryptValue(at[0], op, at[1], kid.length, at[2], b.length, at[3]);
-        return M.HEAPU8.slice(at[3], at[3] + n);
-      });
+      return plain.appstateDecryptValue(kb, op, kid, b, b.length);
     } finally {
       kb.fill(0);
     }

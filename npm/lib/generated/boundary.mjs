@@ -6,7 +6,7 @@
 import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x8bab94e7;
+export const BOUNDARY_DIGEST = 0xe622ac70;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
@@ -915,43 +915,137 @@ export function bindPlain(M, raise, io) {
     /** the sidecar length of an upload of len bytes */
     mediaSidecarSize: (len) => M._wacore_mediaSidecarSize(len) >>> 0,
     /** the 160-byte mutation keys of a sync key */
-    appstateExpandKeys(data, len, out) {
-      M._wacore_appstateExpandKeys(data, len, out);
+    appstateExpandKeys(keyData) {
+      const n = 160 + keyData.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(keyData, p + 160);
+        const rc = M._wacore_appstateExpandKeys(p + 160, keyData.length, p + 0);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + 0, p + 0 + 160);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
-    /** LTHash: subtracts then adds value MACs, in place */
-    appstateLtHash(hash, add, addLen, sub, subLen) {
-      M._wacore_appstateLtHash(hash, add, addLen, sub, subLen);
+    /** LTHash: the base with value MACs (32 bytes each, end to end) subtracted, then added */
+    appstateLtHash(base, add, sub) {
+      const o1 = 256 + add.length;
+      const n = o1 + sub.length;
+      const p = io(n);
+      const h = M.HEAPU8;
+      if (base.length <= 128) h.set(base, p + 0);
+      h.set(add, p + 256);
+      h.set(sub, p + o1);
+      const rc = M._wacore_appstateLtHash(p + 0, base.length, p + 256, add.length, p + o1, sub.length, p + 128);
+      if (rc !== 0) raise(-rc);
+      return M.HEAPU8.slice(p + 128, p + 128 + 128);
     },
     /** a mutation's index MAC */
-    appstateIndexMac(key, index, len, out) {
-      M._wacore_appstateIndexMac(key, index, len, out);
+    appstateIndexMac(key, index) {
+      const n = 64 + index.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (key.length <= 32) h.set(key, p + 0);
+        h.set(index, p + 64);
+        const rc = M._wacore_appstateIndexMac(p + 0, key.length, p + 64, index.length, p + 32);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + 32, p + 32 + 32);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** a mutation's value MAC */
-    appstateValueMac(op, keyId, keyIdLen, data, len, key, out) {
-      const rc = M._wacore_appstateValueMac(op, keyId, keyIdLen, data, len, key, out);
-      if (rc !== 0) raise(-rc);
+    appstateValueMac(op, keyId, data, key) {
+      const o1 = 64 + keyId.length;
+      const n = o1 + data.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(keyId, p + 64);
+        h.set(data, p + o1);
+        if (key.length <= 32) h.set(key, p + 0);
+        const rc = M._wacore_appstateValueMac(op, p + 64, keyId.length, p + o1, data.length, p + 0, key.length, p + 32);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + 32, p + 32 + 32);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** a snapshot's MAC */
-    appstateSnapshotMac(ltHash, versionHi, versionLo, name, nameLen, key, out) {
-      M._wacore_appstateSnapshotMac(ltHash, versionHi, versionLo, name, nameLen, key, out);
+    appstateSnapshotMac(ltHash, versionHi, versionLo, name, key) {
+      const n = 192 + name.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (ltHash.length <= 128) h.set(ltHash, p + 0);
+        h.set(name, p + 192);
+        if (key.length <= 32) h.set(key, p + 128);
+        const rc = M._wacore_appstateSnapshotMac(p + 0, ltHash.length, versionHi, versionLo, p + 192, name.length, p + 128, key.length, p + 160);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + 160, p + 160 + 32);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** a patch's MAC */
-    appstatePatchMac(snapshot, macs, macsLen, versionHi, versionLo, name, nameLen, key, out) {
-      M._wacore_appstatePatchMac(snapshot, macs, macsLen, versionHi, versionLo, name, nameLen, key, out);
+    appstatePatchMac(snapshot, macs, versionHi, versionLo, name, key) {
+      const o1 = 96 + macs.length;
+      const n = o1 + name.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (snapshot.length <= 32) h.set(snapshot, p + 0);
+        h.set(macs, p + 96);
+        h.set(name, p + o1);
+        if (key.length <= 32) h.set(key, p + 32);
+        const rc = M._wacore_appstatePatchMac(p + 0, snapshot.length, p + 96, macs.length, versionHi, versionLo, p + o1, name.length, p + 32, key.length, p + 64);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + 64, p + 64 + 32);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** the value blob length of len bytes of SyncActionData (IV, padded ciphertext, MAC) */
     appstateEncryptedValueSize: (len) => M._wacore_appstateEncryptedValueSize(len) >>> 0,
-    /** a mutation's encrypted value and MAC: its length */
-    appstateEncryptValue(keys, op, keyId, keyIdLen, data, len, iv, out) {
-      const rc = M._wacore_appstateEncryptValue(keys, op, keyId, keyIdLen, data, len, iv, out);
-      if (rc < 0) raise(-rc);
-      return rc;
+    /** a mutation's encrypted value and MAC (blob: appstateEncryptedValueSize bytes for the data) */
+    appstateEncryptValue(keys, op, keyId, data, iv, blobLen) {
+      const o1 = 176 + keyId.length;
+      const o2 = o1 + data.length;
+      const n = o2 + blobLen;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (keys.length <= 160) h.set(keys, p + 0);
+        h.set(keyId, p + 176);
+        h.set(data, p + o1);
+        if (iv.length <= 16) h.set(iv, p + 160);
+        const rc = M._wacore_appstateEncryptValue(p + 0, keys.length, op, p + 176, keyId.length, p + o1, data.length, p + 160, iv.length, p + o2, blobLen);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + o2, p + o2 + blobLen);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
-    /** checks and decrypts a mutation's value: the plaintext length */
-    appstateDecryptValue(keys, op, keyId, keyIdLen, blob, len, out) {
-      const rc = M._wacore_appstateDecryptValue(keys, op, keyId, keyIdLen, blob, len, out);
-      if (rc < 0) raise(-rc);
-      return rc;
+    /** checks and decrypts a mutation's value into data (given the blob's length): the plaintext is its first `value` bytes */
+    appstateDecryptValue(keys, op, keyId, blob, dataLen) {
+      const o1 = 160 + keyId.length;
+      const o2 = o1 + blob.length;
+      const n = o2 + dataLen;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (keys.length <= 160) h.set(keys, p + 0);
+        h.set(keyId, p + 160);
+        h.set(blob, p + o1);
+        const rc = M._wacore_appstateDecryptValue(p + 0, keys.length, op, p + 160, keyId.length, p + o1, blob.length, p + o2, dataLen);
+        if (rc < 0) raise(-rc);
+        if (rc > dataLen) throw new WacoreError('ERR_INTERNAL', 'appstateDecryptValue wrote more than its room');
+        return M.HEAPU8.slice(p + o2, p + o2 + rc);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** the NoiseResultWord words every Noise call leaves */
     noiseResult: () => M._wacore_noiseResult() >>> 0,
