@@ -10,8 +10,8 @@ export interface DurableAuthState<State = any> {
   saveCreds(): Promise<void>;
   /** Closes the file and releases it to other processes. Nothing may be read or written after. */
   close(): void;
-  /** Which store holds the file. */
-  store: 'sqlite' | 'journal';
+  /** Which store holds the records. */
+  store: 'sqlite' | 'journal' | 'redis';
 }
 
 export interface DurableAuthStateOptions {
@@ -36,11 +36,55 @@ export declare function useSqliteAuthState<State = any>(file: string, options?: 
  * mid-write) is cut off. */
 export declare function useJournalAuthState<State = any>(file: string, options?: DurableAuthStateOptions): Promise<DurableAuthState<State>>;
 
-/** Copies a useMultiFileAuthState folder (left as it is) into a store file, in one transaction:
- * into the store the file holds, or a new one (SQLite; the journal with store: 'journal'). Stop
- * the bot first. */
-export declare function migrateFromMultiFileAuthState(folder: string, file: string, options?: { store?: 'sqlite' | 'journal'; durability?: 'process' | 'power' }): Promise<{ records: number }>;
+/** An ioredis client, or a node-redis (4 and later) client: anything with ioredis' `call` or
+ * node-redis' `sendCommand`. */
+export type RedisClientLike = { call(...args: unknown[]): Promise<unknown> } | { sendCommand(args: string[]): Promise<unknown> };
 
-/** Writes every record of a store file (SQLite or journal) back as a useMultiFileAuthState
- * folder's files. */
-export declare function exportToMultiFileAuthState(file: string, folder: string): Promise<{ records: number }>;
+export interface RedisAuthStateOptions {
+  /** As for the file stores. */
+  baileys?: unknown;
+  /** The keys' prefix (default 'wacore:auth'): `<prefix>:{<account>}:records|lease|fence`. */
+  prefix?: string;
+  /** How long (ms) the lease outlives its holder's last renewal (default 15000; renewed every
+   * third of it): how soon another process may take over an account whose process died. */
+  ttl?: number;
+  /** How long (ms) to wait for an account another process holds (default 0: ERR_AUTH_STORE_LOCKED
+   * at once). */
+  wait?: number;
+  /** Called once, with an ERR_AUTH_LEASE_LOST error, when another process took the lease (this one
+   * stalled past the TTL): its writes are refused from then on. End the socket. */
+  onLost?: (error: Error) => void;
+}
+
+/** The Redis store's state: the lease it holds, and close() lets go of it. */
+export interface RedisAuthState<State = any> extends Omit<DurableAuthState<State>, 'close'> {
+  store: 'redis';
+  /** Lets go of the lease (the next process takes the account at once). The client stays open. */
+  close(): Promise<void>;
+  lease: { readonly holder: string; readonly token: number; readonly lost: boolean };
+}
+
+/**
+ * A Baileys auth state in Redis, for fleets: account `account`'s records in one hash (each keys.set
+ * and each saveCreds one atomic script). One process runs an account at a time: this one takes the
+ * account's lease and a fencing token; another asking for it gets ERR_AUTH_STORE_LOCKED (or waits up
+ * to options.wait ms); a holder whose lease was taken has its writes refused (ERR_AUTH_LEASE_LOST).
+ * An unreachable Redis is ERR_AUTH_STORE.
+ */
+export declare function useRedisAuthState<State = any>(redis: RedisClientLike, account: string, options?: RedisAuthStateOptions): Promise<RedisAuthState<State>>;
+
+/** An account in Redis, as a migration or export names it. */
+export interface RedisTarget {
+  redis: RedisClientLike;
+  account: string;
+  prefix?: string;
+}
+
+/** Copies a useMultiFileAuthState folder (left as it is) into a store, in one transaction: into the
+ * store a file holds, or a new one (SQLite; the journal with store: 'journal'), or into an account
+ * in Redis (whose lease it takes for the copy, waiting up to `wait` ms). Stop the bot first. */
+export declare function migrateFromMultiFileAuthState(folder: string, target: string | RedisTarget, options?: { store?: 'sqlite' | 'journal'; durability?: 'process' | 'power'; wait?: number }): Promise<{ records: number }>;
+
+/** Writes every record of a store (a SQLite or journal file, or an account in Redis) back as a
+ * useMultiFileAuthState folder's files. */
+export declare function exportToMultiFileAuthState(source: string | RedisTarget, folder: string, options?: { wait?: number }): Promise<{ records: number }>;

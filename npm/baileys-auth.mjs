@@ -5,10 +5,11 @@
 //   const { state, saveCreds } = await useSqliteAuthState('./auth.sqlite');
 //   makeWASocket({ auth: state, makeSignalRepository, ... });  sock.ev.on('creds.update', saveCreds);
 //
-// Two stores, one file each: useSqliteAuthState on Node's own SQLite (node:sqlite, Node 22.13 and
-// later; WAL) and useJournalAuthState on any Node (an append-only journal of checksummed
-// transactions, compacted as it grows). In both, each keys.set(...) is one transaction, each
-// saveCreds one: a set either happened whole or not at all, whenever the process dies. Records
+// Three stores: useSqliteAuthState on Node's own SQLite (node:sqlite, Node 22.13 and later; one
+// file, WAL), useJournalAuthState on any Node (one file, an append-only journal of checksummed
+// transactions, compacted as it grows) and useRedisAuthState for fleets (one hash per account in
+// Redis, one process per account under a lease with a fencing token: lib/auth/redis.mjs). In all,
+// each keys.set(...) is one transaction, each saveCreds one: a set either happened whole or not at all, whenever the process dies. Records
 // are kept under the names useMultiFileAuthState gives its files (`${type}-${id}` with its
 // file-name mapping, and `creds`), as the same JSON text, so a folder moves in
 // (migrateFromMultiFileAuthState) and back out (exportToMultiFileAuthState) unchanged. The values
@@ -17,6 +18,7 @@
 import { closeSync, existsSync, fsyncSync, ftruncateSync, linkSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { WacoreError } from './index.mjs';
+import { openRedisStore } from './lib/auth/redis.mjs';
 
 const SCHEMA = 1;
 
@@ -418,12 +420,11 @@ async function authState(store, options) {
   try {
     b = await baileysOf(options.baileys);
   } catch (e) {
-    store.close();
+    await store.close();
     throw e;
   }
   // A record that is not JSON is damage; its text (key material) stays out of the message.
-  const parse = (name) => {
-    const text = store.read(name);
+  const parse = (name, text) => {
     if (text === undefined) return undefined;
     try {
       return JSON.parse(text, b.BufferJSON.reviver);
@@ -438,9 +439,9 @@ async function authState(store, options) {
   };
   let creds;
   try {
-    creds = parse('creds') ?? b.initAuthCreds();
+    creds = parse('creds', await store.read('creds')) ?? b.initAuthCreds();
   } catch (e) {
-    store.close();
+    await store.close();
     throw e;
   }
   return {
@@ -449,8 +450,10 @@ async function authState(store, options) {
       keys: {
         async get(type, ids) {
           const data = {};
-          for (const id of ids) {
-            let value = parse(`${type}-${fileName(id)}`) ?? null;
+          const names = ids.map((id) => `${type}-${fileName(id)}`);
+          const texts = store.readMany ? await store.readMany(names) : names.map((name) => store.read(name));
+          for (const [i, id] of ids.entries()) {
+            let value = parse(names[i], texts[i]) ?? null;
             if (type === 'app-state-sync-key' && value) value = b.proto.Message.AppStateSyncKeyData.fromObject(value);
             data[id] = value;
           }
@@ -466,15 +469,16 @@ async function authState(store, options) {
               rows.push([name, value ? text(name, value) : undefined]);
             }
           }
-          store.write(rows);
+          await store.write(rows);
         },
       },
     },
     async saveCreds() {
-      store.write([['creds', text('creds', creds)]]);
+      await store.write([['creds', text('creds', creds)]]);
     },
     close: () => store.close(),
     store: store.kind,
+    ...(store.lease ? { lease: store.lease } : {}),
   };
 }
 
@@ -497,14 +501,32 @@ export async function useJournalAuthState(file, options = {}) {
 }
 
 /**
- * Copies a useMultiFileAuthState folder into a store file (the one the file holds; a new one:
- * SQLite, or the journal with options.store = 'journal'), in one transaction: every `*.json` file
- * under its own name, its text as it is. The folder is left as it was. Resolves to { records }.
- * Stop the bot first. options: store, durability.
+ * A Baileys auth state in Redis, for fleets: account `account`'s records in one hash of `redis` (an
+ * ioredis or node-redis client, connected; it stays the caller's), each keys.set and each saveCreds
+ * one atomic script. The account is run by one process at a time: this one takes its lease (a key
+ * with a TTL, renewed while the process lives) and a fencing token; another process asking for it
+ * gets ERR_AUTH_STORE_LOCKED, or waits up to options.wait ms. Should another process take the lease
+ * (this one stalled past the TTL), this one's writes are refused with ERR_AUTH_LEASE_LOST and
+ * options.onLost is called: end the socket. close() lets go of the lease for the next process.
+ * options: baileys, prefix ('wacore:auth'), ttl (15000 ms), wait (0 ms), onLost.
+ */
+export async function useRedisAuthState(redis, account, options = {}) {
+  return authState(await openRedisStore(redis, account, options), options);
+}
+
+/** The store a migration or export target names: a file path, or { redis, account, prefix }. */
+const openTarget = (target, options) => (typeof target === 'object' && target !== null && 'redis' in target ? openRedisStore(target.redis, target.account, { prefix: target.prefix, wait: options.wait }) : openAnyStore(target, options));
+
+/**
+ * Copies a useMultiFileAuthState folder into a store, in one transaction: a file (the store it
+ * holds; a new one: SQLite, or the journal with options.store = 'journal') or an account in Redis
+ * ({ redis, account, prefix }: its lease is taken for the copy, waiting up to options.wait ms).
+ * Every `*.json` file goes under its own name, its text as it is. The folder is left as it was.
+ * Resolves to { records }. Stop the bot first. options: store, durability, wait.
  */
 export async function migrateFromMultiFileAuthState(folder, file, options = {}) {
   if (!existsSync(join(folder, 'creds.json'))) throw new WacoreError('ERR_AUTH_STORE', `${folder} holds no creds.json: not a useMultiFileAuthState folder`);
-  const store = openAnyStore(file, options);
+  const store = await openTarget(file, options);
   try {
     const rows = readdirSync(folder)
       .filter((f) => f.endsWith('.json'))
@@ -516,25 +538,27 @@ export async function migrateFromMultiFileAuthState(folder, file, options = {}) 
         throw new WacoreError('ERR_AUTH_STORE', `${join(folder, `${name}.json`)} is not JSON`);
       }
     }
-    store.write(rows);
+    await store.write(rows);
     return { records: rows.length };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
-/** The other way: writes every record of a store file (SQLite or journal) back as a
- * useMultiFileAuthState folder's files (the folder is created; files there of the same names are
- * replaced). Resolves to { records }. */
+/** The other way: writes every record of a store (a SQLite or journal file, or
+ * { redis, account, prefix }) back as a useMultiFileAuthState folder's files (the folder is created;
+ * files there of the same names are replaced). Resolves to { records }. */
 export async function exportToMultiFileAuthState(file, folder, options = {}) {
-  if (!existsSync(file)) throw new WacoreError('ERR_AUTH_STORE', `${file} does not exist`);
-  const store = openAnyStore(file, options);
+  if (typeof file === 'string' && !existsSync(file)) throw new WacoreError('ERR_AUTH_STORE', `${file} does not exist`);
+  const store = await openTarget(file, options);
   try {
+    const names = await store.names();
+    if (!names.includes('creds')) throw new WacoreError('ERR_AUTH_STORE', 'the store holds no creds: nothing to export');
+    const texts = store.readMany ? await store.readMany(names) : names.map((name) => store.read(name));
     mkdirSync(folder, { recursive: true });
-    const names = store.names();
-    for (const name of names) writeFileSync(join(folder, `${name}.json`), store.read(name));
+    for (const [i, name] of names.entries()) if (texts[i] !== undefined) writeFileSync(join(folder, `${name}.json`), texts[i]);
     return { records: names.length };
   } finally {
-    store.close();
+    await store.close();
   }
 }

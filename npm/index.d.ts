@@ -153,6 +153,7 @@ export type WacoreErrorCode =
   | 'ERR_UNKNOWN'
   | 'ERR_AUTH_STORE'
   | 'ERR_AUTH_STORE_LOCKED'
+  | 'ERR_AUTH_LEASE_LOST'
   | 'ERR_PEER_MISSING'
   | 'ERR_NO_SQLITE';
 // </generated>

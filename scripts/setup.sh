@@ -21,7 +21,7 @@ if ! command -v node >/dev/null || ! node -e 'process.exit(+process.versions.nod
   pkgs+=(nodejs npm)
 fi
 if [ "$mode" != "--demo" ]; then
-  pkgs+=(libgtest-dev valgrind nlohmann-json3-dev python3-cryptography-vectors chromium clang libclang-rt-14-dev)
+  pkgs+=(libgtest-dev valgrind nlohmann-json3-dev python3-cryptography-vectors chromium clang libclang-rt-14-dev redis-server)
 fi
 
 missing=()

@@ -1,7 +1,7 @@
 // One side of the crash test (auth-store.test.mjs): a Baileys party on wacore-wasm/baileys' repository
-// whose auth state is one of the package's stores (SQLite or journal), driven by lines on stdin and answering on stdout, so that the
+// whose auth state is one of the package's stores (SQLite, journal or Redis), driven by lines on stdin and answering on stdout, so that the
 // test can kill it with SIGKILL at any instant and start it again on the same file.
-//   node tests/js/auth-store-child.mjs <store file> <variant> <peer bundle file> <sqlite|journal|volatile>
+//   node tests/js/auth-store-child.mjs <store file or Redis account> <variant> <peer bundle file> <sqlite|journal|redis|volatile>
 // In:  {"op":"enc","n":N}  → out {"op":"enc","n":N,"type":...,"ciphertext":...} once the record that
 //      produced it is committed;
 //      {"op":"dec","id":I,"type":...,"ciphertext":...} → out {"op":"dec","id":I,"text":...} inside
@@ -11,7 +11,7 @@ import { readFileSync, writeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { createInterface } from 'node:readline';
 import { BufferJSON, initAuthCreds, parseAndInjectE2ESessions } from '@whiskeysockets/baileys';
-import { useJournalAuthState, useSqliteAuthState } from '../../npm/baileys-auth.mjs';
+import { useJournalAuthState, useRedisAuthState, useSqliteAuthState } from '../../npm/baileys-auth.mjs';
 import { makeSignalRepositoryFactory } from '../../npm/baileys.mjs';
 import { load } from '../../npm/index.mjs';
 import { BaileysParty, memoryStore } from './baileys-parties.mjs';
@@ -20,7 +20,17 @@ const [file, variant, bundleFile, mode] = process.argv.slice(2);
 const out = (o) => writeSync(1, `${JSON.stringify(o, BufferJSON.replacer)}\n`);
 const api = await load({ variant });
 // 'volatile': a store that keeps nothing across a restart, for the test to show that it notices.
-const auth = mode === 'volatile' ? { state: { creds: initAuthCreds(), keys: memoryStore() }, saveCreds: async () => {} } : await (mode === 'sqlite' ? useSqliteAuthState : useJournalAuthState)(file);
+// 'redis': the account `file` in the Redis server on port WACORE_REDIS_PORT, under a lease of 1 s
+// (a killed life's lease runs out within a second, and the next life waits for it).
+const redis = mode === 'redis' ? new (await import('ioredis')).default({ port: Number(process.env.WACORE_REDIS_PORT), host: '127.0.0.1', lazyConnect: true }) : undefined;
+await redis?.connect();
+const open = {
+  volatile: async () => ({ state: { creds: initAuthCreds(), keys: memoryStore() }, saveCreds: async () => {}, close() {} }),
+  sqlite: () => useSqliteAuthState(file),
+  journal: () => useJournalAuthState(file),
+  redis: () => useRedisAuthState(redis, file, { ttl: 1000, wait: 10_000 }),
+};
+const auth = await open[mode]();
 const me = await BaileysParty.withAuthState(makeSignalRepositoryFactory({ wacore: api }), 'C', auth, { user: '4915551000', lid: '81000' });
 const { jid: peer, bundle } = JSON.parse(readFileSync(bundleFile, 'utf8'), BufferJSON.reviver);
 if (!(await me.repository.validateSession(peer)).exists) await parseAndInjectE2ESessions(bundle, me.repository);
@@ -63,5 +73,13 @@ lines.on('line', (line) => {
         out({ op: 'dec', id: m.id, error: String(e?.message ?? e) });
       }
     }
+  });
+});
+// The end of the input: once the work is done, the store is let go (for Redis, its lease and the
+// connection, which would otherwise keep the process running).
+lines.on('close', () => {
+  queue = queue.then(async () => {
+    await auth.close();
+    redis?.disconnect();
   });
 });

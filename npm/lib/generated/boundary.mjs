@@ -76,8 +76,9 @@ export const JS_ERRORS = Object.freeze({
   ERR_LOAD: "the wasm module could not be loaded",
   ERR_INTERNAL: "the package contradicted itself (a bug): an input or output did not match its layout",
   ERR_UNKNOWN: "an error number the package does not know",
-  ERR_AUTH_STORE: "the auth-state store could not be opened, read or written (a damaged or foreign file, a full disk)",
-  ERR_AUTH_STORE_LOCKED: "another running process holds this auth-state store",
+  ERR_AUTH_STORE: "the auth-state store could not be opened, read or written (a damaged or foreign file, a full disk, an unreachable Redis)",
+  ERR_AUTH_STORE_LOCKED: "another running process holds this auth-state store (a file, or an account's lease in Redis)",
+  ERR_AUTH_LEASE_LOST: "another process took this account's lease: this one's writes are refused (fenced) and it must stop",
   ERR_PEER_MISSING: "a package this entry needs is not installed (wacore-wasm/baileys-auth: @whiskeysockets/baileys)",
   ERR_NO_SQLITE: "this Node has no node:sqlite (Node 22.13 and later have it): useJournalAuthState keeps the auth state on any Node",
 });
