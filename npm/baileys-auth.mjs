@@ -141,6 +141,13 @@ function openSqliteStore(file, { durability = 'process' } = {}) {
     // A database of something else (tables, but not ours) is refused before anything is changed.
     const tables = db.all("SELECT name FROM sqlite_master WHERE type = 'table'").map((t) => t.name);
     if (tables.length && !tables.includes('records')) throw new WacoreError('ERR_AUTH_STORE', `${file} is a SQLite database of something else`);
+    // A damaged file (truncated, pages overwritten) is refused before anything is written to it.
+    // SQLite keeps no checksums: a changed byte inside a record's text is not found here (a record
+    // that is no longer JSON is ERR_AUTH_STORE when read).
+    if (tables.length) {
+      const check = db.all('PRAGMA quick_check').map((r) => Object.values(r)[0]);
+      if (check.length !== 1 || check[0] !== 'ok') throw new WacoreError('ERR_AUTH_STORE', `${file} is damaged (SQLite: ${String(check[0]).slice(0, 120)})`);
+    }
     // WAL: a commit is one append; 'process' durability leaves the fsync to checkpoints (a killed
     // process loses nothing: the OS has the writes), 'power' syncs every commit.
     db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = ${durability === 'power' ? 'FULL' : 'NORMAL'}; PRAGMA busy_timeout = 0`);

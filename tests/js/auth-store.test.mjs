@@ -131,6 +131,33 @@ describe(`journal auth-state store (${VARIANT})`, () => {
     expect(r.status, String(r.stderr)).toBe(0);
     const out = JSON.parse(String(r.stdout));
     expect(out).toEqual({ store: 'sqlite', version: expect.stringMatching(/^v22\./), refused: true, second: 'ERR_AUTH_STORE_LOCKED', read: { 'u.1': 'on node 22', 'gone.1': null }, me: '4915550009:1@s.whatsapp.net' });
+    // Damaged copies of a store file (cut short, a page overwritten, the header overwritten): each
+    // is ERR_AUTH_STORE at open and keeps every byte it had; the file itself still opens with
+    // everything committed.
+    const damage = spawnSync(node22, ['--no-warnings', '--input-type=module', '-e', `import { useSqliteAuthState } from ${JSON.stringify(url)};
+      import { readFileSync, writeFileSync } from 'node:fs';
+      const file = ${JSON.stringify(join(dir, 'damage.sqlite'))};
+      const a = await useSqliteAuthState(file);
+      for (let i = 0; i < 300; i++) await a.state.keys.set({ session: { ['d' + i + '.1']: 'x'.repeat(500) + i } });
+      a.close(); // (its last close checkpoints the WAL into the file)
+      const bytes = readFileSync(file);
+      const cut = bytes.subarray(0, Math.floor(bytes.length / 2));
+      const mid = 4096 * Math.floor(bytes.length / 4096 / 2); // a page of records, which opening reads only when checked
+      const page = Buffer.from(bytes); page.fill(0xa5, mid, mid + 200);
+      const header = Buffer.from(bytes); header.fill(0x41, 16, 100);
+      const out = {};
+      for (const [name, damaged] of Object.entries({ cut, page, header })) {
+        const f = file + '.' + name;
+        writeFileSync(f, damaged);
+        try { await useSqliteAuthState(f); out[name] = 'opened'; } catch (e) { out[name] = e.code; }
+        out[name + 'Unchanged'] = Buffer.compare(readFileSync(f), damaged) === 0;
+      }
+      const b = await useSqliteAuthState(file);
+      out.kept = Object.values(await b.state.keys.get('session', Array.from({ length: 300 }, (_, i) => 'd' + i + '.1'))).filter((v) => v?.length > 500).length;
+      b.close();
+      console.log(JSON.stringify(out));`]);
+    expect(damage.status, String(damage.stderr)).toBe(0);
+    expect(JSON.parse(String(damage.stdout))).toEqual({ cut: 'ERR_AUTH_STORE', cutUnchanged: true, page: 'ERR_AUTH_STORE', pageUnchanged: true, header: 'ERR_AUTH_STORE', headerUnchanged: true, kept: 300 });
     // Out to a folder (export reads SQLite on Node 22 only: here, through the child), into a journal.
     const folder = join(dir, 'folder');
     const e = spawnSync(node22, ['--no-warnings', '--input-type=module', '-e', `import { exportToMultiFileAuthState } from ${JSON.stringify(url)}; console.log((await exportToMultiFileAuthState(${JSON.stringify(file)}, ${JSON.stringify(folder)})).records);`]);
