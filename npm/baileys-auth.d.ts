@@ -51,8 +51,10 @@ export interface RedisAuthStateOptions {
   /** How long (ms) to wait for an account another process holds (default 0: ERR_AUTH_STORE_LOCKED
    * at once). */
   wait?: number;
-  /** Called once, with an ERR_AUTH_LEASE_LOST error, when another process took the lease (this one
-   * stalled past the TTL): its writes are refused from then on. End the socket. */
+  /** Called once, with an ERR_AUTH_LEASE_LOST error, when this process no longer holds the lease:
+   * another process took it (this one stalled past the TTL), no renewal succeeded for 60 % of the
+   * TTL (Redis out of reach), or Redis lost the account's keys. Its writes are refused from then
+   * on. End the socket. */
   onLost?: (error: Error) => void;
 }
 
@@ -61,6 +63,8 @@ export interface RedisAuthState<State = any> extends Omit<DurableAuthState<State
   store: 'redis';
   /** Lets go of the lease (the next process takes the account at once). The client stays open. */
   close(): Promise<void>;
+  /** holder: this process's id (host, pid, random); token: how many times the account's lease has
+   * been taken, this take included; lost: whether the lease was lost. */
   lease: { readonly holder: string; readonly token: number; readonly lost: boolean };
 }
 
