@@ -28,17 +28,22 @@ const md::Keys& media_keys_at(uintptr_t p) { return *at<const md::Keys>(p); }
 }  // namespace
 
 // out: the 112 bytes of derived keys (iv, cipher key, MAC key, ref key).
-Error media_keys(uintptr_t key, size_t key_len, uintptr_t info, size_t info_len, uintptr_t out) {
-  return md::derive_keys(bytes(key, key_len), {at<const char>(info), info_len}, *at<md::Keys>(out));
+// mediaKeys, mediaEncrypt, mediaDecryptRange and mediaSidecar are declared whole
+// (bindings/boundary.json): their sized inputs' lengths are checked by the generated exports.
+Error media_keys(uintptr_t media_key, size_t media_key_len, uintptr_t info, size_t info_len, uintptr_t keys) {
+  return md::derive_keys(bytes(media_key, media_key_len), {at<const char>(info), info_len}, *at<md::Keys>(keys));
 }
 
-// out holds encrypted_size(len); hashes at sha and enc_sha (32 bytes each). The upload length.
-wire::Value media_encrypt(uintptr_t keys, uintptr_t data, size_t len, uintptr_t out, uintptr_t sha, uintptr_t enc_sha) {
-  md::encrypt(media_keys_at(keys), bytes(data, len), at(out), at(sha), at(enc_sha));
-  return wire::Value::of(md::encrypted_size(len));
+// upload: room for exactly encrypted_size(data_len) bytes; the hashes 32 bytes each.
+Error media_encrypt(uintptr_t keys, size_t, uintptr_t data, size_t data_len, uintptr_t upload, size_t upload_len,
+                    uintptr_t sha, uintptr_t enc_sha) {
+  if (upload_len != md::encrypted_size(data_len)) return Error::output_length;
+  md::encrypt(media_keys_at(keys), bytes(data, data_len), at(upload), at(sha), at(enc_sha));
+  return Error::ok;
 }
 
-// expected hashes: address of 32 bytes, or 0 to skip. The plaintext length.
+// In place (the plaintext over the upload, which may be megabytes: no second copy). Expected
+// hashes: address of 32 bytes, or 0 to skip. The plaintext length.
 wire::Value media_decrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t enc_sha, uintptr_t sha, uintptr_t out) {
   size_t n = 0;
   const Error e = md::decrypt(media_keys_at(keys), bytes(upload, len), enc_sha ? at(enc_sha) : nullptr,
@@ -47,13 +52,19 @@ wire::Value media_decrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_
   return wire::Value::of(n);
 }
 
-Error media_decrypt_range(uintptr_t keys, uintptr_t prev, uintptr_t data, size_t len, uintptr_t out) {
-  return md::decrypt_range(media_keys_at(keys), at(prev), bytes(data, len), at(out));
+// plain: room for the data's length.
+Error media_decrypt_range(uintptr_t keys, size_t, uintptr_t prev, size_t, uintptr_t data, size_t data_len,
+                          uintptr_t plain, size_t plain_len) {
+  if (plain_len != data_len) return Error::output_length;
+  return md::decrypt_range(media_keys_at(keys), at(prev), bytes(data, data_len), at(plain));
 }
 
-wire::Value media_sidecar(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t out) {
-  md::sidecar(media_keys_at(keys), bytes(upload, len), at(out));
-  return wire::Value::of(md::sidecar_size(len));
+// sidecar: room for exactly sidecar_size(upload_len) bytes.
+Error media_sidecar(uintptr_t keys, size_t, uintptr_t upload, size_t upload_len, uintptr_t sidecar,
+                    size_t sidecar_len) {
+  if (sidecar_len != md::sidecar_size(upload_len)) return Error::output_length;
+  md::sidecar(media_keys_at(keys), bytes(upload, upload_len), at(sidecar));
+  return Error::ok;
 }
 
 size_t media_sidecar_size(size_t len) { return md::sidecar_size(len); }

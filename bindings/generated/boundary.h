@@ -26,7 +26,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0xe622ac70;
+inline constexpr uint32_t kBoundaryDigest = 0xf0d2c7f9;
 
 // The JS error table (npm/lib/generated/boundary.mjs) was read from src/common/error.h: as many entries.
 static_assert(static_cast<int>(wacore::Error::count_) == 57, "src/common/error.h changed: run node scripts/gen-boundary.mjs");
@@ -899,11 +899,11 @@ Error proto_decode(uint32_t type, uintptr_t data, size_t len);  // decodes a mes
 Error proto_encode(uint32_t type, uintptr_t words, size_t word_count, uintptr_t area, size_t area_len);  // encodes a tape (zeroed once read): the output the result words describe
 Error proto_inflate(uintptr_t data, size_t len, size_t max);  // inflates a zlib stream of at most max bytes: the output the result words describe
 void proto_wipe(uintptr_t data, size_t len);  // zeroes what the last protobuf call left (tape, output) and the len bytes at data
-Error media_keys(uintptr_t key, size_t key_len, uintptr_t info, size_t info_len, uintptr_t out);  // expands a media key (MEDIA_KEYS_BYTES)
-wire::Value media_encrypt(uintptr_t keys, uintptr_t data, size_t len, uintptr_t out, uintptr_t sha, uintptr_t enc_sha);  // encrypts a whole file and hashes both forms: the upload length
+Error media_keys(uintptr_t media_key, size_t media_key_len, uintptr_t info, size_t info_len, uintptr_t keys);  // expands a media key: IV, cipher key, MAC key, ref key
+Error media_encrypt(uintptr_t keys, size_t keys_len, uintptr_t data, size_t data_len, uintptr_t upload, size_t upload_len, uintptr_t sha, uintptr_t enc_sha);  // encrypts a whole file (upload: mediaEncryptedSize bytes for the data) and hashes both forms
 wire::Value media_decrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t enc_sha, uintptr_t sha, uintptr_t out);  // checks and decrypts an upload (expected hashes at 0 are not checked): the plaintext length
-Error media_decrypt_range(uintptr_t keys, uintptr_t prev, uintptr_t data, size_t len, uintptr_t out);  // decrypts whole blocks after the given previous ciphertext block
-wire::Value media_sidecar(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t out);  // the streaming sidecar of an upload: its length
+Error media_decrypt_range(uintptr_t keys, size_t keys_len, uintptr_t prev, size_t prev_len, uintptr_t data, size_t data_len, uintptr_t plain, size_t plain_len);  // decrypts whole blocks after the given previous ciphertext block (plain: the data's length)
+Error media_sidecar(uintptr_t keys, size_t keys_len, uintptr_t upload, size_t upload_len, uintptr_t sidecar, size_t sidecar_len);  // the streaming sidecar of an upload (sidecar: mediaSidecarSize bytes for the upload)
 size_t media_encrypted_size(size_t len);  // the upload length of a file of len bytes (padded ciphertext and MAC)
 size_t media_sidecar_size(size_t len);  // the sidecar length of an upload of len bytes
 Error appstate_expand_keys(uintptr_t key_data, size_t key_data_len, uintptr_t keys);  // the 160-byte mutation keys of a sync key

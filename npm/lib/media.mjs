@@ -49,7 +49,7 @@ export const MEDIA_HKDF_KEY_MAPPING = Object.freeze({
 const utf8 = new TextEncoder();
 
 export function makeMedia(core, crypto) {
-  const { M, plain, fail, scratch } = core;
+  const { plain, fail } = core;
   const Stream = makeStreamBase(core);
 
   const infoOf = (mediaType) => {
@@ -67,12 +67,7 @@ export function makeMedia(core, crypto) {
   const derive = (mediaKey, mediaType) => {
     const key = mediaKeyOf(mediaKey);
     const info = infoOf(mediaType);
-    return scratch(MEDIA_KEY + info.length + KEYS, (p) => {
-      M.HEAPU8.set(key, p);
-      M.HEAPU8.set(info, p + MEDIA_KEY);
-      plain.mediaKeys(p, MEDIA_KEY, p + MEDIA_KEY, info.length, p + MEDIA_KEY + info.length);
-      return M.HEAPU8.slice(p + MEDIA_KEY + info.length, p + MEDIA_KEY + info.length + KEYS);
-    });
+    return plain.mediaKeys(key, info);
   };
 
   /** Baileys' getMediaKeys: { iv, cipherKey, macKey, refKey } for a 32-byte media key (or base64). */
@@ -181,16 +176,8 @@ export function makeMedia(core, crypto) {
     const prev = asBytes(previousBlock, 'previousBlock');
     if (prev.length !== 16) throw new WacoreError('ERR_IV_LENGTH', 'previousBlock must be 16 bytes');
     const keys = derive(mediaKey, mediaType);
-    const total = KEYS + 16 + 2 * c.length;
     try {
-      return scratch(total, (p) => {
-        const heap = M.HEAPU8;
-        heap.set(keys, p);
-        heap.set(prev, p + KEYS);
-        heap.set(c, p + KEYS + 16);
-        plain.mediaDecryptRange(p, p + KEYS, p + KEYS + 16, c.length, p + KEYS + 16 + c.length);
-        return M.HEAPU8.slice(p + KEYS + 16 + c.length, p + KEYS + 16 + 2 * c.length);
-      });
+      return plain.mediaDecryptRange(keys, prev, c, c.length);
     } finally {
       keys.fill(0);
     }
@@ -201,15 +188,8 @@ export function makeMedia(core, crypto) {
   function mediaSidecar(encrypted, mediaKey, mediaType) {
     const e = asBytes(encrypted, 'encrypted');
     const keys = derive(mediaKey, mediaType);
-    const size = plain.mediaSidecarSize(e.length);
-    const total = KEYS + e.length + size;
     try {
-      return scratch(total, (p) => {
-        M.HEAPU8.set(keys, p);
-        M.HEAPU8.set(e, p + KEYS);
-        const n = plain.mediaSidecar(p, p + KEYS, e.length, p + KEYS + e.length);
-        return M.HEAPU8.slice(p + KEYS + e.length, p + KEYS + e.length + n);
-      });
+      return plain.mediaSidecar(keys, e, plain.mediaSidecarSize(e.length));
     } finally {
       keys.fill(0);
     }

@@ -6,7 +6,7 @@
 import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0xe622ac70;
+export const BOUNDARY_DIGEST = 0xf0d2c7f9;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
@@ -883,16 +883,36 @@ export function bindPlain(M, raise, io) {
     protoWipe(data, len) {
       M._wacore_protoWipe(data, len);
     },
-    /** expands a media key (MEDIA_KEYS_BYTES) */
-    mediaKeys(key, keyLen, info, infoLen, out) {
-      const rc = M._wacore_mediaKeys(key, keyLen, info, infoLen, out);
-      if (rc !== 0) raise(-rc);
+    /** expands a media key: IV, cipher key, MAC key, ref key */
+    mediaKeys(mediaKey, info) {
+      const n = 144 + info.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (mediaKey.length <= 32) h.set(mediaKey, p + 0);
+        h.set(info, p + 144);
+        const rc = M._wacore_mediaKeys(p + 0, mediaKey.length, p + 144, info.length, p + 32);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + 32, p + 32 + 112);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
-    /** encrypts a whole file and hashes both forms: the upload length */
-    mediaEncrypt(keys, data, len, out, sha, encSha) {
-      const rc = M._wacore_mediaEncrypt(keys, data, len, out, sha, encSha);
-      if (rc < 0) raise(-rc);
-      return rc;
+    /** encrypts a whole file (upload: mediaEncryptedSize bytes for the data) and hashes both forms */
+    mediaEncrypt(keys, data, uploadLen) {
+      const o1 = 176 + data.length;
+      const n = o1 + uploadLen;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (keys.length <= 112) h.set(keys, p + 0);
+        h.set(data, p + 176);
+        const rc = M._wacore_mediaEncrypt(p + 0, keys.length, p + 176, data.length, p + o1, uploadLen, p + 112, p + 144);
+        if (rc !== 0) raise(-rc);
+        return [M.HEAPU8.slice(p + o1, p + o1 + uploadLen), M.HEAPU8.slice(p + 112, p + 112 + 32), M.HEAPU8.slice(p + 144, p + 144 + 32)];
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** checks and decrypts an upload (expected hashes at 0 are not checked): the plaintext length */
     mediaDecrypt(keys, upload, len, encSha, sha, out) {
@@ -900,16 +920,38 @@ export function bindPlain(M, raise, io) {
       if (rc < 0) raise(-rc);
       return rc;
     },
-    /** decrypts whole blocks after the given previous ciphertext block */
-    mediaDecryptRange(keys, prev, data, len, out) {
-      const rc = M._wacore_mediaDecryptRange(keys, prev, data, len, out);
-      if (rc !== 0) raise(-rc);
+    /** decrypts whole blocks after the given previous ciphertext block (plain: the data's length) */
+    mediaDecryptRange(keys, prev, data, plainLen) {
+      const o1 = 128 + data.length;
+      const n = o1 + plainLen;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (keys.length <= 112) h.set(keys, p + 0);
+        if (prev.length <= 16) h.set(prev, p + 112);
+        h.set(data, p + 128);
+        const rc = M._wacore_mediaDecryptRange(p + 0, keys.length, p + 112, prev.length, p + 128, data.length, p + o1, plainLen);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + o1, p + o1 + plainLen);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
-    /** the streaming sidecar of an upload: its length */
-    mediaSidecar(keys, upload, len, out) {
-      const rc = M._wacore_mediaSidecar(keys, upload, len, out);
-      if (rc < 0) raise(-rc);
-      return rc;
+    /** the streaming sidecar of an upload (sidecar: mediaSidecarSize bytes for the upload) */
+    mediaSidecar(keys, upload, sidecarLen) {
+      const o1 = 112 + upload.length;
+      const n = o1 + sidecarLen;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (keys.length <= 112) h.set(keys, p + 0);
+        h.set(upload, p + 112);
+        const rc = M._wacore_mediaSidecar(p + 0, keys.length, p + 112, upload.length, p + o1, sidecarLen);
+        if (rc !== 0) raise(-rc);
+        return M.HEAPU8.slice(p + o1, p + o1 + sidecarLen);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** the upload length of a file of len bytes (padded ciphertext and MAC) */
     mediaEncryptedSize: (len) => M._wacore_mediaEncryptedSize(len) >>> 0,

@@ -1,29 +1,17 @@
 // Whole-file media in wasm (src/media/media.h through the plain exports): the backend everywhere,
 // and the only one for synchronous calls where there is no node:crypto. Inputs are copied into the
-// I/O buffer once; the region is wiped when the call returns or throws.
+// I/O buffer once; the region is wiped when the call returns or throws. Encryption is declared
+// whole (the generated mediaEncrypt places and copies out); decryption is placed here, in place
+// (the plaintext over the upload: one copy of a file that may be megabytes), its expected hashes
+// optional.
 import { copy, HASH, KEYS } from './format.mjs';
 
 /** { encrypt(keys, d, mediaKey), decrypt(keys, e, encSha, sha) } over a loaded module's core. */
 export function makeWasmMedia({ M, plain, scratch }) {
   return {
     encrypt(keys, d, mediaKey) {
-      const outLen = plain.mediaEncryptedSize(d.length);
-      const total = KEYS + d.length + outLen + 2 * HASH;
-      return scratch(total, (p) => {
-        const heap = M.HEAPU8;
-        heap.set(keys, p);
-        heap.set(d, p + KEYS);
-        const out = p + KEYS + d.length;
-        const n = plain.mediaEncrypt(p, p + KEYS, d.length, out, out + outLen, out + outLen + HASH);
-        const h = M.HEAPU8;
-        return {
-          mediaKey: copy(mediaKey),
-          encrypted: h.slice(out, out + n),
-          fileSha256: h.slice(out + outLen, out + outLen + HASH),
-          fileEncSha256: h.slice(out + outLen + HASH, out + outLen + 2 * HASH),
-          fileLength: d.length,
-        };
-      });
+      const [encrypted, fileSha256, fileEncSha256] = plain.mediaEncrypt(keys, d, plain.mediaEncryptedSize(d.length));
+      return { mediaKey: copy(mediaKey), encrypted, fileSha256, fileEncSha256, fileLength: d.length };
     },
     decrypt(keys, e, encSha, sha) {
       const total = KEYS + 2 * HASH + e.length;
