@@ -199,7 +199,8 @@ Error stream_aad(uintptr_t stream, uintptr_t data, size_t len) {
 
 // Processes len bytes from data, writing stream_update_size(len) bytes to out (out may equal data
 // for CTR and GCM, and for CBC when out does not run ahead of data): the bytes written.
-wire::Value stream_update(uintptr_t stream, uintptr_t data, size_t len, uintptr_t out) {
+wire::Value stream_update(uintptr_t stream, uintptr_t data, size_t len, uintptr_t out, size_t out_len) {
+  if (out_len < stream_update_size(stream, len)) return Error::output_length;
   Stream& s = *at<Stream>(stream);
   switch (s.kind) {
     case kCbcEncrypt: return wire::Value::of(s.cbc_enc.update(at(data), len, at(out)));

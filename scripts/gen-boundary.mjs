@@ -233,7 +233,8 @@ for (const [name, c] of Object.entries(plain)) {
       fail(`${name}: an export declared whole returns error, value or bool without outputs, or value with one output of a given length`);
     // The generated function's own names, which no argument may take.
     for (const a of args) if (['n', 'p', 'h', 'rc', 'M', 'io', 'raise'].includes(a.name) || /^o\d+$/.test(a.name)) fail(`${name}: ${a.name} is a name the generated code uses`);
-    if (args.some((a) => a.type === 'handle' || (a.type === 'ptr' && ![...ins, ...outs].some((d) => d.name === a.name)))) fail(`${name}: mixes declared bytes with bare addresses`);
+    // (A handle is a scalar to the generated JS: it passes through like the others.)
+    if (args.some((a) => a.type === 'ptr' && ![...ins, ...outs].some((d) => d.name === a.name))) fail(`${name}: mixes declared bytes with bare addresses`);
     // Offsets: the sized parts at constant offsets; the others after them, in declaration order.
     let at = 0;
     for (const d of [...ins, ...outs]) {

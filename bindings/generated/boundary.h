@@ -26,7 +26,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0xf0d2c7f9;
+inline constexpr uint32_t kBoundaryDigest = 0x77e19752;
 
 // The JS error table (npm/lib/generated/boundary.mjs) was read from src/common/error.h: as many entries.
 static_assert(static_cast<int>(wacore::Error::count_) == 57, "src/common/error.h changed: run node scripts/gen-boundary.mjs");
@@ -882,10 +882,10 @@ wire::Value aes_cbc_decrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t 
 Error aes_ctr(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len);  // AES-256-CTR, in place
 Error aes_gcm_seal(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len, uintptr_t buf, size_t len);  // AES-256-GCM, in place, the tag after the ciphertext
 Error aes_gcm_open(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len, uintptr_t buf, size_t len);  // AES-256-GCM decryption of ciphertext and tag, in place, only if the tag is valid
-wire::Value stream_create(int32_t kind, uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len);  // a stream of a StreamKind: its handle
+wire::Value stream_create(int32_t kind, uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len);  // a stream of a StreamKind (the key and IV its kind takes; none for a hash): its handle
 size_t stream_update_size(uintptr_t stream, size_t len);  // the bytes update(len) will write
 Error stream_aad(uintptr_t stream, uintptr_t data, size_t len);  // GCM additional data
-wire::Value stream_update(uintptr_t stream, uintptr_t data, size_t len, uintptr_t out);  // the bytes written
+wire::Value stream_update(uintptr_t stream, uintptr_t data, size_t data_len, uintptr_t out, size_t out_len);  // processes data (out: streamUpdateSize bytes for it): out's first `value` bytes
 wire::Value stream_final(uintptr_t stream, uintptr_t out, uintptr_t tag, size_t tag_len);  // finishes and frees the stream: the bytes written
 void stream_free(uintptr_t stream);  // frees (and wipes) a stream
 uintptr_t binary_result();  // the BinaryResultWord words the codec calls leave

@@ -4,12 +4,6 @@
 // when garbage-collected (FinalizationRegistry), later and without guarantee.
 import { asBytes, asOptionalBytes } from './args.mjs';
 import { WacoreError } from './errors.mjs';
-import { AES_IV_BYTES, AES_KEY_BYTES, StreamKind } from './generated/boundary.mjs';
-
-const KEY = AES_KEY_BYTES;
-const IV = AES_IV_BYTES;
-const GCM_ENCRYPT = StreamKind.gcmEncrypt;
-const GCM_DECRYPT = StreamKind.gcmDecrypt;
 
 // Methods the stream classes share but users should not call.
 export const HANDLE = Symbol('handle');
@@ -17,20 +11,13 @@ export const RELEASE = Symbol('release');
 export const PUSH = Symbol('push');
 export const FINISH = Symbol('finish');
 
-export function makeStreamBase({ M, plain, put, scratch }) {
+export function makeStreamBase({ M, plain, scratch }) {
   const registry = new FinalizationRegistry((handle) => plain.streamFree(handle));
 
   function create(kind, keyBytes, ivBytes) {
     const key = asOptionalBytes(keyBytes, 'key');
     const iv = asOptionalBytes(ivBytes, 'iv');
-    const isCipher = kind <= GCM_DECRYPT;
-    const keyRoom = isCipher ? KEY : key.length;
-    const ivRoom = kind === GCM_ENCRYPT || kind === GCM_DECRYPT ? iv.length : IV;
-    return scratch(keyRoom + ivRoom, (p) => {
-      put(M.HEAPU8, p, key, keyRoom);
-      put(M.HEAPU8, p + keyRoom, iv, ivRoom);
-      return plain.streamCreate(kind, p, key.length, p + keyRoom, iv.length);
-    });
+    return plain.streamCreate(kind, key, iv);
   }
 
   class Stream {
@@ -59,19 +46,12 @@ export function makeStreamBase({ M, plain, put, scratch }) {
     [PUSH](data) {
       const h = this[HANDLE]();
       const d = asBytes(data, 'data');
-      const outSize = plain.streamUpdateSize(h, d.length);
-      const total = d.length + outSize;
-      return scratch(total, (p) => {
-        M.HEAPU8.set(d, p);
-        let n;
-        try {
-          n = plain.streamUpdate(h, p, d.length, p + d.length);
-        } catch (e) {
-          this.destroy(); // a failed update ends the stream
-          throw e;
-        }
-        return M.HEAPU8.slice(p + d.length, p + d.length + n);
-      });
+      try {
+        return plain.streamUpdate(h, d, plain.streamUpdateSize(h, d.length));
+      } catch (e) {
+        this.destroy(); // a failed update ends the stream
+        throw e;
+      }
     }
     // Finishes the stream; returns the n output bytes, or with whole the entire room and n.
     [FINISH](room, tag, whole = false) {

@@ -6,7 +6,7 @@
 import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0xf0d2c7f9;
+export const BOUNDARY_DIGEST = 0x77e19752;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
@@ -813,11 +813,21 @@ export function bindPlain(M, raise, io) {
       const rc = M._wacore_aesGcmOpen(key, keyLen, iv, ivLen, aad, aadLen, buf, len);
       if (rc !== 0) raise(-rc);
     },
-    /** a stream of a StreamKind: its handle */
-    streamCreate(kind, key, keyLen, iv, ivLen) {
-      const rc = M._wacore_streamCreate(kind, key, keyLen, iv, ivLen);
-      if (rc < 0) raise(-rc);
-      return rc;
+    /** a stream of a StreamKind (the key and IV its kind takes; none for a hash): its handle */
+    streamCreate(kind, key, iv) {
+      const o1 = key.length;
+      const n = o1 + iv.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(key, p + 0);
+        h.set(iv, p + o1);
+        const rc = M._wacore_streamCreate(kind, p + 0, key.length, p + o1, iv.length);
+        if (rc < 0) raise(-rc);
+        return rc;
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** the bytes update(len) will write */
     streamUpdateSize: (stream, len) => M._wacore_streamUpdateSize(stream, len) >>> 0,
@@ -826,11 +836,21 @@ export function bindPlain(M, raise, io) {
       const rc = M._wacore_streamAad(stream, data, len);
       if (rc !== 0) raise(-rc);
     },
-    /** the bytes written */
-    streamUpdate(stream, data, len, out) {
-      const rc = M._wacore_streamUpdate(stream, data, len, out);
-      if (rc < 0) raise(-rc);
-      return rc;
+    /** processes data (out: streamUpdateSize bytes for it): out's first `value` bytes */
+    streamUpdate(stream, data, outLen) {
+      const o1 = data.length;
+      const n = o1 + outLen;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(data, p + 0);
+        const rc = M._wacore_streamUpdate(stream, p + 0, data.length, p + o1, outLen);
+        if (rc < 0) raise(-rc);
+        if (rc > outLen) throw new WacoreError('ERR_INTERNAL', 'streamUpdate wrote more than its room');
+        return M.HEAPU8.slice(p + o1, p + o1 + rc);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** finishes and frees the stream: the bytes written */
     streamFinal(stream, out, tag, tagLen) {
