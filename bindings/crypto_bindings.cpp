@@ -81,38 +81,53 @@ Error check_key_iv(size_t key_len, size_t iv_len, size_t want_iv) {
 }  // namespace
 
 // buf holds len bytes of plaintext and room for 16 more; the ciphertext length.
-wire::Value aes_cbc_encrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len) {
+// The one-shot calls work in place on buf: len bytes in a room of room bytes (declared whole,
+// bindings/boundary.json: the key's and a CBC/CTR IV's lengths are checked by the export).
+wire::Value aes_cbc_encrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len,
+                            size_t room) {
   if (Error e = check_key_iv(key_len, iv_len, wacore::aes::kIvBytes); e != Error::ok) return e;
+  if (room < wacore::aes::cbc_encrypted_size(len)) return Error::output_length;
   wacore::aes::cbc_encrypt(at(key), at(iv), at(buf), len, at(buf));
   return wire::Value::of(wacore::aes::cbc_encrypted_size(len));
 }
 
 // The plaintext length.
-wire::Value aes_cbc_decrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len) {
+wire::Value aes_cbc_decrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len,
+                            size_t room) {
   if (Error e = check_key_iv(key_len, iv_len, wacore::aes::kIvBytes); e != Error::ok) return e;
+  if (room < len) return Error::output_length;
   size_t n = 0;
   if (Error e = wacore::aes::cbc_decrypt(at(key), at(iv), at(buf), len, at(buf), &n); e != Error::ok) return e;
   return wire::Value::of(n);
 }
 
-Error aes_ctr(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len) {
+wire::Value aes_ctr(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len, size_t room) {
   if (Error e = check_key_iv(key_len, iv_len, wacore::aes::kIvBytes); e != Error::ok) return e;
+  if (room < len) return Error::output_length;
   wacore::aes::ctr(at(key), at(iv), at(buf), at(buf), len);
-  return Error::ok;
+  return wire::Value::of(len);
 }
 
-// buf holds len bytes and room for the 16-byte tag.
-Error aes_gcm_seal(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len,
-                   uintptr_t buf, size_t len) {
+// The room holds len bytes and the 16-byte tag after them.
+wire::Value aes_gcm_seal(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len,
+                         uintptr_t buf, size_t len, size_t room) {
   if (key_len != wacore::aes::kKeyBytes) return Error::key_length;
-  return wacore::aes::gcm_seal(at(key), bytes(iv, iv_len), bytes(aad, aad_len), at(buf), len, at(buf));
+  if (room < len + wacore::aes::kGcmTagBytes) return Error::output_length;
+  if (Error e = wacore::aes::gcm_seal(at(key), bytes(iv, iv_len), bytes(aad, aad_len), at(buf), len, at(buf));
+      e != Error::ok)
+    return e;
+  return wire::Value::of(len + wacore::aes::kGcmTagBytes);
 }
 
 // buf holds ciphertext and tag (len bytes); the plaintext replaces it only if the tag is valid.
-Error aes_gcm_open(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len,
-                   uintptr_t buf, size_t len) {
+wire::Value aes_gcm_open(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len,
+                         uintptr_t buf, size_t len, size_t room) {
   if (key_len != wacore::aes::kKeyBytes) return Error::key_length;
-  return wacore::aes::gcm_open(at(key), bytes(iv, iv_len), bytes(aad, aad_len), at(buf), len, at(buf));
+  if (room < len) return Error::output_length;
+  if (Error e = wacore::aes::gcm_open(at(key), bytes(iv, iv_len), bytes(aad, aad_len), at(buf), len, at(buf));
+      e != Error::ok)
+    return e;
+  return wire::Value::of(len - wacore::aes::kGcmTagBytes);
 }
 
 // --- streams: one malloc'd state per JS stream object, freed (and wiped) by final or free ------------

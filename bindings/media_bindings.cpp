@@ -25,6 +25,7 @@ namespace wacore::bindings::plain {
 namespace md = wacore::media;
 namespace {
 const md::Keys& media_keys_at(uintptr_t p) { return *at<const md::Keys>(p); }
+constexpr size_t kHashBytes = 32;  // SHA-256
 }  // namespace
 
 // out: the 112 bytes of derived keys (iv, cipher key, MAC key, ref key).
@@ -42,12 +43,16 @@ Error media_encrypt(uintptr_t keys, size_t, uintptr_t data, size_t data_len, uin
   return Error::ok;
 }
 
-// In place (the plaintext over the upload, which may be megabytes: no second copy). Expected
-// hashes: address of 32 bytes, or 0 to skip. The plaintext length.
-wire::Value media_decrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t enc_sha, uintptr_t sha, uintptr_t out) {
+// In place: the plaintext over the upload, which may be megabytes (no second copy). An expected
+// hash of no bytes is not checked; one of another length than 32 is ERR_DATA_LENGTH. The
+// plaintext length.
+wire::Value media_decrypt(uintptr_t keys, size_t, uintptr_t enc_sha, size_t enc_sha_len, uintptr_t sha, size_t sha_len,
+                          uintptr_t upload, size_t len, size_t room) {
+  if ((enc_sha_len != 0 && enc_sha_len != kHashBytes) || (sha_len != 0 && sha_len != kHashBytes)) return Error::data_length;
+  if (room < len) return Error::output_length;
   size_t n = 0;
-  const Error e = md::decrypt(media_keys_at(keys), bytes(upload, len), enc_sha ? at(enc_sha) : nullptr,
-                              sha ? at(sha) : nullptr, at(out), &n);
+  const Error e = md::decrypt(media_keys_at(keys), bytes(upload, len), enc_sha_len ? at(enc_sha) : nullptr,
+                              sha_len ? at(sha) : nullptr, at(upload), &n);
   if (e != Error::ok) return e;
   return wire::Value::of(n);
 }

@@ -177,6 +177,11 @@ const PLAIN_RETURNS = {
 //                                             address); with SIZE * the caller gives the length
 //                                             (the JS function takes it where the argument stands,
 //                                             the export takes address and length).
+//   name:inout:*[:secret]                     bytes the call reads and overwrites in place, in a
+//                                             room the caller gives (the JS function takes the
+//                                             bytes, then the room; the export address, length
+//                                             and room); the export returns value, the length it
+//                                             left there, which the JS returns.
 // An export with such arguments is placed by the generated JS: the sized inputs, then the sized
 // outputs, then the inputs of any length and the outputs of a given length, each in declaration
 // order; its inputs copied in (one longer than its room is not copied: the length check refuses
@@ -195,8 +200,9 @@ for (const [name, c] of Object.entries(plain)) {
   for (const a of c.args) {
     const [arg, type, size, ...flags] = a.split(':');
     if (!/^[a-z][A-Za-z0-9]*$/.test(arg)) fail(`${name}: argument ${a}`);
-    if (type === 'in' || type === 'out') {
+    if (type === 'in' || type === 'out' || type === 'inout') {
       if (size !== '*' && !(size in constants)) fail(`${name}: ${arg}: unknown size ${size}`);
+      if (type === 'inout' && size !== '*') fail(`${name}: ${arg}: an inout argument has a room the caller gives (*)`);
       const d = { name: arg, size: size === '*' ? undefined : constants[size].value, sizeName: size, secret: flags.includes('secret'), upto: flags.includes('upto') };
       const err = flags.find((f) => f.startsWith('err='))?.slice(4);
       for (const f of flags) if (f !== 'secret' && f !== 'upto' && !f.startsWith('err=')) fail(`${name}: ${arg}: unknown flag ${f}`);
@@ -212,6 +218,13 @@ for (const [name, c] of Object.entries(plain)) {
       if (type === 'in') {
         ins.push(d);
         args.push({ name: arg, type: 'ptr' }, { name: `${arg}Len`, type: 'len' });
+      } else if (type === 'inout') {
+        // Bytes the call reads and replaces in place, in a room the caller gives (no second copy
+        // of data that may be megabytes): the export takes address, length and room.
+        d.inout = true;
+        ins.push(d);
+        outs.push(d);
+        args.push({ name: arg, type: 'ptr' }, { name: `${arg}Len`, type: 'len' }, { name: `${arg}Room`, type: 'len' });
       } else {
         outs.push(d);
         args.push({ name: arg, type: 'ptr' });
@@ -229,6 +242,7 @@ for (const [name, c] of Object.entries(plain)) {
     // errors. A value with one output of a length the caller gives is how much of it the call
     // wrote: the JS returns that much.
     const usedLength = c.returns === 'value' && outs.length === 1 && outs[0].size === undefined;
+    if (outs.some((d) => d.inout) && !usedLength) fail(`${name}: an export with an inout argument returns value (the bytes it left there), and has no other output`);
     if (!(c.returns === 'error' || usedLength || ((c.returns === 'value' || c.returns === 'bool') && outs.length === 0)))
       fail(`${name}: an export declared whole returns error, value or bool without outputs, or value with one output of a given length`);
     // The generated function's own names, which no argument may take.
@@ -237,13 +251,14 @@ for (const [name, c] of Object.entries(plain)) {
     if (args.some((a) => a.type === 'ptr' && ![...ins, ...outs].some((d) => d.name === a.name))) fail(`${name}: mixes declared bytes with bare addresses`);
     // Offsets: the sized parts at constant offsets; the others after them, in declaration order.
     let at = 0;
-    for (const d of [...ins, ...outs]) {
+    const parts = [...new Set([...ins, ...outs])]; // (an inout argument is both)
+    for (const d of parts) {
       if (d.size === undefined) continue;
       d.at = at;
       at += d.size;
     }
-    const variable = [...ins, ...outs].filter((d) => d.size === undefined);
-    plainWhole.set(name, { ins, outs, fixed: at, variable, secret: [...ins, ...outs].some((d) => d.secret) });
+    const variable = parts.filter((d) => d.size === undefined);
+    plainWhole.set(name, { ins, outs, fixed: at, variable, secret: parts.some((d) => d.secret) });
   }
 }
 
@@ -446,16 +461,18 @@ function cppPlain(family) {
 // --- JS --------------------------------------------------------------------------------------------------
 /** The JS of an export declared whole: placement, the call, copies out, the wipe. */
 function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
-  const all = [...ins, ...outs];
-  const lenOf = (d) => (ins.includes(d) ? `${d.name}.length` : `${d.name}Len`);
+  const all = [...new Set([...ins, ...outs])];
+  // A region's length: an input's own, an output's or an inout's room as the caller gives it.
+  const lenOf = (d) => (d.inout ? `${d.name}Room` : ins.includes(d) ? `${d.name}.length` : `${d.name}Len`);
   // The JS parameters, in declaration order: an input's bytes, an output's length when the caller
   // gives it, a scalar as it is.
   const params = plainArgs
     .get(name)
     .filter((a) => {
       if (all.some((d) => d.name === a.name)) return ins.some((d) => d.name === a.name);
+      if (all.some((d) => d.inout && `${d.name}Room` === a.name)) return true;
       const owner = all.find((d) => `${d.name}Len` === a.name);
-      return owner ? outs.includes(owner) : true;
+      return owner ? outs.includes(owner) && !owner.inout : true;
     })
     .map((a) => a.name);
   // Where each part of a run-time length starts: after the sized ones, one after another.
@@ -473,6 +490,8 @@ function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
   L.push('      const p = io(n);');
   if (secret) L.push('      try {');
   const I = secret ? '        ' : '      ';
+  // An inout argument longer than its room would run past its region: the package's own mistake.
+  for (const d of ins.filter((x) => x.inout)) L.push(`${I}if (${d.name}.length > ${d.name}Room) throw new WacoreError('ERR_INTERNAL', '${name}: ${d.name} is longer than its room');`);
   if (ins.length) L.push(`${I}const h = M.HEAPU8;`);
   for (const d of ins) {
     if (d.size === undefined) L.push(`${I}h.set(${d.name}, p + ${where.get(d.name)});`);
@@ -482,7 +501,7 @@ function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
     const d = all.find((x) => x.name === a.name);
     if (d) return `p + ${where.get(d.name)}`;
     const dl = all.find((x) => `${x.name}Len` === a.name);
-    if (dl) return lenOf(dl);
+    if (dl) return dl.inout ? `${dl.name}.length` : lenOf(dl);
     return a.name;
   });
   L.push(`${I}const rc = M._wacore_${name}(${wasmArgs.join(', ')});`);

@@ -26,7 +26,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x77e19752;
+inline constexpr uint32_t kBoundaryDigest = 0x0d293dcc;
 
 // The JS error table (npm/lib/generated/boundary.mjs) was read from src/common/error.h: as many entries.
 static_assert(static_cast<int>(wacore::Error::count_) == 57, "src/common/error.h changed: run node scripts/gen-boundary.mjs");
@@ -877,11 +877,11 @@ Error sha(int32_t kind, uintptr_t data, size_t data_len, uintptr_t digest, size_
 Error hmac(int32_t kind, uintptr_t key, size_t key_len, uintptr_t data, size_t data_len, uintptr_t mac, size_t mac_len);  // HMAC-SHA256 or HMAC-SHA512 by HashKind
 Error hkdf(uintptr_t ikm, size_t ikm_len, uintptr_t salt, size_t salt_len, uintptr_t info, size_t info_len, uintptr_t okm, size_t okm_len);  // HKDF-SHA256
 bool ct_equal(uintptr_t a, size_t a_len, uintptr_t b, size_t b_len);  // constant-time comparison: false at once for different lengths
-wire::Value aes_cbc_encrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len);  // AES-256-CBC with PKCS#7, in place (buf has room for a block more): the ciphertext length
-wire::Value aes_cbc_decrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len);  // AES-256-CBC decryption, in place: the plaintext length
-Error aes_ctr(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t len);  // AES-256-CTR, in place
-Error aes_gcm_seal(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len, uintptr_t buf, size_t len);  // AES-256-GCM, in place, the tag after the ciphertext
-Error aes_gcm_open(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len, uintptr_t buf, size_t len);  // AES-256-GCM decryption of ciphertext and tag, in place, only if the tag is valid
+wire::Value aes_cbc_encrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t buf_len, size_t buf_room);  // AES-256-CBC with PKCS#7, in place (buf's room: its length and a block more): the ciphertext length
+wire::Value aes_cbc_decrypt(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t buf_len, size_t buf_room);  // AES-256-CBC decryption, in place: the plaintext length
+wire::Value aes_ctr(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t buf, size_t buf_len, size_t buf_room);  // AES-256-CTR, in place: the length
+wire::Value aes_gcm_seal(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len, uintptr_t buf, size_t buf_len, size_t buf_room);  // AES-256-GCM, in place, the tag after the ciphertext (buf's room: its length and the tag): the sealed length
+wire::Value aes_gcm_open(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len, uintptr_t buf, size_t buf_len, size_t buf_room);  // AES-256-GCM decryption of ciphertext and tag, in place, only if the tag is valid: the plaintext length
 wire::Value stream_create(int32_t kind, uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len);  // a stream of a StreamKind (the key and IV its kind takes; none for a hash): its handle
 size_t stream_update_size(uintptr_t stream, size_t len);  // the bytes update(len) will write
 Error stream_aad(uintptr_t stream, uintptr_t data, size_t len);  // GCM additional data
@@ -901,7 +901,7 @@ Error proto_inflate(uintptr_t data, size_t len, size_t max);  // inflates a zlib
 void proto_wipe(uintptr_t data, size_t len);  // zeroes what the last protobuf call left (tape, output) and the len bytes at data
 Error media_keys(uintptr_t media_key, size_t media_key_len, uintptr_t info, size_t info_len, uintptr_t keys);  // expands a media key: IV, cipher key, MAC key, ref key
 Error media_encrypt(uintptr_t keys, size_t keys_len, uintptr_t data, size_t data_len, uintptr_t upload, size_t upload_len, uintptr_t sha, uintptr_t enc_sha);  // encrypts a whole file (upload: mediaEncryptedSize bytes for the data) and hashes both forms
-wire::Value media_decrypt(uintptr_t keys, uintptr_t upload, size_t len, uintptr_t enc_sha, uintptr_t sha, uintptr_t out);  // checks and decrypts an upload (expected hashes at 0 are not checked): the plaintext length
+wire::Value media_decrypt(uintptr_t keys, size_t keys_len, uintptr_t enc_sha, size_t enc_sha_len, uintptr_t sha, size_t sha_len, uintptr_t upload, size_t upload_len, size_t upload_room);  // checks and decrypts an upload in place (an expected hash of no bytes is not checked): the plaintext length
 Error media_decrypt_range(uintptr_t keys, size_t keys_len, uintptr_t prev, size_t prev_len, uintptr_t data, size_t data_len, uintptr_t plain, size_t plain_len);  // decrypts whole blocks after the given previous ciphertext block (plain: the data's length)
 Error media_sidecar(uintptr_t keys, size_t keys_len, uintptr_t upload, size_t upload_len, uintptr_t sidecar, size_t sidecar_len);  // the streaming sidecar of an upload (sidecar: mediaSidecarSize bytes for the upload)
 size_t media_encrypted_size(size_t len);  // the upload length of a file of len bytes (padded ciphertext and MAC)

@@ -24,7 +24,7 @@ const DIGEST_BYTES = {
 
 
 export function makeCrypto(core) {
-  const { M, plain, failCode, put, scratch } = core;
+  const { M, plain, failCode, scratch } = core;
 
   // node:crypto for large one-shot inputs (lib/internal/native.mjs): same bytes, same errors.
   const nodeFor = makeNative(core);
@@ -85,27 +85,17 @@ export function makeCrypto(core) {
     return plain.ctEqual(u, v);
   }
 
-  // --- AES one-shot: key, IV and AAD at the front of the I/O buffer, the data after them, processed
-  // in place ---------------------------------------------------------------------------------------
+  // --- AES one-shot: on node:crypto where it pays (nodeFor), else the plain exports (declared whole:
+  // the generated JS places key, IV, AAD and the data, which the call processes in place) ----------
 
-  function aesCall(name, keyBytes, ivBytes, data, extra, fn, native, nodeForm) {
+  function aesCall(name, keyBytes, ivBytes, data, extra, wasm, native, nodeForm) {
     const key = asBytes(keyBytes, 'key');
     const iv = asBytes(ivBytes, 'iv');
     const d = asBytes(data, 'data');
     // OpenSSL takes GCM IVs of at most 128 bytes; longer ones (valid in GCM) stay in wasm.
     const nc = name === 'gcm' && iv.length > 128 ? undefined : nodeFor(native, d.length, key.length + iv.length + extra.length + d.length);
     if (nc) return nodeForm(nc, key, iv, d, extra);
-    const ivRoom = name === 'gcm' ? iv.length : IV;
-    const head = KEY + ivRoom + extra.length;
-    const total = head + d.length + TAG;
-    return scratch(total, (p) => {
-      const heap = M.HEAPU8;
-      put(heap, p, key, KEY);
-      put(heap, p + KEY, iv, ivRoom);
-      heap.set(extra, p + KEY + ivRoom);
-      heap.set(d, p + head);
-      return fn(p, key.length, p + KEY, iv.length, p + KEY + ivRoom, extra.length, p + head, d.length);
-    });
+    return wasm(key, iv, d, extra);
   }
 
   // The node:crypto forms check what the wasm glue checks, in its order, with its errors.
@@ -151,33 +141,27 @@ export function makeCrypto(core) {
     }
   };
 
-  // A one-shot AES call: the plain export (which raises its errors) giving the output's length, and
-  // the node:crypto form.
-  const oneShot = (name, withAad, lengthOf, nodeForm) => (key, iv, data, ...rest) => {
+  // A one-shot AES call: the plain export (which raises its errors) on the data in a room its output
+  // fits, and the node:crypto form.
+  const oneShot = (name, withAad, wasm, nodeForm) => (key, iv, data, ...rest) => {
     const native = nativeOf(withAad ? rest[1] : rest[0]); // read before the inputs are taken
     const aad = withAad ? asOptionalBytes(rest[0], 'aad') : new Uint8Array(0);
-    const wasm = (k, kl, i, il, a, al, buf, len) => M.HEAPU8.slice(buf, buf + lengthOf(k, kl, i, il, a, al, buf, len));
     return aesCall(name, key, iv, data, aad, wasm, native, nodeForm);
   };
 
   /** AES-256-CBC with PKCS#7 padding: 16-byte-multiple ciphertext, 1..16 bytes longer than data. */
-  const aesCbcEncrypt = oneShot('cbc', false, (k, kl, i, il, a, al, buf, len) => plain.aesCbcEncrypt(k, kl, i, il, buf, len), nodeCbc(true));
+  const aesCbcEncrypt = oneShot('cbc', false, (k, i, d) => plain.aesCbcEncrypt(k, i, d, d.length + 16), nodeCbc(true));
   /** AES-256-CBC decryption; throws ERR_BAD_PADDING (checked in constant time in wasm; node:crypto's
    * check, from 1 KiB where it is there, is OpenSSL's) or ERR_DATA_LENGTH. */
-  const aesCbcDecrypt = oneShot('cbc', false, (k, kl, i, il, a, al, buf, len) => plain.aesCbcDecrypt(k, kl, i, il, buf, len), nodeCbc(false));
-  // The output length of a call that succeeded: its input's, grown by `grow` (the tag, or less it).
-  const grown = (grow, call) => (k, kl, i, il, a, al, buf, len) => {
-    call(k, kl, i, il, a, al, buf, len);
-    return len + grow;
-  };
+  const aesCbcDecrypt = oneShot('cbc', false, (k, i, d) => plain.aesCbcDecrypt(k, i, d, d.length), nodeCbc(false));
   /** AES-256-CTR with a 16-byte initial counter block, incremented as one 128-bit big-endian number
    * (as node:crypto's aes-256-ctr). Encryption and decryption are the same operation. */
-  const aesCtr = oneShot('ctr', false, grown(0, (k, kl, i, il, a, al, buf, len) => plain.aesCtr(k, kl, i, il, buf, len)), nodeCtr);
+  const aesCtr = oneShot('ctr', false, (k, i, d) => plain.aesCtr(k, i, d, d.length), nodeCtr);
   /** AES-256-GCM: ciphertext followed by the 16-byte tag. iv: any non-empty length (12 recommended). */
-  const aesGcmSeal = oneShot('gcm', true, grown(TAG, plain.aesGcmSeal), nodeGcmSeal);
+  const aesGcmSeal = oneShot('gcm', true, (k, i, d, a) => plain.aesGcmSeal(k, i, a, d, d.length + TAG), nodeGcmSeal);
   /** AES-256-GCM decryption of ciphertext||tag; the tag is verified (in constant time) before any
    * plaintext exists. Throws ERR_AUTH_TAG. */
-  const aesGcmOpen = oneShot('gcm', true, grown(-TAG, plain.aesGcmOpen), nodeGcmOpen);
+  const aesGcmOpen = oneShot('gcm', true, (k, i, d, a) => plain.aesGcmOpen(k, i, a, d, d.length), nodeGcmOpen);
 
   // --- streams (lib/stream.mjs) -------------------------------------------------------------------
   const Stream = makeStreamBase(core);

@@ -6,7 +6,7 @@
 import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x77e19752;
+export const BOUNDARY_DIGEST = 0x0d293dcc;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
@@ -786,32 +786,101 @@ export function bindPlain(M, raise, io) {
         M.HEAPU8.fill(0, p, p + n);
       }
     },
-    /** AES-256-CBC with PKCS#7, in place (buf has room for a block more): the ciphertext length */
-    aesCbcEncrypt(key, keyLen, iv, ivLen, buf, len) {
-      const rc = M._wacore_aesCbcEncrypt(key, keyLen, iv, ivLen, buf, len);
-      if (rc < 0) raise(-rc);
-      return rc;
+    /** AES-256-CBC with PKCS#7, in place (buf's room: its length and a block more): the ciphertext length */
+    aesCbcEncrypt(key, iv, buf, bufRoom) {
+      const n = 48 + bufRoom;
+      const p = io(n);
+      try {
+        if (buf.length > bufRoom) throw new WacoreError('ERR_INTERNAL', 'aesCbcEncrypt: buf is longer than its room');
+        const h = M.HEAPU8;
+        if (key.length <= 32) h.set(key, p + 0);
+        if (iv.length <= 16) h.set(iv, p + 32);
+        h.set(buf, p + 48);
+        const rc = M._wacore_aesCbcEncrypt(p + 0, key.length, p + 32, iv.length, p + 48, buf.length, bufRoom);
+        if (rc < 0) raise(-rc);
+        if (rc > bufRoom) throw new WacoreError('ERR_INTERNAL', 'aesCbcEncrypt wrote more than its room');
+        return M.HEAPU8.slice(p + 48, p + 48 + rc);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** AES-256-CBC decryption, in place: the plaintext length */
-    aesCbcDecrypt(key, keyLen, iv, ivLen, buf, len) {
-      const rc = M._wacore_aesCbcDecrypt(key, keyLen, iv, ivLen, buf, len);
-      if (rc < 0) raise(-rc);
-      return rc;
+    aesCbcDecrypt(key, iv, buf, bufRoom) {
+      const n = 48 + bufRoom;
+      const p = io(n);
+      try {
+        if (buf.length > bufRoom) throw new WacoreError('ERR_INTERNAL', 'aesCbcDecrypt: buf is longer than its room');
+        const h = M.HEAPU8;
+        if (key.length <= 32) h.set(key, p + 0);
+        if (iv.length <= 16) h.set(iv, p + 32);
+        h.set(buf, p + 48);
+        const rc = M._wacore_aesCbcDecrypt(p + 0, key.length, p + 32, iv.length, p + 48, buf.length, bufRoom);
+        if (rc < 0) raise(-rc);
+        if (rc > bufRoom) throw new WacoreError('ERR_INTERNAL', 'aesCbcDecrypt wrote more than its room');
+        return M.HEAPU8.slice(p + 48, p + 48 + rc);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
-    /** AES-256-CTR, in place */
-    aesCtr(key, keyLen, iv, ivLen, buf, len) {
-      const rc = M._wacore_aesCtr(key, keyLen, iv, ivLen, buf, len);
-      if (rc !== 0) raise(-rc);
+    /** AES-256-CTR, in place: the length */
+    aesCtr(key, iv, buf, bufRoom) {
+      const n = 48 + bufRoom;
+      const p = io(n);
+      try {
+        if (buf.length > bufRoom) throw new WacoreError('ERR_INTERNAL', 'aesCtr: buf is longer than its room');
+        const h = M.HEAPU8;
+        if (key.length <= 32) h.set(key, p + 0);
+        if (iv.length <= 16) h.set(iv, p + 32);
+        h.set(buf, p + 48);
+        const rc = M._wacore_aesCtr(p + 0, key.length, p + 32, iv.length, p + 48, buf.length, bufRoom);
+        if (rc < 0) raise(-rc);
+        if (rc > bufRoom) throw new WacoreError('ERR_INTERNAL', 'aesCtr wrote more than its room');
+        return M.HEAPU8.slice(p + 48, p + 48 + rc);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
-    /** AES-256-GCM, in place, the tag after the ciphertext */
-    aesGcmSeal(key, keyLen, iv, ivLen, aad, aadLen, buf, len) {
-      const rc = M._wacore_aesGcmSeal(key, keyLen, iv, ivLen, aad, aadLen, buf, len);
-      if (rc !== 0) raise(-rc);
+    /** AES-256-GCM, in place, the tag after the ciphertext (buf's room: its length and the tag): the sealed length */
+    aesGcmSeal(key, iv, aad, buf, bufRoom) {
+      const o1 = 32 + iv.length;
+      const o2 = o1 + aad.length;
+      const n = o2 + bufRoom;
+      const p = io(n);
+      try {
+        if (buf.length > bufRoom) throw new WacoreError('ERR_INTERNAL', 'aesGcmSeal: buf is longer than its room');
+        const h = M.HEAPU8;
+        if (key.length <= 32) h.set(key, p + 0);
+        h.set(iv, p + 32);
+        h.set(aad, p + o1);
+        h.set(buf, p + o2);
+        const rc = M._wacore_aesGcmSeal(p + 0, key.length, p + 32, iv.length, p + o1, aad.length, p + o2, buf.length, bufRoom);
+        if (rc < 0) raise(-rc);
+        if (rc > bufRoom) throw new WacoreError('ERR_INTERNAL', 'aesGcmSeal wrote more than its room');
+        return M.HEAPU8.slice(p + o2, p + o2 + rc);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
-    /** AES-256-GCM decryption of ciphertext and tag, in place, only if the tag is valid */
-    aesGcmOpen(key, keyLen, iv, ivLen, aad, aadLen, buf, len) {
-      const rc = M._wacore_aesGcmOpen(key, keyLen, iv, ivLen, aad, aadLen, buf, len);
-      if (rc !== 0) raise(-rc);
+    /** AES-256-GCM decryption of ciphertext and tag, in place, only if the tag is valid: the plaintext length */
+    aesGcmOpen(key, iv, aad, buf, bufRoom) {
+      const o1 = 32 + iv.length;
+      const o2 = o1 + aad.length;
+      const n = o2 + bufRoom;
+      const p = io(n);
+      try {
+        if (buf.length > bufRoom) throw new WacoreError('ERR_INTERNAL', 'aesGcmOpen: buf is longer than its room');
+        const h = M.HEAPU8;
+        if (key.length <= 32) h.set(key, p + 0);
+        h.set(iv, p + 32);
+        h.set(aad, p + o1);
+        h.set(buf, p + o2);
+        const rc = M._wacore_aesGcmOpen(p + 0, key.length, p + 32, iv.length, p + o1, aad.length, p + o2, buf.length, bufRoom);
+        if (rc < 0) raise(-rc);
+        if (rc > bufRoom) throw new WacoreError('ERR_INTERNAL', 'aesGcmOpen wrote more than its room');
+        return M.HEAPU8.slice(p + o2, p + o2 + rc);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** a stream of a StreamKind (the key and IV its kind takes; none for a hash): its handle */
     streamCreate(kind, key, iv) {
@@ -934,11 +1003,26 @@ export function bindPlain(M, raise, io) {
         M.HEAPU8.fill(0, p, p + n);
       }
     },
-    /** checks and decrypts an upload (expected hashes at 0 are not checked): the plaintext length */
-    mediaDecrypt(keys, upload, len, encSha, sha, out) {
-      const rc = M._wacore_mediaDecrypt(keys, upload, len, encSha, sha, out);
-      if (rc < 0) raise(-rc);
-      return rc;
+    /** checks and decrypts an upload in place (an expected hash of no bytes is not checked): the plaintext length */
+    mediaDecrypt(keys, encSha, sha, upload, uploadRoom) {
+      const o1 = 112 + encSha.length;
+      const o2 = o1 + sha.length;
+      const n = o2 + uploadRoom;
+      const p = io(n);
+      try {
+        if (upload.length > uploadRoom) throw new WacoreError('ERR_INTERNAL', 'mediaDecrypt: upload is longer than its room');
+        const h = M.HEAPU8;
+        if (keys.length <= 112) h.set(keys, p + 0);
+        h.set(encSha, p + 112);
+        h.set(sha, p + o1);
+        h.set(upload, p + o2);
+        const rc = M._wacore_mediaDecrypt(p + 0, keys.length, p + 112, encSha.length, p + o1, sha.length, p + o2, upload.length, uploadRoom);
+        if (rc < 0) raise(-rc);
+        if (rc > uploadRoom) throw new WacoreError('ERR_INTERNAL', 'mediaDecrypt wrote more than its room');
+        return M.HEAPU8.slice(p + o2, p + o2 + rc);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** decrypts whole blocks after the given previous ciphertext block (plain: the data's length) */
     mediaDecryptRange(keys, prev, data, plainLen) {
