@@ -18,7 +18,7 @@ const ACCOUNTS = 8;
 describe(`memory of ${ACCOUNTS} accounts over rounds of traffic (${VARIANT})`, () => {
   it('grows neither the wasm memory nor its allocations, and the JS heap only by what Baileys pins per message', { timeout: 120_000 }, async () => {
     const bench = fileURLToPath(new URL('../../bench/fleet.mjs', import.meta.url));
-    const argv = [bench, '--accounts', String(ACCOUNTS), '--layers', 'ours', '--rounds', '5', '--seconds', '10', '--rate', '24', '--group-size', '4', '--group-share', '0.25', '--variant', VARIANT, '--json'];
+    const argv = [bench, '--accounts', String(ACCOUNTS), '--layers', 'ours', '--rounds', '4', '--seconds', '6', '--rate', '30', '--group-size', '4', '--group-share', '0.25', '--variant', VARIANT, '--json'];
     const out = await new Promise((resolve, reject) => {
       const p = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
       let text = '';
