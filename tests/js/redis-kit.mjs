@@ -33,6 +33,9 @@ export async function startRedis({ persist = false } = {}) {
       if (persist) args.push('--appendonly', 'yes', '--appendfsync', persist === 'everysec' ? 'everysec' : 'always');
       else args.push('--appendonly', 'no');
       proc = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      // A test process that ends without stop() (a hook timed out, a crash) takes its server along.
+      const server = proc;
+      process.once('exit', () => server.kill('SIGKILL'));
       let log = '';
       proc.stdout.on('data', (d) => (log += d));
       proc.stderr.on('data', (d) => (log += d));
