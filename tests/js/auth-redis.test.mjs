@@ -274,7 +274,13 @@ describe(`Redis store with Baileys 7 sockets in separate processes on the local 
       const again = await net.connect(folder, { repository: 'ours' });
       expect(again.sock).toBeDefined();
       await again.sock.sendMessage(peer.jid, { text: 'from the folder again' });
-      await nextText(peer.sock, 'from the folder again');
+      try {
+        await nextText(peer.sock, 'from the folder again');
+      } catch (e) {
+        // (Seen once under three Vitest workers: the server's last lines say what happened.)
+        e.message += `\nthe server's last lines:\n${net.lines.slice(-40).join('\n')}`;
+        throw e;
+      }
     } finally {
       for (const p of [one, two]) p.proc.kill('SIGKILL');
     }
