@@ -9,7 +9,8 @@
 // file, WAL), useJournalAuthState on any Node (one file, an append-only journal of checksummed
 // transactions, compacted as it grows) and useRedisAuthState for fleets (one hash per account in
 // Redis, one process per account under a lease with a fencing token: lib/auth/redis.mjs). In all,
-// each keys.set(...) is one transaction, each saveCreds one: a set either happened whole or not at all, whenever the process dies. Records
+// each keys.set(...) is one transaction, each saveCreds one: a set either happened whole or not at
+// all, whenever the process dies. Records
 // are kept under the names useMultiFileAuthState gives its files (`${type}-${id}` with its
 // file-name mapping, and `creds`), as the same JSON text, so a folder moves in
 // (migrateFromMultiFileAuthState) and back out (exportToMultiFileAuthState) unchanged. The values
@@ -421,6 +422,9 @@ function openAnyStore(file, options) {
   return options.store === 'journal' ? openJournalStore(file, options) : openSqliteStore(file, options);
 }
 
+/** Records' texts by name, in one call where the store has one (Redis: one round trip). */
+const readMany = (store, names) => (store.readMany ? store.readMany(names) : names.map((name) => store.read(name)));
+
 /** The auth state Baileys reads on a store's records. */
 async function authState(store, options) {
   let b;
@@ -458,7 +462,7 @@ async function authState(store, options) {
         async get(type, ids) {
           const data = {};
           const names = ids.map((id) => `${type}-${fileName(id)}`);
-          const texts = store.readMany ? await store.readMany(names) : names.map((name) => store.read(name));
+          const texts = await readMany(store, names);
           for (const [i, id] of ids.entries()) {
             let value = parse(names[i], texts[i]) ?? null;
             if (type === 'app-state-sync-key' && value) value = b.proto.Message.AppStateSyncKeyData.fromObject(value);
@@ -561,7 +565,7 @@ export async function exportToMultiFileAuthState(file, folder, options = {}) {
   try {
     const names = await store.names();
     if (!names.includes('creds')) throw new WacoreError('ERR_AUTH_STORE', 'the store holds no creds: nothing to export');
-    const texts = store.readMany ? await store.readMany(names) : names.map((name) => store.read(name));
+    const texts = await readMany(store, names);
     mkdirSync(folder, { recursive: true });
     for (const [i, name] of names.entries()) if (texts[i] !== undefined) writeFileSync(join(folder, `${name}.json`), texts[i]);
     return { records: names.length };

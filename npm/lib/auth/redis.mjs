@@ -16,12 +16,16 @@ import { hostname } from 'node:os';
 import { WacoreError } from '../../index.mjs';
 
 // Lua's unpack() takes a few thousand values at most: batches go to HSET/HDEL in slices.
-const WRITE = `
-local fence = redis.call('GET', KEYS[2])
+// Whether the holder ARGV[1] still owns the account: 2 when the fence is gone (Redis lost the
+// account's keys), 0 when another process took it (the fence or a live lease not its own).
+const owns = (fence, lease) => `
+local fence = redis.call('GET', ${fence})
 if not fence then return 2 end
 if fence ~= ARGV[1] then return 0 end
-local holder = redis.call('GET', KEYS[3])
-if holder and holder ~= ARGV[1] then return 0 end
+local holder = redis.call('GET', ${lease})
+if holder and holder ~= ARGV[1] then return 0 end`;
+
+const WRITE = `${owns('KEYS[2]', 'KEYS[3]')}
 local sets = tonumber(ARGV[2])
 local i = 3
 while sets > 0 do
@@ -47,14 +51,8 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return {1, epoch}`;
 
 // Renewed only while no one has taken the lease since (the fence is still ours); a lease that
-// expired without anyone taking it is ours again. 0: another process took it; 2: the fence is gone
-// (Redis lost the account's keys).
-const RENEW = `
-local fence = redis.call('GET', KEYS[2])
-if not fence then return 2 end
-if fence ~= ARGV[1] then return 0 end
-local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[1] then return 0 end
+// expired without anyone taking it is ours again.
+const RENEW = `${owns('KEYS[2]', 'KEYS[1]')}
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1`;
 
