@@ -462,7 +462,10 @@ try {
     ];
     for (const s of stanzas) net.server.sendRaw(to, s);
     await openChat(alice.page, B.jid);
+    // The failures are shown one by one as the page handles the stanzas: wait for the second (a
+    // count taken as soon as the first showed once found only it).
     await alice.page.locator('[data-testid=message][data-status=failed] [data-testid=failure]').first().waitFor({ timeout: TIMEOUT });
+    await alice.page.locator('[data-testid=message][data-status=failed]').nth(1).waitFor({ timeout: TIMEOUT }).catch(() => {});
     const failures = await alice.page.locator('[data-testid=message][data-status=failed]').count();
     plaintexts.push('after the lies');
     await B.sock.sendMessage(alice.user, { text: 'after the lies' });
