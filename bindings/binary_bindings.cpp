@@ -17,6 +17,7 @@
 #include "binary/tape.h"
 #include "common/error.h"
 #include "generated/boundary.h"
+#include "binary_result.h"
 #include "guard.h"
 
 // The plain exports' family functions (bindings/boundary.json, "plain"): the generated exports at the
@@ -36,8 +37,8 @@ std::vector<uint8_t> g_encoded;       // reused by encode
 
 uint32_t addr(const void* p) { return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(p)); }
 
-Error decode(uintptr_t data, size_t len, int32_t dict) {
-  const Error e = wacore::binary::decode_tape(bytes(data, len), static_cast<wacore::binary::Dict>(dict), g_tape);
+Error decode(std::span<const uint8_t> frame, int32_t dict) {
+  const Error e = wacore::binary::decode_tape(frame, static_cast<wacore::binary::Dict>(dict), g_tape);
   if (e != Error::ok) return e;
   set(BinaryResultWord::kWords, addr(g_tape.words.data()));
   set(BinaryResultWord::kWordCount, static_cast<uint32_t>(g_tape.words.size()));
@@ -51,11 +52,11 @@ Error decode(uintptr_t data, size_t len, int32_t dict) {
   return Error::ok;
 }
 
-Error encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t string_count, uintptr_t area,
+Error encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t strings_len, uintptr_t area,
              size_t area_len, int32_t dict) {
   g_encoded.clear();
   const Error e = wacore::binary::encode_tape({at<const int32_t>(words), word_count},
-                                              {at<const int32_t>(strings), 2 * string_count}, bytes(area, area_len),
+                                              {at<const int32_t>(strings), strings_len}, bytes(area, area_len),
                                               static_cast<wacore::binary::Dict>(dict), g_encoded);
   if (e != Error::ok) return e;
   set(BinaryResultWord::kOut, addr(g_encoded.data()));
@@ -67,50 +68,61 @@ Error encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t strin
 uintptr_t binary_result() { return reinterpret_cast<uintptr_t>(g_binary); }
 
 // What the last codec call left, zeroed: the decoded tape with its strings, bytes and inflated
-// frame, or the encoded frame; and the len bytes at data (the frame a decode read). The JS side calls
-// it once it has read them.
-void binary_wipe(uintptr_t data, size_t len) {
+// frame, or the encoded frame. The JS side calls it once it has read them.
+void binary_wipe() {
   g_tape.wipe();
   if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
   g_encoded.clear();
-  if (len != 0) sodium_memzero(at(data), len);
 }
 
-// The token strings of a dictionary (2 or 3) by id, LF-separated, written to out when it is not 0;
-// returns their length. Nothing is allocated: the JS side asks for the length, then has the text
-// written into its I/O buffer (once per dictionary).
-size_t binary_tokens(int32_t dict, uintptr_t out) {
+// The token strings of a dictionary (2 or 3) by id, LF-separated: written to out when it is not
+// null; their length. Nothing is allocated (the JS side asks once per dictionary).
+namespace {
+size_t tokens(int32_t dict, uint8_t* out) {
   size_t n = 0;
   for (int id = 0; id < wacore::binary::kTokenCount; id++) {
     if (id > 0) {
-      if (out != 0) at(out)[n] = '\n';
+      if (out != nullptr) out[n] = '\n';
       n++;
     }
     const std::string_view s = wacore::binary::token_string(static_cast<wacore::binary::Dict>(dict), id);
-    if (out != 0) std::memcpy(at(out) + n, s.data(), s.size());
+    if (out != nullptr) std::memcpy(out + n, s.data(), s.size());
     n += s.size();
   }
   return n;
 }
+bool known(int32_t dict) { return dict == 2 || dict == 3; }
+}  // namespace
+
+size_t binary_tokens_size(int32_t dict) { return known(dict) ? tokens(dict, nullptr) : 0; }
+
+wire::Value binary_tokens(int32_t dict, uintptr_t out, size_t out_len) {
+  if (!known(dict)) return Error::dictionary;
+  if (out_len < tokens(dict, nullptr)) return Error::output_length;
+  return wire::Value::of(tokens(dict, at(out)));
+}
 
 // The codec's two entry points run thousands of times a minute on small stanzas. Out of memory
 // leaves nothing of a half-made result: the tape is cleared, the encoded bytes wiped.
-Error binary_decode(uintptr_t data, size_t len, int32_t dict) {
+Error binary_decode(uintptr_t data, size_t len, int32_t dict) { return decode_frame(bytes(data, len), dict); }
+
+Error decode_frame(std::span<const uint8_t> frame, int32_t dict) {
   bool failed = false;
-  const Error e = guard(Error::out_of_memory, [&] { return decode(data, len, dict); }, failed);
+  const Error e = guard(Error::out_of_memory, [&] { return decode(frame, dict); }, failed);
   if (failed) g_tape.wipe();  // what it had decoded of the frame, zeroed (clear() would keep it in capacity)
   return e;
 }
 
-// The tape (word_count words at words), its string table (string_count pairs at strings) and the
-// area the table and byte contents refer to, as the JS side wrote them into the I/O buffer.
-Error binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t string_count, uintptr_t area,
+// The tape (word_count words at words), its string table (offset and length pairs, strings_len
+// words at strings) and the area the table and byte contents refer to, as the generated JS placed
+// them (and zeroes them after the call).
+Error binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t strings_len, uintptr_t area,
                     size_t area_len, int32_t dict) {
+  if (strings_len % 2 != 0) return Error::binary_tape;
   bool failed = false;
   const Error e = guard(
-      Error::out_of_memory, [&] { return encode(words, word_count, strings, string_count, area, area_len, dict); },
+      Error::out_of_memory, [&] { return encode(words, word_count, strings, strings_len, area, area_len, dict); },
       failed);
-  wipe_tape(words, word_count, strings, string_count, area, area_len);
   if (failed) {
     if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
     g_encoded.clear();

@@ -234,9 +234,30 @@ wire::Value stream_update(uintptr_t stream, uintptr_t data, size_t len, uintptr_
 }
 
 namespace {
-// Where a media stream's final() puts the two file hashes.
-constexpr size_t kSha256At = wire::kMediaFinalTailBytes;
-constexpr size_t kEncSha256At = kSha256At + wire::kSha256Bytes;
+// A media stream's final() writes its last bytes (at most MEDIA_FINAL_TAIL_BYTES), then the two file
+// hashes right after them.
+constexpr size_t kHashesBytes = 2 * wire::kSha256Bytes;
+
+size_t final_size(const Stream& s) {
+  switch (s.kind) {
+    case kCbcEncrypt:
+    case kCbcDecrypt: return wacore::aes::kBlockBytes;
+    case kCtr:
+    case kGcmDecrypt: return 0;
+    case kGcmEncrypt: return wacore::aes::kGcmTagBytes;
+    case kMediaEncrypt:
+    case kMediaDecrypt: return wire::kMediaFinalTailBytes + kHashesBytes;
+    default: return s.hash.digest_size();
+  }
+}
+
+// Writes a media stream's hashes after its n last bytes, and wipes them from the stack: the bytes
+// written in all.
+wire::Value with_hashes(uintptr_t out, size_t n, uint8_t (&hashes)[kHashesBytes]) {
+  std::memcpy(at(out) + n, hashes, kHashesBytes);
+  sodium_memzero(hashes, kHashesBytes);
+  return wire::Value::of(n + kHashesBytes);
+}
 
 wire::Value finish(Stream& s, uintptr_t out, uintptr_t tag, size_t tag_len) {
   switch (s.kind) {
@@ -256,14 +277,16 @@ wire::Value finish(Stream& s, uintptr_t out, uintptr_t tag, size_t tag_len) {
       if (e != Error::ok) return e;
       return wire::Value::of(0);
     }
-    // Media: out receives the last bytes, then fileSha256 and fileEncSha256 (MEDIA_FINAL_TAIL_BYTES on).
-    case kMediaEncrypt:
-      s.media_enc.final(at(out), at(out + kSha256At), at(out + kEncSha256At));
-      return wire::Value::of(wacore::aes::kBlockBytes + wacore::media::kMacBytes);
+    case kMediaEncrypt: {
+      uint8_t hashes[kHashesBytes];
+      s.media_enc.final(at(out), hashes, hashes + wire::kSha256Bytes);
+      return with_hashes(out, wacore::aes::kBlockBytes + wacore::media::kMacBytes, hashes);
+    }
     case kMediaDecrypt: {
+      uint8_t hashes[kHashesBytes];
       size_t n = 0;
-      if (Error e = s.media_dec.final(at(out), &n, at(out + kSha256At), at(out + kEncSha256At)); e != Error::ok) return e;
-      return wire::Value::of(n);
+      if (Error e = s.media_dec.final(at(out), &n, hashes, hashes + wire::kSha256Bytes); e != Error::ok) return e;
+      return with_hashes(out, n, hashes);
     }
     default: {
       const size_t n = s.hash.digest_size();
@@ -274,10 +297,14 @@ wire::Value finish(Stream& s, uintptr_t out, uintptr_t tag, size_t tag_len) {
 }
 }  // namespace
 
-// Finishes the stream and frees it. out receives the last bytes (CBC: up to 16; GCM encrypt: the
-// tag; hashes: the digest); tag is the expected tag for GCM decryption. The bytes written.
-wire::Value stream_final(uintptr_t stream, uintptr_t out, uintptr_t tag, size_t tag_len) {
-  const wire::Value result = finish(*at<Stream>(stream), out, tag, tag_len);
+size_t stream_final_size(uintptr_t stream) { return final_size(*at<Stream>(stream)); }
+
+// Finishes the stream and frees it, whatever the outcome. out receives the last bytes (CBC: up to
+// 16; GCM encrypt: the tag; hashes: the digest; media: the last bytes and the file hashes); tag is
+// the expected tag for GCM decryption. The bytes written.
+wire::Value stream_final(uintptr_t stream, uintptr_t tag, size_t tag_len, uintptr_t out, size_t out_len) {
+  Stream& s = *at<Stream>(stream);
+  const wire::Value result = out_len < final_size(s) ? wire::Value(Error::output_length) : finish(s, out, tag, tag_len);
   stream_free(stream);
   return result;
 }

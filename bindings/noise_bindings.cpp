@@ -1,12 +1,14 @@
 // Glue (plain wasm exports) for the Noise transport (src/noise/noise.h): marshalling only. A connection lives in
 // wasm memory from noiseCreate to noiseFree (which wipes it); the JS side (npm/lib/noise.mjs) owns
-// it. Inputs come in through the module's I/O buffer (bindings/module.cpp, ioBuffer); each
-// call's output bytes are left in one reused vector described by NoiseResult, which the JS side
-// copies out before the next call. Calls return 0 or -Error, as every export does.
+// it. Inputs come in through the module's I/O buffer, placed by the generated JS
+// (bindings/boundary.json); each call's output bytes are left in one reused vector described by
+// NoiseResult, read in place by the JS side, and zeroed by noiseWipe where they are plaintext.
+// Calls return 0 or -Error, as every export does.
 #include <emscripten.h>
 #include <sodium.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <span>
@@ -14,6 +16,7 @@
 
 #include "binary/codec.h"
 #include "binary/tape.h"
+#include "binary_result.h"
 #include "common/error.h"
 #include "generated/boundary.h"
 #include "guard.h"
@@ -30,6 +33,10 @@ uint32_t g_result[wacore::bindings::wire::kNoiseResultWordLast + 1];
 void set(NoiseResultWord w, uint32_t v) { g_result[static_cast<int>(w)] = v; }
 std::vector<uint8_t> g_out;     // reused: steady use allocates nothing
 std::vector<uint8_t> g_encoded; // binary-encoded node before encryption (encodeFrame)
+// Where the frame last looked up (noiseDecodeFrame) starts in g_out: frames are read in
+// order, so each lookup goes on from the one before.
+uint32_t g_seek_index = 0;
+size_t g_seek_at = 0;
 
 template <typename T = uint8_t>
 T* at(uintptr_t p) {
@@ -49,6 +56,8 @@ Error publish(Error e, size_t count = 0, bool done = true) {
   set(NoiseResultWord::kOutLength, static_cast<uint32_t>(g_out.size()));
   set(NoiseResultWord::kCount, static_cast<uint32_t>(count));
   set(NoiseResultWord::kDone, done ? 1 : 0);
+  g_seek_index = 0;
+  g_seek_at = 0;
   return e;
 }
 void reset_out() {
@@ -123,16 +132,17 @@ namespace wacore::bindings::plain {
 
 uintptr_t noise_result() { return reinterpret_cast<uintptr_t>(g_result); }
 
-// role: a NoiseRole (0 client, otherwise responder). ephemeral: address of 32 bytes, or 0 for a
-// fresh key. The handle (> 0).
+// role: a NoiseRole (0 client, otherwise responder). ephemeral: 32 bytes, or none for a fresh key.
+// The handle (> 0).
 wire::Value noise_create(int32_t role, int32_t dict, uintptr_t routing, size_t routing_len, uintptr_t ephemeral,
-                         size_t max_frame) {
+                         size_t ephemeral_len, size_t max_frame) {
+  if (ephemeral_len != 0 && ephemeral_len != ns::kKeyBytes) return Error::key_length;
   return guard(wire::Value(Error::out_of_memory), [&]() -> wire::Value {
     std::unique_ptr<ns::Connection> c(new ns::Connection());
     const bool client = role == static_cast<int>(wire::NoiseRole::kClient);
     const Error e = c->init(client ? ns::Connection::Role::client : ns::Connection::Role::responder,
                             static_cast<uint8_t>(dict), bytes(routing, routing_len),
-                            ephemeral != 0 ? at(ephemeral) : nullptr, max_frame);
+                            ephemeral_len != 0 ? at(ephemeral) : nullptr, max_frame);
     if (e != Error::ok) {
       c->wipe();
       return e;
@@ -152,13 +162,14 @@ Error noise_client_start(uintptr_t conn) {
 }
 
 // root: 32 bytes; now = seconds since the epoch, as two 32-bit halves.
-Error noise_client_server_hello(uintptr_t conn, uintptr_t chunk, size_t len, uintptr_t static_priv, uintptr_t payload,
-                                size_t payload_len, uintptr_t root, uint32_t now_hi, uint32_t now_lo) {
+Error noise_client_server_hello(uintptr_t conn, uintptr_t chunk, size_t len, uintptr_t static_priv, size_t,
+                                uintptr_t payload, size_t payload_len, uintptr_t root, size_t, uint32_t now_hi,
+                                uint32_t now_lo) {
   return run([&] { return client_server_hello(conn, chunk, len, static_priv, payload, payload_len, root, now_hi, now_lo); });
 }
 
-Error noise_responder_hello(uintptr_t conn, uintptr_t chunk, size_t len, uintptr_t static_priv, uintptr_t chain,
-                            size_t chain_len) {
+Error noise_responder_hello(uintptr_t conn, uintptr_t chunk, size_t len, uintptr_t static_priv, size_t,
+                            uintptr_t chain, size_t chain_len) {
   return run([&] { return responder_hello(conn, chunk, len, static_priv, chain, chain_len); });
 }
 
@@ -174,9 +185,9 @@ Error noise_finish(uintptr_t conn_handle) {
 size_t noise_buffered(uintptr_t conn_handle) { return conn(conn_handle).buffered(); }
 
 // Output: the certificate chain (tests and non-WhatsApp servers). Times as 32-bit halves.
-Error noise_make_cert_chain(uintptr_t root_priv, uintptr_t inter_priv, uintptr_t leaf_key, uint32_t inter_serial,
-                            uint32_t leaf_serial, uint32_t not_before_hi, uint32_t not_before_lo, uint32_t not_after_hi,
-                            uint32_t not_after_lo) {
+Error noise_make_cert_chain(uintptr_t root_priv, size_t, uintptr_t inter_priv, size_t, uintptr_t leaf_key, size_t,
+                            uint32_t inter_serial, uint32_t leaf_serial, uint32_t not_before_hi, uint32_t not_before_lo,
+                            uint32_t not_after_hi, uint32_t not_after_lo) {
   return run([&] {
     reset_out();
     const ns::CertSpec spec{inter_serial, leaf_serial, u64(not_before_hi, not_before_lo), u64(not_after_hi, not_after_lo)};
@@ -192,22 +203,20 @@ Error noise_encrypt_frame(uintptr_t conn_handle, uintptr_t data, size_t len) {
   });
 }
 
-// Binary-encodes a node tape (as binaryEncode takes it, and zeroed the same way), then encrypts and
-// frames it.
+// Binary-encodes a node tape (as binaryEncode takes it), then encrypts and frames it.
 Error noise_encode_frame(uintptr_t conn_handle, uintptr_t words, size_t word_count, uintptr_t strings,
-                         size_t string_count, uintptr_t area, size_t area_len, int32_t dict) {
-  const Error result = run([&] {
+                         size_t strings_len, uintptr_t area, size_t area_len, int32_t dict) {
+  if (strings_len % 2 != 0) return Error::binary_tape;
+  return run([&] {
     g_out.clear();
     g_encoded.clear();
     Error e = wacore::binary::encode_tape({at<const int32_t>(words), word_count},
-                                          {at<const int32_t>(strings), 2 * string_count}, bytes(area, area_len),
+                                          {at<const int32_t>(strings), strings_len}, bytes(area, area_len),
                                           static_cast<wacore::binary::Dict>(dict), g_encoded);
     if (e == Error::ok) e = conn(conn_handle).encrypt_frame(g_encoded, g_out);
     if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
     return publish(e);
   });
-  wipe_tape(words, word_count, strings, string_count, area, area_len);  // however the call went
-  return result;
 }
 
 // Feeds a chunk; the output holds each decrypted frame as a 4-byte little-endian length and the
@@ -219,6 +228,35 @@ Error noise_decrypt_frames(uintptr_t conn_handle, uintptr_t data, size_t len) {
     const Error e = conn(conn_handle).decrypt_frames(bytes(data, len), g_out, count);
     return publish(e, count);
   });
+}
+
+namespace {
+// Frame i of the last decryptFrames' output (empty past its count).
+std::span<const uint8_t> noise_frame_at(uint32_t index) {
+  if (index >= g_result[static_cast<int>(NoiseResultWord::kCount)]) return {};
+  if (index < g_seek_index) {
+    g_seek_index = 0;
+    g_seek_at = 0;
+  }
+  uint32_t n = 0;
+  for (;;) {
+    std::memcpy(&n, g_out.data() + g_seek_at, sizeof n);  // little endian, as wasm is
+    if (g_seek_index == index) break;
+    g_seek_at += sizeof n + n;
+    g_seek_index++;
+  }
+  return {g_out.data() + g_seek_at + sizeof n, n};
+}
+}  // namespace
+
+Error noise_decode_frame(uint32_t index, int32_t dict) {
+  if (index >= g_result[static_cast<int>(NoiseResultWord::kCount)]) return Error::noise_state;
+  return decode_frame(noise_frame_at(index), dict);
+}
+
+void noise_wipe() {
+  reset_out();
+  publish(Error::ok, 0, false);
 }
 
 }  // namespace wacore::bindings::plain

@@ -25,15 +25,6 @@ T* at(uintptr_t p) {
 inline std::span<const uint8_t> bytes(uintptr_t p, size_t n) { return {at(p), n}; }
 inline int rc(Error e) { return static_cast<int>(e); }
 
-// Zeroes a node tape as the codec's encode calls take it from the I/O buffer (its words, string
-// table and area: a stanza's strings and bytes), once it has been encoded.
-inline void wipe_tape(uintptr_t words, size_t word_count, uintptr_t strings, size_t string_count, uintptr_t area,
-                      size_t area_len) noexcept {
-  sodium_memzero(at(words), word_count * sizeof(int32_t));
-  sodium_memzero(at(strings), 2 * string_count * sizeof(int32_t));
-  sodium_memzero(at(area), area_len);
-}
-
 // A record parsed from the I/O buffer; its secrets are wiped when the call ends.
 template <typename Record, Error (*Parse)(std::span<const uint8_t>, Record&), void (*Wipe)(Record&) noexcept>
 struct Parsed {

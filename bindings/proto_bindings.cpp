@@ -1,14 +1,15 @@
 // Glue for the WAProto codec (src/proto/codec.h): one call per decode, encode or inflate, results
 // described in the ProtoResultWord words.
-// Marshalling only: every function takes addresses in the module's one I/O buffer (the JS side copies
-// inputs in, calls, and copies outputs out, bindings/module.cpp), plus lengths, and returns what its
-// declared return kind says; the export turns a failure into -Error, which the generated JS function
-// raises as a WacoreError.
+// Marshalling only: every function takes addresses in the module's one I/O buffer (the generated JS
+// places the inputs, bindings/boundary.json), plus lengths, and returns what its declared return kind
+// says; the export turns a failure into -Error, which the generated JS function raises as a
+// WacoreError. The results stay in this file's buffers, read in place, until protoWipe.
 #include <emscripten.h>
 #include <sodium.h>
 
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "common/error.h"
@@ -43,29 +44,52 @@ void publish_out() {
 }
 }  // namespace
 
-size_t proto_schema(uintptr_t out) {
-  const auto bytes = wacore::proto::schema_bytes();
-  if (out != 0) std::memcpy(at(out), bytes.data(), bytes.size());
-  return bytes.size();
+size_t proto_schema_size() { return wacore::proto::schema_bytes().size(); }
+
+wire::Value proto_schema(uintptr_t out, size_t out_len) {
+  const auto schema = wacore::proto::schema_bytes();
+  if (out_len < schema.size()) return Error::output_length;
+  std::memcpy(at(out), schema.data(), schema.size());
+  return wire::Value::of(schema.size());
 }
 
 uintptr_t proto_result() { return reinterpret_cast<uintptr_t>(g_result); }
 
-// Decodes len bytes at data (in the I/O buffer, or the last inflate's output) as message `type`.
-Error proto_decode(uint32_t type, uintptr_t data, size_t len) {
+namespace {
+// Decodes a message of `type` where it lies (the tape's offsets count from its start).
+Error decode(uint32_t type, std::span<const uint8_t> message) {
   bool failed = false;
-  const Error e = guard(Error::out_of_memory, [&] { return wacore::proto::decode(type, bytes(data, len), g_words); }, failed);
+  const Error e = guard(Error::out_of_memory, [&] { return wacore::proto::decode(type, message, g_words); }, failed);
   if (e != Error::ok) {
     wipe_words();  // what it had decoded, zeroed (clear() would keep it in capacity)
     return e;
   }
   set(ProtoResultWord::kWords, addr(g_words.data()));
   set(ProtoResultWord::kWordCount, static_cast<uint32_t>(g_words.size()));
+  set(ProtoResultWord::kInput, addr(message.data()));
+  set(ProtoResultWord::kInputLength, static_cast<uint32_t>(message.size()));
   return Error::ok;
 }
 
-// The tape (word_count words at words) and the area its strings and bytes refer to, as the JS side
-// wrote them into the I/O buffer; zeroed once read, whatever the outcome.
+// Inflates a zlib stream (a history-sync blob) into the output, at most max bytes.
+Error inflate(std::span<const uint8_t> data, size_t max) {
+  bool failed = false;
+  const Error e = guard(
+      Error::out_of_memory,
+      [&] { return wacore::inflate_capped(data, max, g_out, Error::proto_malformed, Error::proto_too_large); }, failed);
+  if (e != Error::ok) {
+    wipe_out();
+    return e;
+  }
+  publish_out();
+  return Error::ok;
+}
+}  // namespace
+
+Error proto_decode(uint32_t type, uintptr_t data, size_t len) { return decode(type, bytes(data, len)); }
+
+// The tape (word_count words at words) and the area its strings and bytes refer to, as the
+// generated JS placed them (and zeroes them after the call).
 Error proto_encode(uint32_t type, uintptr_t words, size_t word_count, uintptr_t area, size_t area_len) {
   wipe_out();
   bool failed = false;
@@ -73,8 +97,6 @@ Error proto_encode(uint32_t type, uintptr_t words, size_t word_count, uintptr_t 
       Error::out_of_memory,
       [&] { return wacore::proto::encode(type, {at<const int32_t>(words), word_count}, bytes(area, area_len), g_out); },
       failed);
-  if (word_count != 0) sodium_memzero(at(words), word_count * sizeof(int32_t));
-  if (area_len != 0) sodium_memzero(at(area), area_len);
   if (e != Error::ok) {
     wipe_out();
     return e;
@@ -83,25 +105,17 @@ Error proto_encode(uint32_t type, uintptr_t words, size_t word_count, uintptr_t 
   return Error::ok;
 }
 
-// Inflates a zlib stream (a history-sync blob) into the output, at most max bytes.
-Error proto_inflate(uintptr_t data, size_t len, size_t max) {
-  bool failed = false;
-  const Error e = guard(
-      Error::out_of_memory,
-      [&] { return wacore::inflate_capped(bytes(data, len), max, g_out, Error::proto_malformed, Error::proto_too_large); },
-      failed);
-  if (e != Error::ok) {
-    wipe_out();
-    return e;
-  }
-  publish_out();
-  return Error::ok;
+Error proto_inflate(uintptr_t data, size_t len, size_t max) { return inflate(bytes(data, len), max); }
+
+// A history-sync blob in one call: inflated into the output, then decoded there.
+Error proto_inflate_decode(uint32_t type, uintptr_t data, size_t len, size_t max) {
+  if (Error e = inflate(bytes(data, len), max); e != Error::ok) return e;
+  return decode(type, g_out);
 }
 
-void proto_wipe(uintptr_t data, size_t len) {
+void proto_wipe() {
   wipe_words();
   wipe_out();
-  if (len != 0) sodium_memzero(at(data), len);
 }
 
 }  // namespace wacore::bindings::plain

@@ -350,19 +350,16 @@ function makeApi(M, nodeCrypto) {
     [Symbol.for('wacore-wasm.protoCompiledReaders')]: (on) => proto.compiledReaders(on),
     // Tests: the blocks the core's operator new has handed out and not taken back.
     [Symbol.for('wacore-wasm.liveAllocations')]: () => core.plain.liveAllocations(),
-    // Tests: plain export `name` called by fn(export, p) with p the address of 256 zeroed bytes of the
-    // I/O buffer (wiped after): the code of the WacoreError it raised, or 'OK'.
-    [Symbol.for('wacore-wasm.callPlain')]: (name, fn) =>
-      core.scratch(256, (p) => {
-        M.HEAPU8.fill(0, p, p + 256);
-        try {
-          fn(core.plain[name], p);
-          return 'OK';
-        } catch (e) {
-          if (e instanceof WacoreError) return e.code;
-          throw e;
-        }
-      }),
+    // Tests: plain export `name` called by fn(export): the code of the WacoreError it raised, or 'OK'.
+    [Symbol.for('wacore-wasm.callPlain')]: (name, fn) => {
+      try {
+        fn(core.plain[name]);
+        return 'OK';
+      } catch (e) {
+        if (e instanceof WacoreError) return e.code;
+        throw e;
+      }
+    },
     // Tests: a generated export called on raw input bytes (a layout), returning its error's code
     // string (the core's first, no error, for success).
     [Symbol.for('wacore-wasm.callExport')]: (name, bytes) => {

@@ -155,12 +155,16 @@ for (const [name, d] of dirs) {
 }
 
 // Plain exports: each argument name:type, one return kind.
-const PLAIN_ARGS = { ptr: 'uintptr_t', len: 'size_t', i32: 'int32_t', u32: 'uint32_t', handle: 'uintptr_t' };
+// No bare address: bytes cross the boundary only as arguments declared whole (below), which the
+// generated code places, sizes and checks.
+const PLAIN_ARGS = { len: 'size_t', i32: 'int32_t', u32: 'uint32_t', handle: 'uintptr_t' };
+// The generated exports' own argument kinds (the address and length of a declared region).
+const REGION_ARGS = { ptr: 'uintptr_t', len: 'size_t' };
+const argType = (t) => PLAIN_ARGS[t] ?? REGION_ARGS[t];
 // What the family function returns, what the export returns, and how the export turns one into the
 // other: every failure leaves an export as -Error.
 const PLAIN_RETURNS = {
   error: { impl: 'Error', wasm: 'int32_t', body: (call) => `return -static_cast<int32_t>(${call});` },
-  status: { impl: 'Error', wasm: 'int32_t', body: (call) => `return -static_cast<int32_t>(${call});` },
   value: { impl: 'wire::Value', wasm: 'int32_t', body: (call) => `return ${call}.raw;` },
   bool: { impl: 'bool', wasm: 'int32_t', body: (call) => `return ${call} ? 1 : 0;` },
   size: { impl: 'size_t', wasm: 'size_t', body: (call) => `return ${call};` },
@@ -173,6 +177,9 @@ const PLAIN_RETURNS = {
 //                                             with err=CODE it refuses a length other than SIZE
 //                                             (upto: above SIZE) with Error::CODE before the
 //                                             family function runs.
+//   name:in:*:i32[:secret]                    32-bit words the call reads (an Int32Array in JS,
+//                                             placed 4-byte aligned): the export takes their
+//                                             address and count.
 //   name:out:SIZE[:secret]                    SIZE bytes the call writes (the export takes its
 //                                             address); with SIZE * the caller gives the length
 //                                             (the JS function takes it where the argument stands,
@@ -182,6 +189,13 @@ const PLAIN_RETURNS = {
 //                                             bytes, then the room; the export address, length
 //                                             and room); the export returns value, the length it
 //                                             left there, which the JS returns.
+// A call that leaves its result in the core's own memory (the family's result words, read in
+// place rather than copied into the I/O buffer) is declared with "result": true: the JS function
+// takes a last argument, read, which it calls after the call succeeds, while the result is there,
+// and returns what read returns. With "wipe": "<export>" (a plain export of no arguments returning
+// void) that export then zeroes the result, whatever happened; with "partial": true, read is called
+// when the call failed too (a call that delivers some results before its error), and the error
+// raised carries what it returned as `partial`.
 // An export with such arguments is placed by the generated JS: the sized inputs, then the sized
 // outputs, then the inputs of any length and the outputs of a given length, each in declaration
 // order; its inputs copied in (one longer than its room is not copied: the length check refuses
@@ -203,9 +217,10 @@ for (const [name, c] of Object.entries(plain)) {
     if (type === 'in' || type === 'out' || type === 'inout') {
       if (size !== '*' && !(size in constants)) fail(`${name}: ${arg}: unknown size ${size}`);
       if (type === 'inout' && size !== '*') fail(`${name}: ${arg}: an inout argument has a room the caller gives (*)`);
-      const d = { name: arg, size: size === '*' ? undefined : constants[size].value, sizeName: size, secret: flags.includes('secret'), upto: flags.includes('upto') };
+      const d = { name: arg, size: size === '*' ? undefined : constants[size].value, sizeName: size, secret: flags.includes('secret'), upto: flags.includes('upto'), i32: flags.includes('i32') };
       const err = flags.find((f) => f.startsWith('err='))?.slice(4);
-      for (const f of flags) if (f !== 'secret' && f !== 'upto' && !f.startsWith('err=')) fail(`${name}: ${arg}: unknown flag ${f}`);
+      for (const f of flags) if (!['secret', 'upto', 'i32'].includes(f) && !f.startsWith('err=')) fail(`${name}: ${arg}: unknown flag ${f}`);
+      if (d.i32 && (type !== 'in' || d.size !== undefined)) fail(`${name}: ${arg}: i32 is for inputs of any length (in:*:i32)`);
       // A sized input must name the error its length check gives: the JS does not copy one longer
       // than its room, so without the check the family function would read what the room held.
       if (type === 'in' && d.size !== undefined && err === undefined) fail(`${name}: ${arg}: a sized input needs err=CODE`);
@@ -237,7 +252,15 @@ for (const [name, c] of Object.entries(plain)) {
   }
   if (new Set(args.map((a) => a.name)).size !== args.length) fail(`${name}: an argument name twice`);
   plainArgs.set(name, args);
-  if (ins.length + outs.length > 0) {
+  for (const k of Object.keys(c)) if (!['in', 'args', 'returns', 'doc', 'result', 'wipe', 'partial'].includes(k)) fail(`${name}: unknown key ${k}`);
+  if (c.wipe !== undefined && !c.result) fail(`${name}: wipe is for exports that leave a result`);
+  if (c.partial && !c.result) fail(`${name}: partial is for exports that leave a result`);
+  if (c.result && c.returns !== 'error') fail(`${name}: an export that leaves a result returns error`);
+  if (c.wipe !== undefined) {
+    const wc = plain[c.wipe];
+    if (!wc || wc.args.length !== 0 || wc.returns !== 'void') fail(`${name}: wipe names ${c.wipe}, which is no plain export of no arguments returning void`);
+  }
+  if (ins.length + outs.length > 0 || c.result) {
     // The generated JS returns the outputs, or the value or bool when there are none; it raises
     // errors. A value with one output of a length the caller gives is how much of it the call
     // wrote: the JS returns that much.
@@ -245,11 +268,13 @@ for (const [name, c] of Object.entries(plain)) {
     if (outs.some((d) => d.inout) && !usedLength) fail(`${name}: an export with an inout argument returns value (the bytes it left there), and has no other output`);
     if (!(c.returns === 'error' || usedLength || ((c.returns === 'value' || c.returns === 'bool') && outs.length === 0)))
       fail(`${name}: an export declared whole returns error, value or bool without outputs, or value with one output of a given length`);
+    if (c.result && outs.length > 0) fail(`${name}: an export that leaves a result has no outputs of its own`);
     // The generated function's own names, which no argument may take.
-    for (const a of args) if (['n', 'p', 'h', 'rc', 'M', 'io', 'raise'].includes(a.name) || /^o\d+$/.test(a.name)) fail(`${name}: ${a.name} is a name the generated code uses`);
+    for (const a of args) if (['n', 'p', 'h', 'rc', 'M', 'io', 'raise', 'read', 'v'].includes(a.name) || /^o\d+$/.test(a.name)) fail(`${name}: ${a.name} is a name the generated code uses`);
     // (A handle is a scalar to the generated JS: it passes through like the others.)
-    if (args.some((a) => a.type === 'ptr' && ![...ins, ...outs].some((d) => d.name === a.name))) fail(`${name}: mixes declared bytes with bare addresses`);
-    // Offsets: the sized parts at constant offsets; the others after them, in declaration order.
+    // Offsets: the sized parts at constant offsets; the others after them, the word arrays first
+    // (4-byte aligned: the I/O buffer is, and the sized parts are rounded up to 4 before them), then
+    // in declaration order.
     let at = 0;
     const parts = [...new Set([...ins, ...outs])]; // (an inout argument is both)
     for (const d of parts) {
@@ -257,7 +282,8 @@ for (const [name, c] of Object.entries(plain)) {
       d.at = at;
       at += d.size;
     }
-    const variable = parts.filter((d) => d.size === undefined);
+    if (parts.some((d) => d.i32)) at = (at + 3) & ~3;
+    const variable = [...parts.filter((d) => d.size === undefined && d.i32), ...parts.filter((d) => d.size === undefined && !d.i32)];
     plainWhole.set(name, { ins, outs, fixed: at, variable, secret: parts.some((d) => d.secret) });
   }
 }
@@ -395,7 +421,7 @@ function cppHeader() {
   w('// the one convention (a non-negative value, or -Error).');
   w('namespace wacore::bindings::plain {');
   for (const [name, c] of Object.entries(plain)) {
-    const params = plainArgs.get(name).map((a) => `${PLAIN_ARGS[a.type]} ${snake(a.name)}`).join(', ');
+    const params = plainArgs.get(name).map((a) => `${argType(a.type)} ${snake(a.name)}`).join(', ');
     w(`${PLAIN_RETURNS[c.returns].impl} ${snake(name)}(${params});  // ${c.doc}`);
   }
   w('}  // namespace wacore::bindings::plain');
@@ -444,7 +470,7 @@ function cppPlain(family) {
     if (c.in !== family) continue;
     const args = plainArgs.get(name);
     const r = PLAIN_RETURNS[c.returns];
-    w(`EMSCRIPTEN_KEEPALIVE ${r.wasm} wacore_${name}(${args.map((a) => `${PLAIN_ARGS[a.type]} ${snake(a.name)}`).join(', ')}) {`);
+    w(`EMSCRIPTEN_KEEPALIVE ${r.wasm} wacore_${name}(${args.map((a) => `${argType(a.type)} ${snake(a.name)}`).join(', ')}) {`);
     // The declared lengths, checked before the family function sees the bytes.
     for (const d of plainWhole.get(name)?.ins ?? []) {
       if (d.err === undefined) continue;
@@ -462,10 +488,11 @@ function cppPlain(family) {
 /** The JS of an export declared whole: placement, the call, copies out, the wipe. */
 function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
   const all = [...new Set([...ins, ...outs])];
-  // A region's length: an input's own, an output's or an inout's room as the caller gives it.
-  const lenOf = (d) => (d.inout ? `${d.name}Room` : ins.includes(d) ? `${d.name}.length` : `${d.name}Len`);
+  // A region's length: an input's own (in bytes: a word array's is four times its count), an
+  // output's or an inout's room as the caller gives it.
+  const lenOf = (d) => (d.inout ? `${d.name}Room` : ins.includes(d) ? `${d.name}.length${d.i32 ? ' * 4' : ''}` : `${d.name}Len`);
   // The JS parameters, in declaration order: an input's bytes, an output's length when the caller
-  // gives it, a scalar as it is.
+  // gives it, a scalar as it is; then read, for an export that leaves a result.
   const params = plainArgs
     .get(name)
     .filter((a) => {
@@ -475,37 +502,56 @@ function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
       return owner ? outs.includes(owner) && !owner.inout : true;
     })
     .map((a) => a.name);
+  if (c.result) params.push('read');
   // Where each part of a run-time length starts: after the sized ones, one after another.
   const where = new Map(all.filter((d) => d.size !== undefined).map((d) => [d.name, String(d.at)]));
   let offset = String(fixed);
   const L = [];
   L.push(`    ${name}(${params.join(', ')}) {`);
+  const placing = all.length > 0;
   for (const [k, d] of variable.entries()) {
     where.set(d.name, k === 0 ? offset : `o${k}`);
     const next = where.get(d.name) === '0' ? lenOf(d) : `${where.get(d.name)} + ${lenOf(d)}`;
     if (k < variable.length - 1) L.push(`      const o${k + 1} = ${next};`);
     offset = next;
   }
-  L.push(`      const n = ${offset};`);
-  L.push('      const p = io(n);');
-  if (secret) L.push('      try {');
-  const I = secret ? '        ' : '      ';
+  if (placing) {
+    L.push(`      const n = ${offset};`);
+    L.push('      const p = io(n);');
+  }
+  // The finally: the region zeroed when anything in it was secret, and the result by its export.
+  const cleanup = [];
+  // (A read that called an export needing a larger I/O buffer moved it: the module zeroed the old
+  // one before freeing it, and this region is no longer this call's to write.)
+  if (placing && secret) cleanup.push(c.result ? 'if (io(0) === p) M.HEAPU8.fill(0, p, p + n);' : 'M.HEAPU8.fill(0, p, p + n);');
+  if (c.wipe !== undefined) cleanup.push(`M._wacore_${c.wipe}();`);
+  if (cleanup.length) L.push('      try {');
+  const I = cleanup.length ? '        ' : '      ';
   // An inout argument longer than its room would run past its region: the package's own mistake.
   for (const d of ins.filter((x) => x.inout)) L.push(`${I}if (${d.name}.length > ${d.name}Room) throw new WacoreError('ERR_INTERNAL', '${name}: ${d.name} is longer than its room');`);
-  if (ins.length) L.push(`${I}const h = M.HEAPU8;`);
+  if (ins.some((d) => !d.i32)) L.push(`${I}const h = M.HEAPU8;`);
   for (const d of ins) {
-    if (d.size === undefined) L.push(`${I}h.set(${d.name}, p + ${where.get(d.name)});`);
+    if (d.i32) L.push(`${I}M.HEAP32.set(${d.name}, (p + ${where.get(d.name)}) >> 2);`);
+    else if (d.size === undefined) L.push(`${I}h.set(${d.name}, p + ${where.get(d.name)});`);
     else L.push(`${I}if (${d.name}.length <= ${d.size}) h.set(${d.name}, p + ${where.get(d.name)});`);
   }
   const wasmArgs = plainArgs.get(name).map((a) => {
     const d = all.find((x) => x.name === a.name);
     if (d) return `p + ${where.get(d.name)}`;
     const dl = all.find((x) => `${x.name}Len` === a.name);
-    if (dl) return dl.inout ? `${dl.name}.length` : lenOf(dl);
+    if (dl) return dl.inout || dl.i32 ? `${dl.name}.length` : lenOf(dl);
     return a.name;
   });
   L.push(`${I}const rc = M._wacore_${name}(${wasmArgs.join(', ')});`);
-  if (c.returns === 'error' || c.returns === 'status') L.push(`${I}if (rc !== 0) raise(-rc);`);
+  if (c.partial) {
+    // Some results may have come before the error: read them, and raise with them.
+    L.push(`${I}const v = read();`);
+    L.push(`${I}if (rc !== 0) raise(-rc, v);`);
+    L.push(`${I}return v;`);
+  } else if (c.result) {
+    L.push(`${I}if (rc !== 0) raise(-rc);`);
+    L.push(`${I}return read();`);
+  } else if (c.returns === 'error') L.push(`${I}if (rc !== 0) raise(-rc);`);
   else if (c.returns === 'value') L.push(`${I}if (rc < 0) raise(-rc);`);
   // A value with one output of a given length: the call wrote its first rc bytes (never more than
   // its room: checked here, as the call's own promise).
@@ -516,9 +562,9 @@ function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
   else if (outs.length > 1) L.push(`${I}return [${copies.join(', ')}];`);
   else if (c.returns === 'value') L.push(`${I}return rc;`);
   else if (c.returns === 'bool') L.push(`${I}return rc === 1;`);
-  if (secret) {
+  if (cleanup.length) {
     L.push('      } finally {');
-    L.push('        M.HEAPU8.fill(0, p, p + n);');
+    for (const x of cleanup) L.push(`        ${x}`);
     L.push('      }');
   }
   L.push('    },');
@@ -628,12 +674,11 @@ function jsModule() {
   w('  }');
   w('}');
   w();
-  w('/** The plain exports, bound to a loaded module: the arguments are addresses and lengths in the');
-  w(' * I/O buffer (and scalars), as bindings/boundary.json lists them; raise(code) throws for a core');
-  w(' * error code. A `status` export returns its code (0 for none) for the caller to raise after reading');
-  w(' * what the call published.');
-  w(' * Exports declared whole (bytes in and out, bindings/boundary.json) take their inputs as');
-  w(' * Uint8Arrays and return their outputs; io(n) is the I/O buffer\'s address, holding n bytes. */');
+  w('/** The plain exports, bound to a loaded module, as bindings/boundary.json lists them: scalars and');
+  w(' * handles as they are; bytes declared whole as Uint8Arrays (Int32Arrays for words), which the');
+  w(' * function places in the I/O buffer (io(n): its address, holding n bytes), its outputs returned as');
+  w(' * copies; an export that leaves its result in the core\'s memory takes a last argument, read, called');
+  w(' * while the result is there. raise(code, partial) throws for a core error code. */');
   w('export function bindPlain(M, raise, io) {');
   // Each call reads M._wacore_<name> again: Emscripten's glue first puts a trampoline there, which
   // replaces itself with the wasm function on its first call; a function taken once at bind time
@@ -650,7 +695,6 @@ function jsModule() {
     }
     if (c.returns === 'error') w(`    ${name}(${params}) {\n      const rc = ${call};\n      if (rc !== 0) raise(-rc);\n    },`);
     else if (c.returns === 'value') w(`    ${name}(${params}) {\n      const rc = ${call};\n      if (rc < 0) raise(-rc);\n      return rc;\n    },`);
-    else if (c.returns === 'status') w(`    ${name}: (${params}) => -${call},`);
     else if (c.returns === 'bool') w(`    ${name}: (${params}) => ${call} === 1,`);
     else if (c.returns === 'size' || c.returns === 'address') w(`    ${name}: (${params}) => ${call} >>> 0,`);
     else w(`    ${name}(${params}) {\n      ${call};\n    },`);

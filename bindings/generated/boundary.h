@@ -26,7 +26,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x0d293dcc;
+inline constexpr uint32_t kBoundaryDigest = 0xad212b97;
 
 // The JS error table (npm/lib/generated/boundary.mjs) was read from src/common/error.h: as many entries.
 static_assert(static_cast<int>(wacore::Error::count_) == 57, "src/common/error.h changed: run node scripts/gen-boundary.mjs");
@@ -68,7 +68,7 @@ inline constexpr size_t kMediaMacBytes = 10;  // the truncated HMAC at the end o
 static_assert(kMediaMacBytes == (wacore::media::kMacBytes), "bindings/boundary.json: MEDIA_MAC_BYTES disagrees with wacore::media::kMacBytes");
 inline constexpr size_t kMediaRetryIvBytes = 12;  // the IV a media-retry payload is sealed with
 static_assert(kMediaRetryIvBytes == (wacore::media::kRetryNonceBytes), "bindings/boundary.json: MEDIA_RETRY_IV_BYTES disagrees with wacore::media::kRetryNonceBytes");
-inline constexpr size_t kMediaFinalTailBytes = 32;  // room for the last bytes a media stream's final() writes (at most one block and the MAC) before its two SHA-256 hashes
+inline constexpr size_t kMediaFinalTailBytes = 32;  // the most last bytes a media stream's final() writes (one block, and the MAC when encrypting) before its two SHA-256 hashes
 inline constexpr size_t kMediaKeysBytes = 112;  // the expanded media keys a media stream takes: IV, cipher key, MAC key, ref key
 static_assert(kMediaKeysBytes == (sizeof(wacore::media::Keys)), "bindings/boundary.json: MEDIA_KEYS_BYTES disagrees with sizeof(wacore::media::Keys)");
 inline constexpr size_t kMediaKeysCipherKeyAt = 16;  // where the cipher key starts in the expanded media keys (the IV is at 0)
@@ -206,15 +206,17 @@ enum class BinaryResultWord : int {
 inline constexpr int kBinaryResultWordFirst = 0;
 inline constexpr int kBinaryResultWordLast = 10;
 
-// the u32 words of the result each protobuf call leaves at wacore_protoResult(): the last decode's tape, or the last encode's or inflate's output
+// the u32 words of the result each protobuf call leaves at wacore_protoResult(): the last decode's tape and the message it read (the tape's offsets count from its start), or the last encode's or inflate's output
 enum class ProtoResultWord : int {
   kWords = 0,
   kWordCount = 1,
   kOut = 2,
   kOutLength = 3,
+  kInput = 4,
+  kInputLength = 5,
 };
 inline constexpr int kProtoResultWordFirst = 0;
-inline constexpr int kProtoResultWordLast = 3;
+inline constexpr int kProtoResultWordLast = 5;
 
 // the one-shot digests and MACs (wacore_sha, wacore_hmac)
 enum class HashKind : int {
@@ -884,21 +886,25 @@ wire::Value aes_gcm_seal(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_
 wire::Value aes_gcm_open(uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len, uintptr_t aad, size_t aad_len, uintptr_t buf, size_t buf_len, size_t buf_room);  // AES-256-GCM decryption of ciphertext and tag, in place, only if the tag is valid: the plaintext length
 wire::Value stream_create(int32_t kind, uintptr_t key, size_t key_len, uintptr_t iv, size_t iv_len);  // a stream of a StreamKind (the key and IV its kind takes; none for a hash): its handle
 size_t stream_update_size(uintptr_t stream, size_t len);  // the bytes update(len) will write
-Error stream_aad(uintptr_t stream, uintptr_t data, size_t len);  // GCM additional data
+Error stream_aad(uintptr_t stream, uintptr_t data, size_t data_len);  // GCM additional data
 wire::Value stream_update(uintptr_t stream, uintptr_t data, size_t data_len, uintptr_t out, size_t out_len);  // processes data (out: streamUpdateSize bytes for it): out's first `value` bytes
-wire::Value stream_final(uintptr_t stream, uintptr_t out, uintptr_t tag, size_t tag_len);  // finishes and frees the stream: the bytes written
+size_t stream_final_size(uintptr_t stream);  // the room final() needs: the most bytes it writes
+wire::Value stream_final(uintptr_t stream, uintptr_t tag, size_t tag_len, uintptr_t out, size_t out_len);  // finishes and frees the stream, whatever the outcome (tag: the expected GCM tag when decrypting): out's first `value` bytes; a media stream's are its last bytes, then fileSha256 and fileEncSha256
 void stream_free(uintptr_t stream);  // frees (and wipes) a stream
 uintptr_t binary_result();  // the BinaryResultWord words the codec calls leave
-size_t binary_tokens(int32_t dict, uintptr_t out);  // a dictionary's token strings, LF-separated, written to out unless it is 0: their length
-Error binary_decode(uintptr_t data, size_t len, int32_t dict);  // decodes a binary node into the tape the result words describe
-void binary_wipe(uintptr_t data, size_t len);  // zeroes what the last codec call left (tape, strings, bytes, inflated frame, encoded frame) and the len bytes at data
-Error binary_encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t string_count, uintptr_t area, size_t area_len, int32_t dict);  // encodes a node tape (zeroed once read): the output the result words describe
-size_t proto_schema(uintptr_t out);  // the compact WAProto schema (src/proto/schema.h), written to out unless it is 0: its length
+size_t binary_tokens_size(int32_t dict);  // the length of a dictionary's token strings, LF-separated
+wire::Value binary_tokens(int32_t dict, uintptr_t out, size_t out_len);  // a dictionary's token strings by id, LF-separated
+Error binary_decode(uintptr_t data, size_t data_len, int32_t dict);  // decodes a binary node into the tape the BinaryResultWord words describe
+void binary_wipe();  // zeroes what the last codec call left (tape, strings, bytes, inflated frame, encoded frame)
+Error binary_encode(uintptr_t words, size_t words_len, uintptr_t strings, size_t strings_len, uintptr_t area, size_t area_len, int32_t dict);  // encodes a node tape (words; strings: offset and length pairs into area): the output the BinaryResultWord words describe
+size_t proto_schema_size();  // the length of the compact WAProto schema (src/proto/schema.h)
+wire::Value proto_schema(uintptr_t out, size_t out_len);  // the compact WAProto schema
 uintptr_t proto_result();  // the ProtoResultWord words the protobuf calls leave
-Error proto_decode(uint32_t type, uintptr_t data, size_t len);  // decodes a message of a schema type into the tape the result words describe
-Error proto_encode(uint32_t type, uintptr_t words, size_t word_count, uintptr_t area, size_t area_len);  // encodes a tape (zeroed once read): the output the result words describe
-Error proto_inflate(uintptr_t data, size_t len, size_t max);  // inflates a zlib stream of at most max bytes: the output the result words describe
-void proto_wipe(uintptr_t data, size_t len);  // zeroes what the last protobuf call left (tape, output) and the len bytes at data
+Error proto_decode(uint32_t type, uintptr_t data, size_t data_len);  // decodes a message of a schema type into the tape the ProtoResultWord words describe
+Error proto_encode(uint32_t type, uintptr_t words, size_t words_len, uintptr_t area, size_t area_len);  // encodes a tape: the output the ProtoResultWord words describe
+Error proto_inflate(uintptr_t data, size_t data_len, size_t max);  // inflates a zlib stream of at most max bytes: the output the ProtoResultWord words describe
+Error proto_inflate_decode(uint32_t type, uintptr_t data, size_t data_len, size_t max);  // inflates a zlib stream of at most max bytes and decodes it as a message of a schema type where it lies: the tape, and the inflated bytes as the output
+void proto_wipe();  // zeroes what the last protobuf call left (tape, output)
 Error media_keys(uintptr_t media_key, size_t media_key_len, uintptr_t info, size_t info_len, uintptr_t keys);  // expands a media key: IV, cipher key, MAC key, ref key
 Error media_encrypt(uintptr_t keys, size_t keys_len, uintptr_t data, size_t data_len, uintptr_t upload, size_t upload_len, uintptr_t sha, uintptr_t enc_sha);  // encrypts a whole file (upload: mediaEncryptedSize bytes for the data) and hashes both forms
 wire::Value media_decrypt(uintptr_t keys, size_t keys_len, uintptr_t enc_sha, size_t enc_sha_len, uintptr_t sha, size_t sha_len, uintptr_t upload, size_t upload_len, size_t upload_room);  // checks and decrypts an upload in place (an expected hash of no bytes is not checked): the plaintext length
@@ -916,18 +922,20 @@ size_t appstate_encrypted_value_size(size_t len);  // the value blob length of l
 Error appstate_encrypt_value(uintptr_t keys, size_t keys_len, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t data, size_t data_len, uintptr_t iv, size_t iv_len, uintptr_t blob, size_t blob_len);  // a mutation's encrypted value and MAC (blob: appstateEncryptedValueSize bytes for the data)
 wire::Value appstate_decrypt_value(uintptr_t keys, size_t keys_len, int32_t op, uintptr_t key_id, size_t key_id_len, uintptr_t blob, size_t blob_len, uintptr_t data, size_t data_len);  // checks and decrypts a mutation's value into data (given the blob's length): the plaintext is its first `value` bytes
 uintptr_t noise_result();  // the NoiseResultWord words every Noise call leaves
-wire::Value noise_create(int32_t role, int32_t dict, uintptr_t routing, size_t routing_len, uintptr_t ephemeral, size_t max_frame);  // a Noise connection of a NoiseRole: its handle
+wire::Value noise_create(int32_t role, int32_t dict, uintptr_t routing, size_t routing_len, uintptr_t ephemeral, size_t ephemeral_len, size_t max_frame);  // a Noise connection of a NoiseRole (ephemeral: a 32-byte private key, or none for a fresh one): its handle
 void noise_free(uintptr_t conn);  // frees (and wipes) a connection
 Error noise_client_start(uintptr_t conn);  // the client's first handshake message
-Error noise_client_server_hello(uintptr_t conn, uintptr_t chunk, size_t len, uintptr_t static_priv, uintptr_t payload, size_t payload_len, uintptr_t root, uint32_t now_hi, uint32_t now_lo);  // reads the server hello, checks the certificate chain, writes the client finish
-Error noise_responder_hello(uintptr_t conn, uintptr_t chunk, size_t len, uintptr_t static_priv, uintptr_t chain, size_t chain_len);  // the responder's hello
-Error noise_responder_finish(uintptr_t conn, uintptr_t chunk, size_t len);  // reads the client finish
+Error noise_client_server_hello(uintptr_t conn, uintptr_t chunk, size_t chunk_len, uintptr_t static_priv, size_t static_priv_len, uintptr_t payload, size_t payload_len, uintptr_t root, size_t root_len, uint32_t now_hi, uint32_t now_lo);  // reads the server hello, checks the certificate chain, writes the client finish
+Error noise_responder_hello(uintptr_t conn, uintptr_t chunk, size_t chunk_len, uintptr_t static_priv, size_t static_priv_len, uintptr_t chain, size_t chain_len);  // the responder's hello
+Error noise_responder_finish(uintptr_t conn, uintptr_t chunk, size_t chunk_len);  // reads the client finish: the client's static key, then its payload
 Error noise_finish(uintptr_t conn);  // ends the handshake: the transport keys
 size_t noise_buffered(uintptr_t conn);  // bytes of an incomplete frame held
-Error noise_make_cert_chain(uintptr_t root_priv, uintptr_t inter_priv, uintptr_t leaf_key, uint32_t inter_serial, uint32_t leaf_serial, uint32_t not_before_hi, uint32_t not_before_lo, uint32_t not_after_hi, uint32_t not_after_lo);  // a certificate chain (tests, non-WhatsApp servers)
-Error noise_encrypt_frame(uintptr_t conn, uintptr_t data, size_t len);  // encrypts and frames len bytes
-Error noise_encode_frame(uintptr_t conn, uintptr_t words, size_t word_count, uintptr_t strings, size_t string_count, uintptr_t area, size_t area_len, int32_t dict);  // binary-encodes a node tape, then encrypts and frames it
-Error noise_decrypt_frames(uintptr_t conn, uintptr_t data, size_t len);  // feeds a chunk: the frames it completes, as a 4-byte length and the bytes each (count published also when an error stopped the call)
+Error noise_make_cert_chain(uintptr_t root_priv, size_t root_priv_len, uintptr_t inter_priv, size_t inter_priv_len, uintptr_t leaf_key, size_t leaf_key_len, uint32_t inter_serial, uint32_t leaf_serial, uint32_t not_before_hi, uint32_t not_before_lo, uint32_t not_after_hi, uint32_t not_after_lo);  // a certificate chain (tests, non-WhatsApp servers)
+Error noise_encrypt_frame(uintptr_t conn, uintptr_t data, size_t data_len);  // encrypts and frames bytes
+Error noise_encode_frame(uintptr_t conn, uintptr_t words, size_t words_len, uintptr_t strings, size_t strings_len, uintptr_t area, size_t area_len, int32_t dict);  // binary-encodes a node tape (as binaryEncode takes it), then encrypts and frames it
+Error noise_decrypt_frames(uintptr_t conn, uintptr_t data, size_t data_len);  // feeds a chunk: the frames it completes, as a 4-byte length and the bytes each (count published also when an error stopped the call)
+Error noise_decode_frame(uint32_t index, int32_t dict);  // decodes frame `index` of the last noiseDecryptFrames where it lies, into the codec's tape (BinaryResultWord)
+void noise_wipe();  // zeroes the last Noise call's output
 size_t fail_allocation(uint32_t n);  // tests: the n-th allocation from now fails (0 cancels); how many were still to go of the plan replaced
 size_t live_allocations();  // tests: blocks the core's operator new has handed out and not taken back
 }  // namespace wacore::bindings::plain

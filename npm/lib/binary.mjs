@@ -31,7 +31,7 @@ const {
 
 const utf8 = utf8Decoder;
 
-export function makeBinary({ M, plain, io }) {
+export function makeBinary({ M, plain }) {
   const result = plain.binaryResult() >> 2;
   // Token strings per dictionary (id -> string) and their reverse map (string -> id; "" excluded),
   // made on a dictionary's first use rather than at load.
@@ -41,11 +41,7 @@ export function makeBinary({ M, plain, io }) {
     const d = opts?.dictionary ?? 3;
     if (d !== 2 && d !== 3) throw new WacoreError('ERR_DICTIONARY', 'dictionary must be 2 or 3');
     if (tokens[d] === undefined) {
-      // The length, then the text written into the I/O buffer (no allocation in the module).
-      const n = plain.binaryTokens(d, 0);
-      const p = io(n);
-      plain.binaryTokens(d, p);
-      const list = utf8.decode(M.HEAPU8.subarray(p, p + n)).split('\n');
+      const list = utf8.decode(plain.binaryTokens(d, plain.binaryTokensSize(d))).split('\n');
       tokens[d] = list;
       tokenIds[d] = new Map(list.map((s, id) => [s, id]).filter(([s]) => s !== ''));
     }
@@ -90,30 +86,25 @@ export function makeBinary({ M, plain, io }) {
     return { tag, attrs, content };
   };
 
-  /** Decodes a frame (flag byte, then a node; zlib-inflated when the flag says so). */
+  /** Decodes a frame (flag byte, then a node; zlib-inflated when the flag says so). The frame's
+   * copy in wasm memory and what the core decoded it into are zeroed once read. */
   function decodeBinaryNode(data, opts) {
     const d = dictionaryOf(opts);
-    const bytes = asBytes(data, 'data');
-    const p = io(bytes.length);
-    M.HEAPU8.set(bytes, p);
-    return decodeAt(p, bytes.length, d, true);
+    names = tokens[d];
+    return plain.binaryDecode(asBytes(data, 'data'), d, readTape);
   }
 
-  /** Decodes len bytes already in wasm memory at p, dictionary d (checked by the caller). Also used
-   * by lib/noise.mjs, which decodes frames where it decrypted them, without copying them out and in
-   * (and wipes them after). What the core decoded into (the tape, strings, bytes, inflated frame)
-   * is wiped once read, and the frame too when `wipeFrame`. */
-  function decodeAt(p, len, d, wipeFrame = false) {
+  /** Reads the tape the last decode left (the result words) into a node, with the token strings
+   * of the dictionary last set (useDictionary). Also used by lib/noise.mjs, which has frames decoded
+   * where it decrypted them. */
+  function readTape() {
     try {
-      return readTape(p, len, d);
+      return readDecoded();
     } finally {
-      plain.binaryWipe(p, wipeFrame ? len : 0);
       strings = [];
     }
   }
-  function readTape(p, len, d) {
-    plain.binaryDecode(p, len, d);
-
+  function readDecoded() {
     h32 = M.HEAP32;
     u8 = M.HEAPU8;
     const r = result;
@@ -123,7 +114,6 @@ export function makeBinary({ M, plain, io }) {
     const pool = h32[r + R_POOL];
     const poolLen = h32[r + R_POOL_LENGTH];
     blob = h32[r + R_BLOB];
-    names = tokens[d];
 
     // Non-token strings: one decode of the whole pool when it is ASCII, else one per string.
     strings = new Array(stringCount);
@@ -241,13 +231,10 @@ export function makeBinary({ M, plain, io }) {
     }
   };
 
-  // What writeTape leaves for its caller: the arguments binaryEncode takes, [words,
-  // wordCount, strings, stringCount, area, areaLength, dictionary]; reused, not allocated per call.
-  const tape = [0, 0, 0, 0, 0, 0, 0];
-
-  /** Writes a node's tape into the I/O buffer (words, string table and area in one 4-byte aligned
-   * block) and fills `tape` (above) with the arguments for binaryEncode. d: a checked
-   * dictionary (dictionaryOf). Also used by lib/noise.mjs (encode and encrypt in one call). */
+  /** Writes a node's tape with a checked dictionary (dictionaryOf) into the scratch buffers above:
+   * [words, strings, area], the views binaryEncode takes (the generated code copies them into wasm
+   * memory and zeroes them there after the call). The area is zeroed here once the call has taken
+   * it: done(). Also used by lib/noise.mjs (encode and encrypt in one call). */
   function writeTape(node, d) {
     ids = tokenIds[d];
     nw = ns = na = 0;
@@ -261,35 +248,32 @@ export function makeBinary({ M, plain, io }) {
       if (area.length > 1 << 20) area = new Uint8Array(4096);
       throw e;
     }
-    const wordsBytes = nw * 4;
-    const tableBytes = ns * 8;
-    const p = io(wordsBytes + tableBytes + na);
-    const h32 = M.HEAP32;
-    h32.set(words.subarray(0, nw), p >> 2);
-    h32.set(table.subarray(0, ns * 2), (p + wordsBytes) >> 2);
-    M.HEAPU8.set(area.subarray(0, na), p + wordsBytes + tableBytes);
-    area.fill(0, 0, na); // the stanza's strings and bytes: in the I/O buffer now, which the core zeroes
-    tape[0] = p;
-    tape[1] = nw;
-    tape[2] = p + wordsBytes;
-    tape[3] = ns;
-    tape[4] = p + wordsBytes + tableBytes;
-    tape[5] = na;
-    tape[6] = d;
-    return tape;
+    return [words.subarray(0, nw), table.subarray(0, ns * 2), area.subarray(0, na)];
   }
-  /** Encodes a node as a frame: flag byte 0, then the node. The core zeroes the tape as it encodes
-   * it, and its copy of the frame once the frame is copied out. */
+  /** Zeroes the stanza's strings and bytes in the scratch area once the encode call has taken them. */
+  const tapeTaken = () => area.fill(0, 0, na);
+
+  // The encoded frame, read from the result words while it is there.
+  const readEncoded = () => {
+    const out = M.HEAP32[result + R_OUT];
+    return copyOut(M.HEAPU8, out, out + M.HEAP32[result + R_OUT_LENGTH]);
+  };
+  /** Encodes a node as a frame: flag byte 0, then the node. The tape's copy in wasm memory and the
+   * core's copy of the frame are zeroed once the frame is copied out. */
   function encodeBinaryNode(node, opts) {
-    const t = writeTape(node, dictionaryOf(opts));
+    const d = dictionaryOf(opts);
+    const [w, t, a] = writeTape(node, d);
     try {
-      plain.binaryEncode(t[0], t[1], t[2], t[3], t[4], t[5], t[6]);
-      const out = M.HEAP32[result + R_OUT];
-      return copyOut(M.HEAPU8, out, out + M.HEAP32[result + R_OUT_LENGTH]);
+      return plain.binaryEncode(w, t, a, d, readEncoded);
     } finally {
-      plain.binaryWipe(0, 0);
+      tapeTaken();
     }
   }
 
-  return { encodeBinaryNode, decodeBinaryNode, decodeAt, dictionaryOf, writeTape };
+  /** Makes d's token strings the ones readTape reads a tape with (d checked by the caller). */
+  const useDictionary = (d) => {
+    names = tokens[d];
+  };
+
+  return { encodeBinaryNode, decodeBinaryNode, readTape, useDictionary, dictionaryOf, writeTape, tapeTaken };
 }

@@ -15,16 +15,9 @@ const HKDF_MAX = HKDF_MAX_BYTES;
 
 const HASH_KINDS = { sha256: StreamKind.sha256, sha512: StreamKind.sha512 };
 const HMAC_KINDS = { sha256: StreamKind.hmacSha256, sha512: StreamKind.hmacSha512 };
-const DIGEST_BYTES = {
-  [StreamKind.sha256]: SHA256_BYTES,
-  [StreamKind.sha512]: SHA512_BYTES,
-  [StreamKind.hmacSha256]: SHA256_BYTES,
-  [StreamKind.hmacSha512]: SHA512_BYTES,
-};
-
 
 export function makeCrypto(core) {
-  const { M, plain, failCode, scratch } = core;
+  const { plain, failCode } = core;
 
   // node:crypto for large one-shot inputs (lib/internal/native.mjs): same bytes, same errors.
   const nodeFor = makeNative(core);
@@ -176,7 +169,7 @@ export function makeCrypto(core) {
       return this[PUSH](data);
     }
     final() {
-      return this[FINISH](16);
+      return this[FINISH]();
     }
   }
 
@@ -190,7 +183,7 @@ export function makeCrypto(core) {
       return this[PUSH](data);
     }
     final() {
-      return this[FINISH](16);
+      return this[FINISH]();
     }
   }
 
@@ -204,7 +197,7 @@ export function makeCrypto(core) {
     }
     /** Frees the state; returns an empty array (CTR has no trailing output). */
     final() {
-      return this[FINISH](0);
+      return this[FINISH]();
     }
   }
 
@@ -224,10 +217,7 @@ export function makeCrypto(core) {
     setAAD(aad) {
       const h = this[HANDLE]();
       const a = asBytes(aad, 'aad');
-      scratch(a.length, (p) => {
-        M.HEAPU8.set(a, p);
-        plain.streamAad(h, p, a.length);
-      });
+      plain.streamAad(h, a);
       return this;
     }
     update(data) {
@@ -241,7 +231,7 @@ export function makeCrypto(core) {
       super(StreamKind.gcmEncrypt, key, iv, aad);
     }
     final() {
-      return this[FINISH](TAG);
+      return this[FINISH]();
     }
   }
 
@@ -253,23 +243,18 @@ export function makeCrypto(core) {
       super(StreamKind.gcmDecrypt, key, iv, aad);
     }
     final(tag) {
-      this[FINISH](0, asBytes(tag, 'tag'));
+      this[FINISH](asBytes(tag, 'tag'));
     }
   }
 
   /** Incremental SHA-2 or HMAC: update(data) returns this; digest() the result, and frees the state. */
   class Hash extends Stream {
-    #size;
-    constructor(kind, key) {
-      super(kind, key, undefined);
-      this.#size = DIGEST_BYTES[kind];
-    }
     update(data) {
       this[PUSH](data);
       return this;
     }
     digest() {
-      return this[FINISH](this.#size);
+      return this[FINISH]();
     }
   }
 

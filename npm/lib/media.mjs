@@ -12,13 +12,14 @@ import { copy, HASH, KEYS, parts } from './media/format.mjs';
 import { makeNodeMedia } from './media/node.mjs';
 import { makeWasmMedia } from './media/wasm.mjs';
 import { makeWebMedia } from './media/web.mjs';
-import { bindExports, MEDIA_FINAL_TAIL_BYTES, MEDIA_KEY_BYTES, MEDIA_KEYS_REF_KEY_AT, SHA256_BYTES, StreamKind } from './generated/boundary.mjs';
+import { bindExports, MEDIA_KEY_BYTES, MEDIA_KEYS_REF_KEY_AT, SHA256_BYTES, StreamKind } from './generated/boundary.mjs';
 
 const MEDIA_KEY = MEDIA_KEY_BYTES;
-// What a media stream's final() writes: the last bytes, then fileSha256 and fileEncSha256.
-const TAIL = MEDIA_FINAL_TAIL_BYTES;
-const FINAL_BYTES = TAIL + 2 * SHA256_BYTES;
-const finalOf = ({ n, out }) => ({ tail: out.slice(0, n), fileSha256: out.slice(TAIL, TAIL + SHA256_BYTES), fileEncSha256: out.slice(TAIL + SHA256_BYTES, FINAL_BYTES) });
+// A media stream's final bytes: its last bytes, then fileSha256 and fileEncSha256.
+const finalOf = (out) => {
+  const n = out.length - 2 * SHA256_BYTES;
+  return { tail: out.slice(0, n), fileSha256: out.slice(n, n + SHA256_BYTES), fileEncSha256: out.slice(n + SHA256_BYTES) };
+};
 const MEDIA_ENCRYPT = StreamKind.mediaEncrypt;
 const MEDIA_DECRYPT = StreamKind.mediaDecrypt;
 
@@ -216,7 +217,7 @@ export function makeMedia(core, crypto) {
       super(MEDIA_ENCRYPT, mediaKey, mediaType);
     }
     final() {
-      return finalOf(this[FINISH](FINAL_BYTES, undefined, true));
+      return finalOf(this[FINISH]());
     }
   }
 
@@ -228,7 +229,7 @@ export function makeMedia(core, crypto) {
       super(MEDIA_DECRYPT, mediaKey, mediaType);
     }
     final() {
-      return finalOf(this[FINISH](FINAL_BYTES, undefined, true));
+      return finalOf(this[FINISH]());
     }
   }
 

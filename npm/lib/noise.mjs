@@ -37,7 +37,7 @@ export const WA_CERT_ROOT_KEY = fromHex(WA_CERT_ROOT_HEX);
 const DEFAULT_ROOT = fromHex(WA_CERT_ROOT_HEX);
 
 export function makeNoise(core, binary) {
-  const { M, plain, fail, wipe, scratch, placed } = core;
+  const { M, plain } = core;
   const R = plain.noiseResult() >> 2;
   const registry = new FinalizationRegistry((h) => plain.noiseFree(h));
 
@@ -50,10 +50,12 @@ export function makeNoise(core, binary) {
     if (d !== 2 && d !== 3) throw new WacoreError('ERR_DICTIONARY', 'dictionary must be 2 or 3');
     return d;
   };
+  // Reads of the output a call left (the result words), passed as the call's `read`.
   const output = () => {
     const p = M.HEAP32[R + OUT];
     return M.HEAPU8.slice(p, p + M.HEAP32[R + OUT_LENGTH]);
   };
+  const outputOnceDone = () => (done() ? output() : null);
   // A transport frame (ciphertext, no key material): a pooled copy, as the codec's outputs are, from
   // a pool of frames only, so that a frame's .buffer never holds a stanza's plaintext.
   const copyFrame = makeBytePool();
@@ -62,6 +64,54 @@ export function makeNoise(core, binary) {
     return copyFrame(M.HEAPU8, p, p + M.HEAP32[R + OUT_LENGTH]);
   };
   const done = () => M.HEAP32[R + DONE] === 1;
+  // The frames of decryptFrames' output (a 4-byte length and the bytes each): views into one copy.
+  const readFrames = () => {
+    const frames = [];
+    const count = M.HEAP32[R + COUNT];
+    if (count > 0) {
+      const out = output();
+      const view = new DataView(out.buffer);
+      for (let i = 0, off = 0; i < count; i++) {
+        const n = view.getUint32(off, true);
+        frames.push(out.subarray(off + 4, off + 4 + n));
+        off += 4 + n;
+      }
+    }
+    return frames;
+  };
+  // Each frame of decryptFrames' output decoded where it lies, with the dictionary set
+  // (binary.useDictionary): { nodes, undecodable }; a frame that does not decode is copied out
+  // for the caller (from one copy of the output, made for the first such frame).
+  const decodeEach = () => {
+    const count = M.HEAP32[R + COUNT];
+    const nodes = [];
+    const undecodable = [];
+    let frames;
+    for (let i = 0; i < count; i++) {
+      try {
+        nodes.push(plain.noiseDecodeFrame(i, decodeDictionary, binary.readTape));
+      } catch (error) {
+        if (!(error instanceof WacoreError)) throw error;
+        frames ??= readFrames();
+        undecodable.push({ index: i, error, plaintext: frames[i].slice() });
+      }
+    }
+    return { nodes, undecodable };
+  };
+  let decodeDictionary = 3;
+  // An error raised after some frames were delivered: those on `frames` (and `undecodable`).
+  const withFrames = (e) => {
+    if (e instanceof WacoreError && e.partial !== undefined) {
+      const p = e.partial;
+      delete e.partial;
+      if (Array.isArray(p)) e.frames = p;
+      else {
+        e.frames = p.nodes;
+        e.undecodable = p.undecodable;
+      }
+    }
+    return e;
+  };
   const hi = (n) => Math.floor(n / 2 ** 32) >>> 0;
   const lo = (n) => n >>> 0;
   const seconds = (n, name) => {
@@ -77,10 +127,7 @@ export function makeNoise(core, binary) {
     if (!Number.isInteger(max) || max < 16 || max > MAX_FRAME) {
       throw new WacoreError('ERR_TYPE', `maxFrameBytes must be an integer in 16..${MAX_FRAME}`);
     }
-    return placed([routing, eph], 0, (at) => {
-      const h = plain.noiseCreate(role, dict, at[0], routing.length, eph.length ? at[1] : 0, max);
-      return { h, dict };
-    });
+    return { h: plain.noiseCreate(role, dict, routing, eph, max), dict };
   }
 
   // Owns one connection handle until free() or until it is handed on (finish()).
@@ -128,14 +175,7 @@ export function makeNoise(core, binary) {
     }
     /** Encrypts and frames bytes (3-byte length, ciphertext, tag). */
     encryptFrame(data) {
-      const h = this._handle();
-      const d = asBytes(data, 'data');
-      const rc = scratch(d.length, (p) => {
-        M.HEAPU8.set(d, p);
-        return plain.noiseEncryptFrame(h, p, d.length);
-      });
-      if (rc !== 0) fail(rc);
-      return frameOutput();
+      return plain.noiseEncryptFrame(this._handle(), asBytes(data, 'data'), frameOutput);
     }
     /** Binary-encodes a node ({ tag, attrs, content }) with the connection's dictionary, encrypts
      * and frames it, in one call into wasm. Bytes are framed as they are (they must already hold the
@@ -143,27 +183,12 @@ export function makeNoise(core, binary) {
     encodeFrame(nodeOrBytes) {
       if (ArrayBuffer.isView(nodeOrBytes) || nodeOrBytes instanceof ArrayBuffer) return this.encryptFrame(nodeOrBytes);
       const h = this._handle();
-      const t = binary.writeTape(nodeOrBytes, this.dictionary);
-      const rc = plain.noiseEncodeFrame(h, t[0], t[1], t[2], t[3], t[4], t[5], t[6]); // zeroes the tape
-      if (rc !== 0) fail(rc);
-      return frameOutput();
-    }
-    /** Feeds a chunk into the core; the plaintexts are left in wasm memory (NoiseResult). */
-    #feed(chunk) {
-      const h = this._handle();
-      const c = asOptionalBytes(chunk, 'chunk');
-      return scratch(c.length, (p) => {
-        M.HEAPU8.set(c, p);
-        return plain.noiseDecryptFrames(h, p, c.length);
-      });
-    }
-    /** Throws the error of a call that delivered `frames` first. */
-    #fail(rc, frames) {
+      const d = this.dictionary;
+      const [words, strings, area] = binary.writeTape(nodeOrBytes, d);
       try {
-        fail(rc);
-      } catch (e) {
-        e.frames = frames;
-        throw e;
+        return plain.noiseEncodeFrame(h, words, strings, area, d, frameOutput);
+      } finally {
+        binary.tapeTaken();
       }
     }
     /** Feeds received bytes (any split) and returns the plaintext of every complete frame. A frame
@@ -174,21 +199,13 @@ export function makeNoise(core, binary) {
      * are delivered, and the rest is buffered (call again with an empty chunk). One call's plaintexts
      * are views into one ArrayBuffer holding only them and their lengths. */
     decryptFrames(chunk) {
-      const rc = this.#feed(chunk);
-      const frames = [];
-      const count = M.HEAP32[R + COUNT];
-      if (count > 0) {
-        const out = output();
-        const view = new DataView(out.buffer);
-        for (let i = 0, off = 0; i < count; i++) {
-          const n = view.getUint32(off, true);
-          frames.push(out.subarray(off + 4, off + 4 + n));
-          off += 4 + n;
-        }
-        wipe(M.HEAP32[R + OUT], out.length);
+      const h = this._handle();
+      const c = asOptionalBytes(chunk, 'chunk');
+      try {
+        return plain.noiseDecryptFrames(h, c, readFrames);
+      } catch (e) {
+        throw withFrames(e);
       }
-      if (rc !== 0) this.#fail(rc, frames);
-      return frames;
     }
     /** As decryptFrames, each frame decoded as a binary node (flag byte, zlib if flagged). The frames
      * are decoded in wasm memory where they were decrypted, then wiped there. A frame that
@@ -198,54 +215,34 @@ export function makeNoise(core, binary) {
      * plaintext (the counter has moved past it; nothing can be asked again). An authentication
      * failure (ERR_AUTH_TAG) takes precedence, as in decryptFrames. */
     decodeFrames(chunk) {
-      const rc = this.#feed(chunk);
-      const count = M.HEAP32[R + COUNT];
-      const nodes = [];
-      const undecodable = [];
-      if (count > 0) {
-        const at = M.HEAP32[R + OUT];
-        const total = M.HEAP32[R + OUT_LENGTH];
-        const d = this.dictionary;
-        try {
-          for (let i = 0, off = at; i < count; i++) {
-            const n = M.HEAPU8[off] | (M.HEAPU8[off + 1] << 8) | (M.HEAPU8[off + 2] << 16) | (M.HEAPU8[off + 3] << 24);
-            try {
-              nodes.push(binary.decodeAt(off + 4, n, d));
-            } catch (error) {
-              if (!(error instanceof WacoreError)) throw error;
-              undecodable.push({ index: i, error, plaintext: M.HEAPU8.slice(off + 4, off + 4 + n) });
-            }
-            off += 4 + n;
-          }
-        } finally {
-          wipe(at, total);
-        }
+      const h = this._handle();
+      const c = asOptionalBytes(chunk, 'chunk');
+      let r;
+      try {
+        decodeDictionary = this.dictionary;
+        binary.useDictionary(decodeDictionary);
+        r = plain.noiseDecryptFrames(h, c, decodeEach);
+      } catch (e) {
+        throw withFrames(e);
       }
-      if (rc !== 0) {
-        try {
-          this.#fail(rc, nodes);
-        } catch (e) {
-          e.undecodable = undecodable;
-          throw e;
-        }
-      }
-      if (undecodable.length > 0) {
-        const e = undecodable[0].error;
-        e.frames = nodes;
-        e.undecodable = undecodable;
+      if (r.undecodable.length > 0) {
+        const e = r.undecodable[0].error;
+        e.frames = r.nodes;
+        e.undecodable = r.undecodable;
         throw e;
       }
-      return nodes;
+      return r.nodes;
     }
   }
 
   const toTransport = (owner) => {
     const dict = owner.dictionary;
     const h = owner._release();
-    const rc = plain.noiseFinish(h);
-    if (rc !== 0) {
+    try {
+      plain.noiseFinish(h);
+    } catch (e) {
       plain.noiseFree(h);
-      fail(rc);
+      throw e;
     }
     return new NoiseTransport(h, dict);
   };
@@ -260,9 +257,7 @@ export function makeNoise(core, binary) {
     /** The first bytes to send: the routing pre-header if any, "WA" 6 <dictionary>, and the framed
      * clientHello. */
     start() {
-      const rc = plain.noiseClientStart(this._handle());
-      if (rc !== 0) fail(rc);
-      return output();
+      return plain.noiseClientStart(this._handle(), output);
     }
     /** Feeds received bytes; once the serverHello frame is complete, checks the server (certificate
      * chain under options.rootKey, WhatsApp's by default, at options.now seconds, the current time by
@@ -277,11 +272,7 @@ export function makeNoise(core, binary) {
       const payload = asOptionalBytes(options.payload, 'payload');
       const root = options.rootKey === undefined ? DEFAULT_ROOT : key32(options.rootKey, 'rootKey');
       const now = seconds(options.now ?? Math.floor(Date.now() / 1000), 'now');
-      return placed([c, noiseKey, payload, root], 0, (at) => {
-        const rc = plain.noiseClientServerHello(h, at[0], c.length, at[1], at[2], payload.length, at[3], hi(now), lo(now));
-        if (rc !== 0) fail(rc);
-        return done() ? output() : null;
-      });
+      return plain.noiseClientServerHello(h, c, noiseKey, payload, root, hi(now), lo(now), outputOnceDone);
     }
     /** After processServerHello returned bytes: the transport. This object is spent. */
     finish() {
@@ -309,28 +300,20 @@ export function makeNoise(core, binary) {
     processClientHello(chunk) {
       const h = this._handle();
       const c = asOptionalBytes(chunk, 'chunk');
-      return placed([c, this.#staticKey, this.#chain], 0, (at) => {
-        const rc = plain.noiseResponderHello(h, at[0], c.length, at[1], at[2], this.#chain.length);
-        if (rc !== 0) fail(rc);
-        if (!done()) return null;
-        this.#staticKey.fill(0);
-        return output();
-      });
+      const hello = plain.noiseResponderHello(h, c, this.#staticKey, this.#chain, outputOnceDone);
+      if (hello !== null) this.#staticKey.fill(0);
+      return hello;
     }
     /** Once clientFinish is complete: { staticKey (the client's 32-byte public key), payload };
      * null while more bytes are needed. */
     processClientFinish(chunk) {
       const h = this._handle();
       const c = asOptionalBytes(chunk, 'chunk');
-      const rc = scratch(c.length, (p) => {
-        M.HEAPU8.set(c, p);
-        return plain.noiseResponderFinish(h, p, c.length);
-      });
-      if (rc !== 0) fail(rc);
-      if (!done()) return null;
-      const out = output();
-      wipe(M.HEAP32[R + OUT], out.length);
-      return { staticKey: out.slice(0, KEY), payload: out.slice(KEY) };
+      const out = plain.noiseResponderFinish(h, c, outputOnceDone);
+      if (out === null) return null;
+      const finished = { staticKey: out.slice(0, KEY), payload: out.slice(KEY) };
+      out.fill(0);
+      return finished;
     }
     finish() {
       this.#staticKey.fill(0);
@@ -358,12 +341,8 @@ export function makeNoise(core, binary) {
       if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new WacoreError('ERR_TYPE', `${name} must be a uint32`);
       return n;
     };
-    return placed([root, inter, leaf], 0, (at) => {
-      const rc = plain.noiseMakeCertChain(at[0], at[1], at[2], serial(o.intermediateSerial ?? 1, 'intermediateSerial'),
-        serial(o.leafSerial ?? 2, 'leafSerial'), hi(nb), lo(nb), hi(na), lo(na));
-      if (rc !== 0) fail(rc);
-      return output();
-    });
+    return plain.noiseMakeCertChain(root, inter, leaf, serial(o.intermediateSerial ?? 1, 'intermediateSerial'),
+      serial(o.leafSerial ?? 2, 'leafSerial'), hi(nb), lo(nb), hi(na), lo(na), output);
   }
 
   return {

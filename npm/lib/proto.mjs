@@ -48,7 +48,7 @@ import { fromBase64 } from './internal/base64.mjs';
  * wire bytes, tag included); encode writes them back after the declared fields. */
 export const PROTO_UNKNOWN_FIELDS = Symbol.for('wacore-wasm.protoUnknownFields');
 
-const { words: R_WORDS, wordCount: R_WORD_COUNT, out: R_OUT, outLength: R_OUT_LENGTH } = ProtoResultWord;
+const { words: R_WORDS, wordCount: R_WORD_COUNT, out: R_OUT, outLength: R_OUT_LENGTH, input: R_INPUT, inputLength: R_INPUT_LENGTH } = ProtoResultWord;
 
 // History-sync blobs inflate to a few MB; this default cap is far above any seen and far below
 // what would exhaust a page's memory.
@@ -147,15 +147,12 @@ function parseSchema(bytes) {
   return { types, enums, typeIndex: new Map(types.map((t, i) => [t.name, i])), enumIndex: new Map(enums.map((e, i) => [e.name, i])) };
 }
 
-export function makeProto({ M, plain, io }) {
+export function makeProto({ M, plain }) {
   const result = plain.protoResult() >> 2;
   let schema;
   const getSchema = () => {
     if (schema === undefined) {
-      const n = plain.protoSchema(0);
-      const p = io(n);
-      plain.protoSchema(p);
-      schema = parseSchema(M.HEAPU8.slice(p, p + n));
+      schema = parseSchema(plain.protoSchema(plain.protoSchemaSize()));
       for (const T of schema.types) maxFields = Math.max(maxFields, T.fields.length);
     }
     return schema;
@@ -346,14 +343,15 @@ export function makeProto({ M, plain, io }) {
     return longs;
   };
 
-  /** Reads the tape the last protoDecode left for type t, the message at `at` in wasm memory (the
-   * caller's `data` there, for views). how: { longs, bytes, buffers, make } (internal: make(t) gives
-   * the object a message of type t is read into; the facade gives its classes' instances). */
-  function readTape(t, at, data, how) {
+  /** Reads the tape the last decode left for type t (the result words: the tape, and the message it
+   * read in wasm memory; `data` holds the same bytes, for views). how: { longs, bytes, buffers,
+   * make } (internal: make(t) gives the object a message of type t is read into; the facade gives
+   * its classes' instances). */
+  function readTape(t, data, how) {
     h32 = M.HEAP32;
     u8 = M.HEAPU8;
     wi = h32[result + R_WORDS] >> 2;
-    base = at;
+    base = h32[result + R_INPUT];
     input = data;
     longMode = how.longs;
     makeObject = how.make ?? plainObject;
@@ -378,32 +376,53 @@ export function makeProto({ M, plain, io }) {
     return { longs, bytes, buffers: opts?.buffers === true, make: undefined };
   };
 
-  /** Copies `data` into the I/O buffer and runs fn(address, length, bytes); the input and what the
-   * core left (tape, output) are zeroed after, whatever the outcome. */
-  const withInput = (data, fn) => {
-    const bytes = asBytes(data, 'data');
+  // What the last call left, read while it is there (each call's `read`): its output; a copy of
+  // its tape; a copy of the message its tape describes.
+  const readOut = () => {
+    const at = M.HEAP32[result + R_OUT];
+    return M.HEAPU8.slice(at, at + M.HEAP32[result + R_OUT_LENGTH]);
+  };
+  const copyTape = () => {
+    const w = M.HEAP32[result + R_WORDS] >> 2;
+    return M.HEAP32.slice(w, w + M.HEAP32[result + R_WORD_COUNT]);
+  };
+  const copyInput = () => {
+    const at = M.HEAP32[result + R_INPUT];
+    return M.HEAPU8.slice(at, at + M.HEAP32[result + R_INPUT_LENGTH]);
+  };
+
+  /** Runs fn() as the one proto call in progress (enter() below). The generated calls copy the
+   * input into wasm memory and zero it and what the core left (tape, output) after, whatever the
+   * outcome. */
+  const oneCall = (fn) => {
     enter();
     try {
-      const p = io(bytes.length);
-      M.HEAPU8.set(bytes, p);
-      try {
-        return fn(p, bytes.length, bytes);
-      } finally {
-        plain.protoWipe(p, bytes.length);
-      }
+      return fn();
     } finally {
       busy = false;
     }
   };
-  const outAt = () => M.HEAP32[result + R_OUT];
-  const outLength = () => M.HEAP32[result + R_OUT_LENGTH];
+
+  // The decode in progress (decodeType): what its read needs, without a closure per call.
+  let decodingType = 0;
+  let decodingData;
+  let decodingHow;
+  const readDecoding = () => readTape(decodingType, decodingData, decodingHow);
 
   /** Decodes as type index t with settings h (how()). */
-  const decodeType = (t, data, h) =>
-    withInput(data, (p, n, bytes) => {
-      plain.protoDecode(t, p, n);
-      return readTape(t, p, bytes, h);
-    });
+  const decodeType = (t, data, h) => {
+    const bytes = asBytes(data, 'data');
+    enter();
+    try {
+      decodingType = t;
+      decodingData = bytes;
+      decodingHow = h;
+      return plain.protoDecode(t, bytes, readDecoding);
+    } finally {
+      decodingData = undefined;
+      busy = false;
+    }
+  };
 
   /** Decodes `data` as a message of the named type into a plain object. */
   function decode(type, data, opts) {
@@ -692,16 +711,7 @@ export function makeProto({ M, plain, io }) {
         if (e instanceof WacoreError) throw e;
         throw new WacoreError('ERR_TYPE', `${schema.types[t].name}: reading the object failed: ${e?.message ?? e}`, { cause: e });
       }
-      const wordsBytes = nw * 4;
-      const p = io(wordsBytes + na);
-      M.HEAP32.set(words.subarray(0, nw), p >> 2);
-      M.HEAPU8.set(area.subarray(0, na), p + wordsBytes);
-      try {
-        plain.protoEncode(t, p, nw, p + wordsBytes, na);
-        return M.HEAPU8.slice(outAt(), outAt() + outLength());
-      } finally {
-        plain.protoWipe(0, 0);
-      }
+      return plain.protoEncode(t, words.subarray(0, nw), area.subarray(0, na), readOut);
     } finally {
       // The scratch holds the message's strings and bytes: zeroed whatever happened, and let go of
       // when a large message made it grow.
@@ -726,10 +736,8 @@ export function makeProto({ M, plain, io }) {
    * stream that is not zlib or is cut short. */
   function inflate(data, opts) {
     const max = maxOf(opts);
-    return withInput(data, (p, n) => {
-      plain.protoInflate(p, n, max);
-      return M.HEAPU8.slice(outAt(), outAt() + outLength());
-    });
+    const bytes = asBytes(data, 'data');
+    return oneCall(() => plain.protoInflate(bytes, max, readOut));
   }
 
   /** Inflates and decodes a history-sync blob (`HistorySync`) in one call: the inflated bytes stay
@@ -737,21 +745,16 @@ export function makeProto({ M, plain, io }) {
    * into one copy of the inflated bytes made for this call (one allocation instead of one per field:
    * a blob's thousands of thumbnails). */
   function decodeHistorySync(data, opts) {
-    return inflatedHistory(data, opts, (t, out, length, h) => {
-      const inflated = h.bytes === 'view' ? M.HEAPU8.slice(out, out + length) : undefined;
-      plain.protoDecode(t, out, length);
-      return readTape(t, out, inflated, h);
-    });
+    return inflatedHistory(data, opts, (t, h) => readTape(t, h.bytes === 'view' ? copyInput() : undefined, h));
   }
-  // Inflates a history blob in wasm and runs fn(type, address, length, how) on the inflated bytes.
-  function inflatedHistory(data, opts, fn) {
+  // Inflates a history blob and decodes it where it was inflated (one call into wasm); read(t, how)
+  // reads the result.
+  function inflatedHistory(data, opts, read) {
     const t = typeOf('HistorySync');
     const h = how(opts);
     const max = maxOf(opts);
-    return withInput(data, (p, n) => {
-      plain.protoInflate(p, n, max);
-      return fn(t, outAt(), outLength(), h);
-    });
+    const bytes = asBytes(data, 'data');
+    return oneCall(() => plain.protoInflateDecode(t, bytes, max, () => read(t, h)));
   }
 
   /** A message's top-level fields one at a time: [fieldName, value] in wire order, each element of
@@ -798,29 +801,20 @@ export function makeProto({ M, plain, io }) {
       if (h.bytes !== 'view') bytes.fill(0);
     }
   }
-  // Decodes in wasm, then hands the tape and the message bytes (at `at`, n of them) to eachField.
-  const iterate = (t, at, n, h) => {
-    const w = M.HEAP32[result + R_WORDS] >> 2;
-    const tape = M.HEAP32.slice(w, w + M.HEAP32[result + R_WORD_COUNT]);
-    return eachField(t, tape, M.HEAPU8.slice(at, at + n), h);
-  };
+  // Hands copies of the last decode's tape and of the message it read to eachField.
+  const iterate = (t, h) => eachField(t, copyTape(), copyInput(), h);
 
   /** decode(), a top-level field at a time (eachField above). */
   function decodeEach(type, data, opts) {
     const t = typeOf(type);
     const h = how(opts);
-    return withInput(data, (p, n) => {
-      plain.protoDecode(t, p, n);
-      return iterate(t, p, n, h);
-    });
+    const bytes = asBytes(data, 'data');
+    return oneCall(() => plain.protoDecode(t, bytes, () => iterate(t, h)));
   }
 
   /** decodeHistorySync(), a top-level field at a time: each conversation on its own. */
   function decodeHistorySyncEach(data, opts) {
-    return inflatedHistory(data, opts, (t, out, length, h) => {
-      plain.protoDecode(t, out, length);
-      return iterate(t, out, length, h);
-    });
+    return inflatedHistory(data, opts, iterate);
   }
 
   /** The schema as data: message types with their fields, enums with their values. */

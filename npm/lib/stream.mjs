@@ -11,7 +11,9 @@ export const RELEASE = Symbol('release');
 export const PUSH = Symbol('push');
 export const FINISH = Symbol('finish');
 
-export function makeStreamBase({ M, plain, scratch }) {
+const EMPTY = new Uint8Array(0);
+
+export function makeStreamBase({ plain }) {
   const registry = new FinalizationRegistry((handle) => plain.streamFree(handle));
 
   function create(kind, keyBytes, ivBytes) {
@@ -53,20 +55,14 @@ export function makeStreamBase({ M, plain, scratch }) {
         throw e;
       }
     }
-    // Finishes the stream; returns the n output bytes, or with whole the entire room and n.
-    [FINISH](room, tag, whole = false) {
+    // Finishes the stream (tag: the expected GCM tag when decrypting): the bytes it wrote last.
+    [FINISH](tag) {
       const h = this[HANDLE]();
-      const t = tag ?? new Uint8Array(0);
-      return scratch(room + t.length, (p) => {
-        M.HEAPU8.set(t, p + room);
-        let n;
-        try {
-          n = plain.streamFinal(h, p, p + room, t.length); // frees the state, success or not
-        } finally {
-          this[RELEASE]();
-        }
-        return whole ? { n, out: M.HEAPU8.slice(p, p + room) } : M.HEAPU8.slice(p, p + n);
-      });
+      try {
+        return plain.streamFinal(h, tag ?? EMPTY, plain.streamFinalSize(h)); // frees the state, success or not
+      } finally {
+        this[RELEASE]();
+      }
     }
   }
 

@@ -6,7 +6,7 @@
 import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0x0d293dcc;
+export const BOUNDARY_DIGEST = 0xad212b97;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
@@ -119,7 +119,7 @@ export const MEDIA_KEY_BYTES = 32;
 export const MEDIA_MAC_BYTES = 10;
 /** the IV a media-retry payload is sealed with (wacore::media::kRetryNonceBytes) */
 export const MEDIA_RETRY_IV_BYTES = 12;
-/** room for the last bytes a media stream's final() writes (at most one block and the MAC) before its two SHA-256 hashes (the boundary's own) */
+/** the most last bytes a media stream's final() writes (one block, and the MAC when encrypting) before its two SHA-256 hashes (the boundary's own) */
 export const MEDIA_FINAL_TAIL_BYTES = 32;
 /** the expanded media keys a media stream takes: IV, cipher key, MAC key, ref key (sizeof(wacore::media::Keys)) */
 export const MEDIA_KEYS_BYTES = 112;
@@ -214,8 +214,8 @@ export const NoiseRole = Object.freeze({ client: 0, responder: 1 });
 export const NoiseResultWord = Object.freeze({ out: 0, outLength: 1, count: 2, done: 3 });
 /** the u32 words of the result each codec call leaves at wacore_binaryResult(): the last decode's tape, string table, string pool and byte area, or the last encode's output */
 export const BinaryResultWord = Object.freeze({ words: 0, wordCount: 1, strings: 2, stringCount: 3, pool: 4, poolLength: 5, blob: 6, blobLength: 7, ascii: 8, out: 9, outLength: 10 });
-/** the u32 words of the result each protobuf call leaves at wacore_protoResult(): the last decode's tape, or the last encode's or inflate's output */
-export const ProtoResultWord = Object.freeze({ words: 0, wordCount: 1, out: 2, outLength: 3 });
+/** the u32 words of the result each protobuf call leaves at wacore_protoResult(): the last decode's tape and the message it read (the tape's offsets count from its start), or the last encode's or inflate's output */
+export const ProtoResultWord = Object.freeze({ words: 0, wordCount: 1, out: 2, outLength: 3, input: 4, inputLength: 5 });
 /** the one-shot digests and MACs (wacore_sha, wacore_hmac) */
 export const HashKind = Object.freeze({ sha256: 0, sha512: 1, md5: 2 });
 
@@ -618,12 +618,11 @@ export function checkBoundary(digest) {
   }
 }
 
-/** The plain exports, bound to a loaded module: the arguments are addresses and lengths in the
- * I/O buffer (and scalars), as bindings/boundary.json lists them; raise(code) throws for a core
- * error code. A `status` export returns its code (0 for none) for the caller to raise after reading
- * what the call published.
- * Exports declared whole (bytes in and out, bindings/boundary.json) take their inputs as
- * Uint8Arrays and return their outputs; io(n) is the I/O buffer's address, holding n bytes. */
+/** The plain exports, bound to a loaded module, as bindings/boundary.json lists them: scalars and
+ * handles as they are; bytes declared whole as Uint8Arrays (Int32Arrays for words), which the
+ * function places in the I/O buffer (io(n): its address, holding n bytes), its outputs returned as
+ * copies; an export that leaves its result in the core's memory takes a last argument, read, called
+ * while the result is there. raise(code, partial) throws for a core error code. */
 export function bindPlain(M, raise, io) {
   return {
     /** a key pair: the private key, and the public key (0x05 || u) */
@@ -901,8 +900,12 @@ export function bindPlain(M, raise, io) {
     /** the bytes update(len) will write */
     streamUpdateSize: (stream, len) => M._wacore_streamUpdateSize(stream, len) >>> 0,
     /** GCM additional data */
-    streamAad(stream, data, len) {
-      const rc = M._wacore_streamAad(stream, data, len);
+    streamAad(stream, data) {
+      const n = data.length;
+      const p = io(n);
+      const h = M.HEAPU8;
+      h.set(data, p + 0);
+      const rc = M._wacore_streamAad(stream, p + 0, data.length);
       if (rc !== 0) raise(-rc);
     },
     /** processes data (out: streamUpdateSize bytes for it): out's first `value` bytes */
@@ -921,11 +924,23 @@ export function bindPlain(M, raise, io) {
         M.HEAPU8.fill(0, p, p + n);
       }
     },
-    /** finishes and frees the stream: the bytes written */
-    streamFinal(stream, out, tag, tagLen) {
-      const rc = M._wacore_streamFinal(stream, out, tag, tagLen);
-      if (rc < 0) raise(-rc);
-      return rc;
+    /** the room final() needs: the most bytes it writes */
+    streamFinalSize: (stream) => M._wacore_streamFinalSize(stream) >>> 0,
+    /** finishes and frees the stream, whatever the outcome (tag: the expected GCM tag when decrypting): out's first `value` bytes; a media stream's are its last bytes, then fileSha256 and fileEncSha256 */
+    streamFinal(stream, tag, outLen) {
+      const o1 = tag.length;
+      const n = o1 + outLen;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(tag, p + 0);
+        const rc = M._wacore_streamFinal(stream, p + 0, tag.length, p + o1, outLen);
+        if (rc < 0) raise(-rc);
+        if (rc > outLen) throw new WacoreError('ERR_INTERNAL', 'streamFinal wrote more than its room');
+        return M.HEAPU8.slice(p + o1, p + o1 + rc);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** frees (and wipes) a stream */
     streamFree(stream) {
@@ -933,44 +948,133 @@ export function bindPlain(M, raise, io) {
     },
     /** the BinaryResultWord words the codec calls leave */
     binaryResult: () => M._wacore_binaryResult() >>> 0,
-    /** a dictionary's token strings, LF-separated, written to out unless it is 0: their length */
-    binaryTokens: (dict, out) => M._wacore_binaryTokens(dict, out) >>> 0,
-    /** decodes a binary node into the tape the result words describe */
-    binaryDecode(data, len, dict) {
-      const rc = M._wacore_binaryDecode(data, len, dict);
-      if (rc !== 0) raise(-rc);
+    /** the length of a dictionary's token strings, LF-separated */
+    binaryTokensSize: (dict) => M._wacore_binaryTokensSize(dict) >>> 0,
+    /** a dictionary's token strings by id, LF-separated */
+    binaryTokens(dict, outLen) {
+      const n = outLen;
+      const p = io(n);
+      const rc = M._wacore_binaryTokens(dict, p + 0, outLen);
+      if (rc < 0) raise(-rc);
+      if (rc > outLen) throw new WacoreError('ERR_INTERNAL', 'binaryTokens wrote more than its room');
+      return M.HEAPU8.slice(p + 0, p + 0 + rc);
     },
-    /** zeroes what the last codec call left (tape, strings, bytes, inflated frame, encoded frame) and the len bytes at data */
-    binaryWipe(data, len) {
-      M._wacore_binaryWipe(data, len);
+    /** decodes a binary node into the tape the BinaryResultWord words describe */
+    binaryDecode(data, dict, read) {
+      const n = data.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(data, p + 0);
+        const rc = M._wacore_binaryDecode(p + 0, data.length, dict);
+        if (rc !== 0) raise(-rc);
+        return read();
+      } finally {
+        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+        M._wacore_binaryWipe();
+      }
     },
-    /** encodes a node tape (zeroed once read): the output the result words describe */
-    binaryEncode(words, wordCount, strings, stringCount, area, areaLen, dict) {
-      const rc = M._wacore_binaryEncode(words, wordCount, strings, stringCount, area, areaLen, dict);
-      if (rc !== 0) raise(-rc);
+    /** zeroes what the last codec call left (tape, strings, bytes, inflated frame, encoded frame) */
+    binaryWipe() {
+      M._wacore_binaryWipe();
     },
-    /** the compact WAProto schema (src/proto/schema.h), written to out unless it is 0: its length */
-    protoSchema: (out) => M._wacore_protoSchema(out) >>> 0,
+    /** encodes a node tape (words; strings: offset and length pairs into area): the output the BinaryResultWord words describe */
+    binaryEncode(words, strings, area, dict, read) {
+      const o1 = words.length * 4;
+      const o2 = o1 + strings.length * 4;
+      const n = o2 + area.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        M.HEAP32.set(words, (p + 0) >> 2);
+        M.HEAP32.set(strings, (p + o1) >> 2);
+        h.set(area, p + o2);
+        const rc = M._wacore_binaryEncode(p + 0, words.length, p + o1, strings.length, p + o2, area.length, dict);
+        if (rc !== 0) raise(-rc);
+        return read();
+      } finally {
+        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+        M._wacore_binaryWipe();
+      }
+    },
+    /** the length of the compact WAProto schema (src/proto/schema.h) */
+    protoSchemaSize: () => M._wacore_protoSchemaSize() >>> 0,
+    /** the compact WAProto schema */
+    protoSchema(outLen) {
+      const n = outLen;
+      const p = io(n);
+      const rc = M._wacore_protoSchema(p + 0, outLen);
+      if (rc < 0) raise(-rc);
+      if (rc > outLen) throw new WacoreError('ERR_INTERNAL', 'protoSchema wrote more than its room');
+      return M.HEAPU8.slice(p + 0, p + 0 + rc);
+    },
     /** the ProtoResultWord words the protobuf calls leave */
     protoResult: () => M._wacore_protoResult() >>> 0,
-    /** decodes a message of a schema type into the tape the result words describe */
-    protoDecode(type, data, len) {
-      const rc = M._wacore_protoDecode(type, data, len);
-      if (rc !== 0) raise(-rc);
+    /** decodes a message of a schema type into the tape the ProtoResultWord words describe */
+    protoDecode(type, data, read) {
+      const n = data.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(data, p + 0);
+        const rc = M._wacore_protoDecode(type, p + 0, data.length);
+        if (rc !== 0) raise(-rc);
+        return read();
+      } finally {
+        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+        M._wacore_protoWipe();
+      }
     },
-    /** encodes a tape (zeroed once read): the output the result words describe */
-    protoEncode(type, words, wordCount, area, areaLen) {
-      const rc = M._wacore_protoEncode(type, words, wordCount, area, areaLen);
-      if (rc !== 0) raise(-rc);
+    /** encodes a tape: the output the ProtoResultWord words describe */
+    protoEncode(type, words, area, read) {
+      const o1 = words.length * 4;
+      const n = o1 + area.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        M.HEAP32.set(words, (p + 0) >> 2);
+        h.set(area, p + o1);
+        const rc = M._wacore_protoEncode(type, p + 0, words.length, p + o1, area.length);
+        if (rc !== 0) raise(-rc);
+        return read();
+      } finally {
+        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+        M._wacore_protoWipe();
+      }
     },
-    /** inflates a zlib stream of at most max bytes: the output the result words describe */
-    protoInflate(data, len, max) {
-      const rc = M._wacore_protoInflate(data, len, max);
-      if (rc !== 0) raise(-rc);
+    /** inflates a zlib stream of at most max bytes: the output the ProtoResultWord words describe */
+    protoInflate(data, max, read) {
+      const n = data.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(data, p + 0);
+        const rc = M._wacore_protoInflate(p + 0, data.length, max);
+        if (rc !== 0) raise(-rc);
+        return read();
+      } finally {
+        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+        M._wacore_protoWipe();
+      }
     },
-    /** zeroes what the last protobuf call left (tape, output) and the len bytes at data */
-    protoWipe(data, len) {
-      M._wacore_protoWipe(data, len);
+    /** inflates a zlib stream of at most max bytes and decodes it as a message of a schema type where it lies: the tape, and the inflated bytes as the output */
+    protoInflateDecode(type, data, max, read) {
+      const n = data.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(data, p + 0);
+        const rc = M._wacore_protoInflateDecode(type, p + 0, data.length, max);
+        if (rc !== 0) raise(-rc);
+        return read();
+      } finally {
+        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+        M._wacore_protoWipe();
+      }
+    },
+    /** zeroes what the last protobuf call left (tape, output) */
+    protoWipe() {
+      M._wacore_protoWipe();
     },
     /** expands a media key: IV, cipher key, MAC key, ref key */
     mediaKeys(mediaKey, info) {
@@ -1196,36 +1300,165 @@ export function bindPlain(M, raise, io) {
     },
     /** the NoiseResultWord words every Noise call leaves */
     noiseResult: () => M._wacore_noiseResult() >>> 0,
-    /** a Noise connection of a NoiseRole: its handle */
-    noiseCreate(role, dict, routing, routingLen, ephemeral, maxFrame) {
-      const rc = M._wacore_noiseCreate(role, dict, routing, routingLen, ephemeral, maxFrame);
-      if (rc < 0) raise(-rc);
-      return rc;
+    /** a Noise connection of a NoiseRole (ephemeral: a 32-byte private key, or none for a fresh one): its handle */
+    noiseCreate(role, dict, routing, ephemeral, maxFrame) {
+      const o1 = routing.length;
+      const n = o1 + ephemeral.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(routing, p + 0);
+        h.set(ephemeral, p + o1);
+        const rc = M._wacore_noiseCreate(role, dict, p + 0, routing.length, p + o1, ephemeral.length, maxFrame);
+        if (rc < 0) raise(-rc);
+        return rc;
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
     },
     /** frees (and wipes) a connection */
     noiseFree(conn) {
       M._wacore_noiseFree(conn);
     },
     /** the client's first handshake message */
-    noiseClientStart: (conn) => -M._wacore_noiseClientStart(conn),
+    noiseClientStart(conn, read) {
+      const rc = M._wacore_noiseClientStart(conn);
+      if (rc !== 0) raise(-rc);
+      return read();
+    },
     /** reads the server hello, checks the certificate chain, writes the client finish */
-    noiseClientServerHello: (conn, chunk, len, staticPriv, payload, payloadLen, root, nowHi, nowLo) => -M._wacore_noiseClientServerHello(conn, chunk, len, staticPriv, payload, payloadLen, root, nowHi, nowLo),
+    noiseClientServerHello(conn, chunk, staticPriv, payload, root, nowHi, nowLo, read) {
+      const o1 = 64 + chunk.length;
+      const n = o1 + payload.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(chunk, p + 64);
+        if (staticPriv.length <= 32) h.set(staticPriv, p + 0);
+        h.set(payload, p + o1);
+        if (root.length <= 32) h.set(root, p + 32);
+        const rc = M._wacore_noiseClientServerHello(conn, p + 64, chunk.length, p + 0, staticPriv.length, p + o1, payload.length, p + 32, root.length, nowHi, nowLo);
+        if (rc !== 0) raise(-rc);
+        return read();
+      } finally {
+        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+      }
+    },
     /** the responder's hello */
-    noiseResponderHello: (conn, chunk, len, staticPriv, chain, chainLen) => -M._wacore_noiseResponderHello(conn, chunk, len, staticPriv, chain, chainLen),
-    /** reads the client finish */
-    noiseResponderFinish: (conn, chunk, len) => -M._wacore_noiseResponderFinish(conn, chunk, len),
+    noiseResponderHello(conn, chunk, staticPriv, chain, read) {
+      const o1 = 32 + chunk.length;
+      const n = o1 + chain.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(chunk, p + 32);
+        if (staticPriv.length <= 32) h.set(staticPriv, p + 0);
+        h.set(chain, p + o1);
+        const rc = M._wacore_noiseResponderHello(conn, p + 32, chunk.length, p + 0, staticPriv.length, p + o1, chain.length);
+        if (rc !== 0) raise(-rc);
+        return read();
+      } finally {
+        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+      }
+    },
+    /** reads the client finish: the client's static key, then its payload */
+    noiseResponderFinish(conn, chunk, read) {
+      const n = chunk.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(chunk, p + 0);
+        const rc = M._wacore_noiseResponderFinish(conn, p + 0, chunk.length);
+        if (rc !== 0) raise(-rc);
+        return read();
+      } finally {
+        M._wacore_noiseWipe();
+      }
+    },
     /** ends the handshake: the transport keys */
-    noiseFinish: (conn) => -M._wacore_noiseFinish(conn),
+    noiseFinish(conn) {
+      const rc = M._wacore_noiseFinish(conn);
+      if (rc !== 0) raise(-rc);
+    },
     /** bytes of an incomplete frame held */
     noiseBuffered: (conn) => M._wacore_noiseBuffered(conn) >>> 0,
     /** a certificate chain (tests, non-WhatsApp servers) */
-    noiseMakeCertChain: (rootPriv, interPriv, leafKey, interSerial, leafSerial, notBeforeHi, notBeforeLo, notAfterHi, notAfterLo) => -M._wacore_noiseMakeCertChain(rootPriv, interPriv, leafKey, interSerial, leafSerial, notBeforeHi, notBeforeLo, notAfterHi, notAfterLo),
-    /** encrypts and frames len bytes */
-    noiseEncryptFrame: (conn, data, len) => -M._wacore_noiseEncryptFrame(conn, data, len),
-    /** binary-encodes a node tape, then encrypts and frames it */
-    noiseEncodeFrame: (conn, words, wordCount, strings, stringCount, area, areaLen, dict) => -M._wacore_noiseEncodeFrame(conn, words, wordCount, strings, stringCount, area, areaLen, dict),
+    noiseMakeCertChain(rootPriv, interPriv, leafKey, interSerial, leafSerial, notBeforeHi, notBeforeLo, notAfterHi, notAfterLo, read) {
+      const n = 96;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        if (rootPriv.length <= 32) h.set(rootPriv, p + 0);
+        if (interPriv.length <= 32) h.set(interPriv, p + 32);
+        if (leafKey.length <= 32) h.set(leafKey, p + 64);
+        const rc = M._wacore_noiseMakeCertChain(p + 0, rootPriv.length, p + 32, interPriv.length, p + 64, leafKey.length, interSerial, leafSerial, notBeforeHi, notBeforeLo, notAfterHi, notAfterLo);
+        if (rc !== 0) raise(-rc);
+        return read();
+      } finally {
+        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+      }
+    },
+    /** encrypts and frames bytes */
+    noiseEncryptFrame(conn, data, read) {
+      const n = data.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(data, p + 0);
+        const rc = M._wacore_noiseEncryptFrame(conn, p + 0, data.length);
+        if (rc !== 0) raise(-rc);
+        return read();
+      } finally {
+        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+      }
+    },
+    /** binary-encodes a node tape (as binaryEncode takes it), then encrypts and frames it */
+    noiseEncodeFrame(conn, words, strings, area, dict, read) {
+      const o1 = words.length * 4;
+      const o2 = o1 + strings.length * 4;
+      const n = o2 + area.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        M.HEAP32.set(words, (p + 0) >> 2);
+        M.HEAP32.set(strings, (p + o1) >> 2);
+        h.set(area, p + o2);
+        const rc = M._wacore_noiseEncodeFrame(conn, p + 0, words.length, p + o1, strings.length, p + o2, area.length, dict);
+        if (rc !== 0) raise(-rc);
+        return read();
+      } finally {
+        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+      }
+    },
     /** feeds a chunk: the frames it completes, as a 4-byte length and the bytes each (count published also when an error stopped the call) */
-    noiseDecryptFrames: (conn, data, len) => -M._wacore_noiseDecryptFrames(conn, data, len),
+    noiseDecryptFrames(conn, data, read) {
+      const n = data.length;
+      const p = io(n);
+      try {
+        const h = M.HEAPU8;
+        h.set(data, p + 0);
+        const rc = M._wacore_noiseDecryptFrames(conn, p + 0, data.length);
+        const v = read();
+        if (rc !== 0) raise(-rc, v);
+        return v;
+      } finally {
+        M._wacore_noiseWipe();
+      }
+    },
+    /** decodes frame `index` of the last noiseDecryptFrames where it lies, into the codec's tape (BinaryResultWord) */
+    noiseDecodeFrame(index, dict, read) {
+      try {
+        const rc = M._wacore_noiseDecodeFrame(index, dict);
+        if (rc !== 0) raise(-rc);
+        return read();
+      } finally {
+        M._wacore_binaryWipe();
+      }
+    },
+    /** zeroes the last Noise call's output */
+    noiseWipe() {
+      M._wacore_noiseWipe();
+    },
     /** tests: the n-th allocation from now fails (0 cancels); how many were still to go of the plan replaced */
     failAllocation: (n) => M._wacore_failAllocation(n) >>> 0,
     /** tests: blocks the core's operator new has handed out and not taken back */

@@ -11,9 +11,12 @@ const MAX_IO_BYTES = 2 ** 32 - 1;
 export function makeCore(M, errors) {
   const codes = errors.map(([code]) => code);
   const messages = errors.map(([, message]) => message);
-  /** Throws the WacoreError for a core error code. */
-  const fail = (rc) => {
-    throw new WacoreError(codes[rc] ?? 'ERR_UNKNOWN', messages[rc] ?? `error ${rc}`);
+  /** Throws the WacoreError for a core error code; with `partial`, what the call delivered before
+   * its error (the generated code's, for exports declared "partial") on the error's `partial`. */
+  const fail = (rc, partial) => {
+    const e = new WacoreError(codes[rc] ?? 'ERR_UNKNOWN', messages[rc] ?? `error ${rc}`);
+    if (partial !== undefined) e.partial = partial;
+    throw e;
   };
   /** The same by code (for checks made in JS that the core makes too): its message included. */
   const failCode = (code) => fail(codes.indexOf(code));
@@ -36,41 +39,6 @@ export function makeCore(M, errors) {
     ioSize = n;
     return p;
   };
-  /** Runs fn(p) on n bytes of the I/O buffer at p and wipes them when fn returns or throws: what a
-   * call places in the I/O buffer (keys, plaintexts, results) does not outlive it. The calls of
-   * npm/lib that place anything secret go through this or placed(); the codec's (stanza bytes on
-   * the hottest path) use io() and leave them to the next call. */
-  const scratch = (n, fn) => {
-    const p = io(n);
-    try {
-      return fn(p);
-    } finally {
-      wipe(p, n);
-    }
-  };
-  /** As scratch(), with parts copied in one after another and `extra` bytes of room after them:
-   * fn(at, heap), at[i] the address of parts[i] and at[parts.length] that of the room. */
-  const placed = (parts, extra, fn) => {
-    let total = extra;
-    for (const b of parts) total += b.length;
-    return scratch(total, (p) => {
-      const heap = M.HEAPU8;
-      const at = [];
-      let off = p;
-      for (const b of parts) {
-        heap.set(b, off);
-        at.push(off);
-        off += b.length;
-      }
-      at.push(off);
-      return fn(at, heap);
-    });
-  };
-  /** Copies src to heap[at] when it fits in max bytes; longer input is not copied, and the core,
-   * which sees the true length, rejects it. */
-  const put = (heap, at, src, max) => {
-    if (src.length <= max) heap.set(src, at);
-  };
   const wipe = (p, n) => M.HEAPU8.fill(0, p, p + n);
-  return { M, fail, failCode, codeOf, io, put, wipe, scratch, placed };
+  return { M, fail, failCode, codeOf, io, wipe };
 }
