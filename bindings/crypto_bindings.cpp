@@ -234,9 +234,7 @@ wire::Value stream_update(uintptr_t stream, uintptr_t data, size_t len, uintptr_
 }
 
 namespace {
-// A media stream's final() writes its last bytes (at most MEDIA_FINAL_TAIL_BYTES), then the two file
-// hashes right after them.
-constexpr size_t kHashesBytes = 2 * wire::kSha256Bytes;
+bool is_media(const Stream& s) { return s.kind == kMediaEncrypt || s.kind == kMediaDecrypt; }
 
 size_t final_size(const Stream& s) {
   switch (s.kind) {
@@ -246,17 +244,9 @@ size_t final_size(const Stream& s) {
     case kGcmDecrypt: return 0;
     case kGcmEncrypt: return wacore::aes::kGcmTagBytes;
     case kMediaEncrypt:
-    case kMediaDecrypt: return wire::kMediaFinalTailBytes + kHashesBytes;
+    case kMediaDecrypt: return wire::kMediaFinalTailBytes;
     default: return s.hash.digest_size();
   }
-}
-
-// Writes a media stream's hashes after its n last bytes, and wipes them from the stack: the bytes
-// written in all.
-wire::Value with_hashes(uintptr_t out, size_t n, uint8_t (&hashes)[kHashesBytes]) {
-  std::memcpy(at(out) + n, hashes, kHashesBytes);
-  sodium_memzero(hashes, kHashesBytes);
-  return wire::Value::of(n + kHashesBytes);
 }
 
 wire::Value finish(Stream& s, uintptr_t out, uintptr_t tag, size_t tag_len) {
@@ -277,17 +267,6 @@ wire::Value finish(Stream& s, uintptr_t out, uintptr_t tag, size_t tag_len) {
       if (e != Error::ok) return e;
       return wire::Value::of(0);
     }
-    case kMediaEncrypt: {
-      uint8_t hashes[kHashesBytes];
-      s.media_enc.final(at(out), hashes, hashes + wire::kSha256Bytes);
-      return with_hashes(out, wacore::aes::kBlockBytes + wacore::media::kMacBytes, hashes);
-    }
-    case kMediaDecrypt: {
-      uint8_t hashes[kHashesBytes];
-      size_t n = 0;
-      if (Error e = s.media_dec.final(at(out), &n, hashes, hashes + wire::kSha256Bytes); e != Error::ok) return e;
-      return with_hashes(out, n, hashes);
-    }
     default: {
       const size_t n = s.hash.digest_size();
       s.hash.final(at(out));
@@ -295,16 +274,40 @@ wire::Value finish(Stream& s, uintptr_t out, uintptr_t tag, size_t tag_len) {
     }
   }
 }
+
+wire::Value finish_media(Stream& s, uintptr_t tail, uintptr_t sha256, uintptr_t enc_sha256) {
+  if (s.kind == kMediaEncrypt) {
+    s.media_enc.final(at(tail), at(sha256), at(enc_sha256));
+    return wire::Value::of(wacore::aes::kBlockBytes + wacore::media::kMacBytes);
+  }
+  size_t n = 0;
+  if (Error e = s.media_dec.final(at(tail), &n, at(sha256), at(enc_sha256)); e != Error::ok) return e;
+  return wire::Value::of(n);
+}
 }  // namespace
 
 size_t stream_final_size(uintptr_t stream) { return final_size(*at<Stream>(stream)); }
 
 // Finishes the stream and frees it, whatever the outcome. out receives the last bytes (CBC: up to
-// 16; GCM encrypt: the tag; hashes: the digest; media: the last bytes and the file hashes); tag is
-// the expected tag for GCM decryption. The bytes written.
+// 16; GCM encrypt: the tag; hashes: the digest); tag is the expected tag for GCM decryption. The
+// bytes written.
 wire::Value stream_final(uintptr_t stream, uintptr_t tag, size_t tag_len, uintptr_t out, size_t out_len) {
   Stream& s = *at<Stream>(stream);
-  const wire::Value result = out_len < final_size(s) ? wire::Value(Error::output_length) : finish(s, out, tag, tag_len);
+  wire::Value result = Error::stream_state;
+  if (!is_media(s)) result = out_len < final_size(s) ? wire::Value(Error::output_length) : finish(s, out, tag, tag_len);
+  stream_free(stream);
+  return result;
+}
+
+// The same for a media stream: tail receives the last bytes (encrypting: the last block and the
+// MAC), then the file's two hashes. The bytes written to tail.
+wire::Value stream_final_media(uintptr_t stream, uintptr_t tail, size_t tail_len, uintptr_t sha256,
+                               uintptr_t enc_sha256) {
+  Stream& s = *at<Stream>(stream);
+  wire::Value result = Error::stream_state;
+  if (is_media(s)) {
+    result = tail_len < final_size(s) ? wire::Value(Error::output_length) : finish_media(s, tail, sha256, enc_sha256);
+  }
   stream_free(stream);
   return result;
 }

@@ -264,10 +264,12 @@ for (const [name, c] of Object.entries(plain)) {
     // The generated JS returns the outputs, or the value or bool when there are none; it raises
     // errors. A value with one output of a length the caller gives is how much of it the call
     // wrote: the JS returns that much.
-    const usedLength = c.returns === 'value' && outs.length === 1 && outs[0].size === undefined;
-    if (outs.some((d) => d.inout) && !usedLength) fail(`${name}: an export with an inout argument returns value (the bytes it left there), and has no other output`);
+    // A value with one output of a length the caller gives (and any number of sized ones) is how
+    // much of that output the call wrote.
+    const usedLength = c.returns === 'value' && outs.filter((d) => d.size === undefined).length === 1;
+    if (outs.some((d) => d.inout) && !(usedLength && outs.length === 1)) fail(`${name}: an export with an inout argument returns value (the bytes it left there), and has no other output`);
     if (!(c.returns === 'error' || usedLength || ((c.returns === 'value' || c.returns === 'bool') && outs.length === 0)))
-      fail(`${name}: an export declared whole returns error, value or bool without outputs, or value with one output of a given length`);
+      fail(`${name}: an export declared whole returns error, value or bool without outputs, or value with one output of a given length (and sized ones)`);
     if (c.result && outs.length > 0) fail(`${name}: an export that leaves a result has no outputs of its own`);
     // The generated function's own names, which no argument may take.
     for (const a of args) if (['n', 'p', 'h', 'rc', 'M', 'io', 'raise', 'read', 'v'].includes(a.name) || /^o\d+$/.test(a.name)) fail(`${name}: ${a.name} is a name the generated code uses`);
@@ -555,9 +557,9 @@ function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
   else if (c.returns === 'value') L.push(`${I}if (rc < 0) raise(-rc);`);
   // A value with one output of a given length: the call wrote its first rc bytes (never more than
   // its room: checked here, as the call's own promise).
-  const used = c.returns === 'value' && outs.length === 1;
-  if (used) L.push(`${I}if (rc > ${lenOf(outs[0])}) throw new WacoreError('ERR_INTERNAL', '${name} wrote more than its room');`);
-  const copies = outs.map((d) => `M.HEAPU8.slice(p + ${where.get(d.name)}, p + ${where.get(d.name)} + ${used ? 'rc' : (d.size ?? lenOf(d))})`);
+  const used = c.returns === 'value' ? outs.find((d) => d.size === undefined) : undefined;
+  if (used) L.push(`${I}if (rc > ${lenOf(used)}) throw new WacoreError('ERR_INTERNAL', '${name} wrote more than its room');`);
+  const copies = outs.map((d) => `M.HEAPU8.slice(p + ${where.get(d.name)}, p + ${where.get(d.name)} + ${d === used ? 'rc' : (d.size ?? lenOf(d))})`);
   if (outs.length === 1) L.push(`${I}return ${copies[0]};`);
   else if (outs.length > 1) L.push(`${I}return [${copies.join(', ')}];`);
   else if (c.returns === 'value') L.push(`${I}return rc;`);

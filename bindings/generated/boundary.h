@@ -26,7 +26,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0xad212b97;
+inline constexpr uint32_t kBoundaryDigest = 0x2e592af2;
 
 // The JS error table (npm/lib/generated/boundary.mjs) was read from src/common/error.h: as many entries.
 static_assert(static_cast<int>(wacore::Error::count_) == 57, "src/common/error.h changed: run node scripts/gen-boundary.mjs");
@@ -68,7 +68,7 @@ inline constexpr size_t kMediaMacBytes = 10;  // the truncated HMAC at the end o
 static_assert(kMediaMacBytes == (wacore::media::kMacBytes), "bindings/boundary.json: MEDIA_MAC_BYTES disagrees with wacore::media::kMacBytes");
 inline constexpr size_t kMediaRetryIvBytes = 12;  // the IV a media-retry payload is sealed with
 static_assert(kMediaRetryIvBytes == (wacore::media::kRetryNonceBytes), "bindings/boundary.json: MEDIA_RETRY_IV_BYTES disagrees with wacore::media::kRetryNonceBytes");
-inline constexpr size_t kMediaFinalTailBytes = 32;  // the most last bytes a media stream's final() writes (one block, and the MAC when encrypting) before its two SHA-256 hashes
+inline constexpr size_t kMediaFinalTailBytes = 32;  // room for the last bytes a media stream's final step writes (one block, and the MAC when encrypting)
 inline constexpr size_t kMediaKeysBytes = 112;  // the expanded media keys a media stream takes: IV, cipher key, MAC key, ref key
 static_assert(kMediaKeysBytes == (sizeof(wacore::media::Keys)), "bindings/boundary.json: MEDIA_KEYS_BYTES disagrees with sizeof(wacore::media::Keys)");
 inline constexpr size_t kMediaKeysCipherKeyAt = 16;  // where the cipher key starts in the expanded media keys (the IV is at 0)
@@ -889,7 +889,8 @@ size_t stream_update_size(uintptr_t stream, size_t len);  // the bytes update(le
 Error stream_aad(uintptr_t stream, uintptr_t data, size_t data_len);  // GCM additional data
 wire::Value stream_update(uintptr_t stream, uintptr_t data, size_t data_len, uintptr_t out, size_t out_len);  // processes data (out: streamUpdateSize bytes for it): out's first `value` bytes
 size_t stream_final_size(uintptr_t stream);  // the room final() needs: the most bytes it writes
-wire::Value stream_final(uintptr_t stream, uintptr_t tag, size_t tag_len, uintptr_t out, size_t out_len);  // finishes and frees the stream, whatever the outcome (tag: the expected GCM tag when decrypting): out's first `value` bytes; a media stream's are its last bytes, then fileSha256 and fileEncSha256
+wire::Value stream_final(uintptr_t stream, uintptr_t tag, size_t tag_len, uintptr_t out, size_t out_len);  // finishes and frees the stream, whatever the outcome (tag: the expected GCM tag when decrypting): out's first `value` bytes; a media stream is ERR_STREAM_STATE (and freed): streamFinalMedia finishes those
+wire::Value stream_final_media(uintptr_t stream, uintptr_t tail, size_t tail_len, uintptr_t file_sha256, uintptr_t file_enc_sha256);  // finishes and frees a media stream, whatever the outcome: tail's first `value` bytes (the last bytes: at most MEDIA_FINAL_TAIL_BYTES), and the file's two hashes
 void stream_free(uintptr_t stream);  // frees (and wipes) a stream
 uintptr_t binary_result();  // the BinaryResultWord words the codec calls leave
 size_t binary_tokens_size(int32_t dict);  // the length of a dictionary's token strings, LF-separated

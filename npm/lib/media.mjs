@@ -12,14 +12,11 @@ import { copy, HASH, KEYS, parts } from './media/format.mjs';
 import { makeNodeMedia } from './media/node.mjs';
 import { makeWasmMedia } from './media/wasm.mjs';
 import { makeWebMedia } from './media/web.mjs';
-import { bindExports, MEDIA_KEY_BYTES, MEDIA_KEYS_REF_KEY_AT, SHA256_BYTES, StreamKind } from './generated/boundary.mjs';
+import { bindExports, MEDIA_KEY_BYTES, MEDIA_KEYS_REF_KEY_AT, StreamKind } from './generated/boundary.mjs';
 
 const MEDIA_KEY = MEDIA_KEY_BYTES;
-// A media stream's final bytes: its last bytes, then fileSha256 and fileEncSha256.
-const finalOf = (out) => {
-  const n = out.length - 2 * SHA256_BYTES;
-  return { tail: out.slice(0, n), fileSha256: out.slice(n, n + SHA256_BYTES), fileEncSha256: out.slice(n + SHA256_BYTES) };
-};
+// A media stream's final step: its last bytes and the file's two hashes.
+const finalOf = ([tail, fileSha256, fileEncSha256]) => ({ tail, fileSha256, fileEncSha256 });
 const MEDIA_ENCRYPT = StreamKind.mediaEncrypt;
 const MEDIA_DECRYPT = StreamKind.mediaDecrypt;
 

@@ -4,6 +4,7 @@
 // when garbage-collected (FinalizationRegistry), later and without guarantee.
 import { asBytes, asOptionalBytes } from './args.mjs';
 import { WacoreError } from './errors.mjs';
+import { StreamKind } from './generated/boundary.mjs';
 
 // Methods the stream classes share but users should not call.
 export const HANDLE = Symbol('handle');
@@ -24,8 +25,10 @@ export function makeStreamBase({ plain }) {
 
   class Stream {
     #handle;
+    #media;
     constructor(kind, key, iv) {
       this.#handle = create(kind, key, iv);
+      this.#media = kind === StreamKind.mediaEncrypt || kind === StreamKind.mediaDecrypt;
       registry.register(this, this.#handle, this);
     }
     /** The live handle, or ERR_STREAM_STATE after final() or destroy(). */
@@ -55,11 +58,14 @@ export function makeStreamBase({ plain }) {
         throw e;
       }
     }
-    // Finishes the stream (tag: the expected GCM tag when decrypting): the bytes it wrote last.
+    // Finishes the stream (tag: the expected GCM tag when decrypting): the bytes it wrote last; a
+    // media stream's as [tail, fileSha256, fileEncSha256].
     [FINISH](tag) {
       const h = this[HANDLE]();
       try {
-        return plain.streamFinal(h, tag ?? EMPTY, plain.streamFinalSize(h)); // frees the state, success or not
+        // Each frees the state, success or not.
+        if (this.#media) return plain.streamFinalMedia(h, plain.streamFinalSize(h));
+        return plain.streamFinal(h, tag ?? EMPTY, plain.streamFinalSize(h));
       } finally {
         this[RELEASE]();
       }

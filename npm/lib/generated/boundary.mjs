@@ -6,7 +6,7 @@
 import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 
-export const BOUNDARY_DIGEST = 0xad212b97;
+export const BOUNDARY_DIGEST = 0x2e592af2;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
@@ -119,7 +119,7 @@ export const MEDIA_KEY_BYTES = 32;
 export const MEDIA_MAC_BYTES = 10;
 /** the IV a media-retry payload is sealed with (wacore::media::kRetryNonceBytes) */
 export const MEDIA_RETRY_IV_BYTES = 12;
-/** the most last bytes a media stream's final() writes (one block, and the MAC when encrypting) before its two SHA-256 hashes (the boundary's own) */
+/** room for the last bytes a media stream's final step writes (one block, and the MAC when encrypting) (the boundary's own) */
 export const MEDIA_FINAL_TAIL_BYTES = 32;
 /** the expanded media keys a media stream takes: IV, cipher key, MAC key, ref key (sizeof(wacore::media::Keys)) */
 export const MEDIA_KEYS_BYTES = 112;
@@ -926,7 +926,7 @@ export function bindPlain(M, raise, io) {
     },
     /** the room final() needs: the most bytes it writes */
     streamFinalSize: (stream) => M._wacore_streamFinalSize(stream) >>> 0,
-    /** finishes and frees the stream, whatever the outcome (tag: the expected GCM tag when decrypting): out's first `value` bytes; a media stream's are its last bytes, then fileSha256 and fileEncSha256 */
+    /** finishes and frees the stream, whatever the outcome (tag: the expected GCM tag when decrypting): out's first `value` bytes; a media stream is ERR_STREAM_STATE (and freed): streamFinalMedia finishes those */
     streamFinal(stream, tag, outLen) {
       const o1 = tag.length;
       const n = o1 + outLen;
@@ -938,6 +938,19 @@ export function bindPlain(M, raise, io) {
         if (rc < 0) raise(-rc);
         if (rc > outLen) throw new WacoreError('ERR_INTERNAL', 'streamFinal wrote more than its room');
         return M.HEAPU8.slice(p + o1, p + o1 + rc);
+      } finally {
+        M.HEAPU8.fill(0, p, p + n);
+      }
+    },
+    /** finishes and frees a media stream, whatever the outcome: tail's first `value` bytes (the last bytes: at most MEDIA_FINAL_TAIL_BYTES), and the file's two hashes */
+    streamFinalMedia(stream, tailLen) {
+      const n = 64 + tailLen;
+      const p = io(n);
+      try {
+        const rc = M._wacore_streamFinalMedia(stream, p + 64, tailLen, p + 0, p + 32);
+        if (rc < 0) raise(-rc);
+        if (rc > tailLen) throw new WacoreError('ERR_INTERNAL', 'streamFinalMedia wrote more than its room');
+        return [M.HEAPU8.slice(p + 64, p + 64 + rc), M.HEAPU8.slice(p + 0, p + 0 + 32), M.HEAPU8.slice(p + 32, p + 32 + 32)];
       } finally {
         M.HEAPU8.fill(0, p, p + n);
       }
