@@ -9,6 +9,11 @@ if [ ! -f build/wasm/build.ninja ]; then
   # emcmake sets the test emulator to `node --experimental-wasm-threads`, which Node 20 rejects.
   emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_CROSSCOMPILING_EMULATOR="$(command -v node)" >/dev/null
 fi
+# The C libraries alone (libsodium, zlib, each variant): what scripts/test.sh compiles while npm installs.
+if [ "${1:-}" = "--libs" ]; then
+  cmake --build build/wasm --target sodium_scalar zlib_scalar sodium_simd zlib_simd
+  exit 0
+fi
 # The generated boundary (bindings/boundary.json) must be current: it is committed, not rebuilt.
 node scripts/gen-boundary.mjs --check
 cmake --build build/wasm

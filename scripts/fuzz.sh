@@ -30,6 +30,12 @@ if [ "${1:-}" = "--build" ]; then
   cmake --build "$build"
   exit 0
 fi
+# The tree's C libraries alone (libsodium, zlib): what scripts/test.sh compiles while npm installs.
+if [ "${1:-}" = "--libs" ]; then
+  configure
+  cmake --build "$build" --target sodium_native zlib_native
+  exit 0
+fi
 secs="${1:-30}"
 target="${2:-binary}"
 [[ "$secs" =~ ^[0-9]+$ && "$target" =~ ^(binary|noise|signal_parse|signal_session|groups|proto)$ ]] ||

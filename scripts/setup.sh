@@ -4,11 +4,15 @@
 #
 #   scripts/setup.sh            everything (build + tests + browser)
 #   scripts/setup.sh --demo     only what the demo needs (no Chromium, no test-only packages)
+#   scripts/setup.sh --system   everything from apt (packages, C sources): what the native builds need
+#   scripts/setup.sh --npm      everything from the npm registry (after --system): scripts/test.sh
+#                               runs it while the native builds compile
 #
 # Needs root on a Debian 12 machine (apt). Reaches only Debian's apt repositories and the npm registry.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mode="${1:-all}"
+case "$mode" in all | --demo | --system | --npm) ;; *) echo "setup: unknown option $mode" >&2; exit 2 ;; esac
 
 # Debian packages. emscripten 3.1.6 + binaryen 108 build the wasm; g++/gtest/valgrind the native tests;
 # dpkg-dev gives `apt-get source`; nlohmann-json reads the Wycheproof files in native tests;
@@ -24,38 +28,44 @@ if [ "$mode" != "--demo" ]; then
   pkgs+=(libgtest-dev valgrind nlohmann-json3-dev python3-cryptography-vectors chromium clang libclang-rt-14-dev redis-server)
 fi
 
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ "${#missing[@]}" -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
-
-# Third-party C sources, fetched with apt-get source (Debian's tarball plus its security patches)
-# into third_party/ and used by all three builds (native, scalar wasm, SIMD wasm). Never committed.
 tp="$here/third_party"
-fetch_source() {  # fetch_source PACKAGE=VERSION DIR-NAME
-  [ -d "$tp/$2" ] && return 0
-  if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
-    # The machine's own deb822 sources file with Types switched to deb-src: same mirrors, same suites.
-    sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
-      > /etc/apt/sources.list.d/debian-src.sources
+
+# Packages and C sources from apt (all modes but --npm).
+system_setup() {
+  missing=()
+  for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "setup: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   fi
-  mkdir -p "$tp"
-  (cd "$tp" && apt-get source -qq "$1" >/dev/null 2>&1) || {
-    apt-get update -qq
-    (cd "$tp" && apt-get source -qq "$1" >/dev/null)
+
+  # Third-party C sources, fetched with apt-get source (Debian's tarball plus its security patches)
+  # into third_party/ and used by all three builds (native, scalar wasm, SIMD wasm). Never committed.
+  fetch_source() {  # fetch_source PACKAGE=VERSION DIR-NAME
+    [ -d "$tp/$2" ] && return 0
+    if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
+      # The machine's own deb822 sources file with Types switched to deb-src: same mirrors, same suites.
+      sed 's/^Types: deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources \
+        > /etc/apt/sources.list.d/debian-src.sources
+      apt-get update -qq
+    fi
+    mkdir -p "$tp"
+    (cd "$tp" && apt-get source -qq "$1" >/dev/null 2>&1) || {
+      apt-get update -qq
+      (cd "$tp" && apt-get source -qq "$1" >/dev/null)
+    }
+    rm -f "$tp"/*.dsc "$tp"/*.tar.* "$tp"/*.diff.gz
+    [ -d "$tp/$2" ] || { echo "setup: apt-get source $1 did not produce third_party/$2" >&2; exit 1; }
   }
-  rm -f "$tp"/*.dsc "$tp"/*.tar.* "$tp"/*.diff.gz
-  [ -d "$tp/$2" ] || { echo "setup: apt-get source $1 did not produce third_party/$2" >&2; exit 1; }
+  fetch_source libsodium=1.0.18-1+deb12u1 libsodium-1.0.18   # X25519, Ed25519 internals, SHA-2, HMAC
+  fetch_source zlib=1:1.2.13.dfsg-1 zlib-1.2.13.dfsg         # inflating compressed binary-node frames
 }
-fetch_source libsodium=1.0.18-1+deb12u1 libsodium-1.0.18   # X25519, Ed25519 internals, SHA-2, HMAC
-fetch_source zlib=1:1.2.13.dfsg-1 zlib-1.2.13.dfsg         # inflating compressed binary-node frames
+[ "$mode" = "--npm" ] || system_setup
+[ "$mode" = "--system" ] && exit 0
 
 # The registry sometimes drops a connection mid-download (ECONNRESET): a failed registry command is
 # tried twice more, 10 s apart, before setup gives up.

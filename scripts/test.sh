@@ -50,8 +50,8 @@ run_lanes() {
   [ "$ok" = 1 ] || { echo "a lane failed (above)" >&2; return 1; }
 }
 
-step "setup"
-scripts/setup.sh
+step "setup: apt packages and C sources"
+scripts/setup.sh --system
 # Known answers come from Debian's python3-cryptography-vectors (installed by setup); Wycheproof is
 # an extra run when its folder is there (tests/js/vectors.mjs, tests/native/test_util.h).
 wycheproof="${WACORE_WYCHEPROOF_DIR:-$here/../shared/vectors/wycheproof}"
@@ -61,8 +61,27 @@ else
   echo "Wycheproof vectors: not found at $wycheproof (their tests are skipped; set WACORE_WYCHEPROOF_DIR to run them)"
 fi
 
-step "native build and tests (incl. the valgrind constant-time check)"
+# The npm registry's part of setup (the test runner, the Baileys peers whose WAProto.proto the builds
+# generate the message schema from, a second Node) is network-bound: the C libraries of the four
+# builds, which need none of it, compile meanwhile.
+step "setup from npm, beside the C libraries (libsodium, zlib) of the native, sanitized and both wasm builds"
+npm_log="$(mktemp /tmp/wacore-setup-npm.XXXXXX)"
+scripts/setup.sh --npm >"$npm_log" 2>&1 &
+npm_pid=$!
 cmake -S . -B build/native -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/native --target sodium_native zlib_native >/dev/null
+scripts/fuzz.sh --libs >/dev/null
+scripts/build-wasm.sh --libs >/dev/null
+echo "C libraries built at $((SECONDS - stage_start)) s"
+if ! wait "$npm_pid"; then
+  cat "$npm_log"
+  echo "setup --npm failed (above)" >&2
+  exit 1
+fi
+cat "$npm_log"
+rm -f "$npm_log"
+
+step "native build and tests (incl. the valgrind constant-time check)"
 cmake --build build/native
 ctest --test-dir build/native --output-on-failure -j "$(nproc)"
 
