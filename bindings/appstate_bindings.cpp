@@ -104,8 +104,16 @@ namespace as = wacore::appstate;
 
 namespace {
 
-wire::SyncdRecord wire_record(const as::SyncdRecord& r) { return {.index = r.index, .value = r.value, .key_id = r.key_id}; }
-as::SyncdRecord core_record(const wire::SyncdRecord& r) { return {.index = r.index, .value = r.value, .key_id = r.key_id}; }
+wire::SyncdRecord wire_record(const as::SyncdRecord& r) {
+  wire::SyncdRecord w;
+  wire::from_core(r, w);
+  return w;
+}
+as::SyncdRecord core_record(const wire::SyncdRecord& w) {
+  as::SyncdRecord r;
+  wire::to_core(w, r);
+  return r;
+}
 
 wire::Each<wire::SyncdMutation> wire_mutations(const std::vector<as::SyncdMutation>& ms) {
   return wire::each<wire::SyncdMutation>(ms, [](const as::SyncdMutation& m) {
@@ -140,7 +148,9 @@ int emit_verified(const as::LtHashState& state, as::VerifyResult& result) {
       .hash = state.hash,
       .values = wire::each<wire::IndexValue>(state.values,
                                              [](const as::IndexValue& v) {
-                                               return wire::IndexValue{.index_mac = v.index_mac, .value_mac = v.value_mac};
+                                               wire::IndexValue w;
+                                               wire::from_core(v, w);
+                                               return w;
                                              }),
       .removes_without_set = static_cast<uint32_t>(result.removes_without_set),
       .mutations = wire::each<wire::VerifiedMutation>(result.mutations, [](const as::VerifiedMutation& m) {
@@ -197,11 +207,7 @@ int appstate_verify_patch(const wire::AppStateVerifyPatchIn& in) {
   state.version = in.state_version;
   std::memcpy(state.hash.data(), in.hash.data(), state.hash.size());
   state.values.reserve(in.values.size());
-  in.values.for_each([&](const wire::IndexValue& v) {
-    as::IndexValue& iv = state.values.emplace_back();
-    std::memcpy(iv.index_mac.data(), v.index_mac.data(), iv.index_mac.size());
-    std::memcpy(iv.value_mac.data(), v.value_mac.data(), iv.value_mac.size());
-  });
+  in.values.for_each([&](const wire::IndexValue& v) { wire::to_core(v, state.values.emplace_back()); });
   as::SyncdPatch p;
   p.has_version = true;
   p.version = in.version;

@@ -112,8 +112,9 @@ int group_decrypt(const wire::RecordMessageIn& in) {
 int group_distribution_info(const wire::BytesIn& in) {
   sig::SenderKeyDistribution d;
   if (Error e = sig::parse_distribution(in.bytes, d); e != Error::ok) return rc(e);
-  const int result = emit(wire::SenderKeyDistribution{
-      .key_id = d.key_id, .iteration = d.iteration, .chain_key = d.chain_key, .signing_key = d.signing_key});
+  wire::SenderKeyDistribution out;
+  wire::from_core(d, out);
+  const int result = emit(out);
   sodium_memzero(d.chain_key.data(), d.chain_key.size());
   return result;
 }
@@ -121,10 +122,7 @@ int group_distribution_info(const wire::BytesIn& in) {
 int group_distribution_encode(const wire::SenderKeyDistribution& in) {
   if (in.signing_key[0] != 0x05) return rc(Error::key_type);  // before the chain key is copied anywhere
   sig::SenderKeyDistribution d;
-  d.key_id = in.key_id;
-  d.iteration = in.iteration;
-  std::memcpy(d.chain_key.data(), in.chain_key.data(), d.chain_key.size());
-  std::memcpy(d.signing_key.data(), in.signing_key.data(), d.signing_key.size());
+  wire::to_core(in, d);
   std::vector<uint8_t> wire;
   sig::encode_distribution(d, wire);
   const int result = emit(wire::BytesOut{.bytes = wire});

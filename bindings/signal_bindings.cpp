@@ -39,8 +39,7 @@ int emit_record(const sig::Record& r) {
 // A key pair copied out of the input; the caller wipes it (wipe_pairs).
 sig::KeyPair key_pair(const wire::KeyPair& k) {
   sig::KeyPair kp;
-  std::memcpy(kp.pub.data(), k.pub.data(), kp.pub.size());
-  std::memcpy(kp.priv.data(), k.priv.data(), kp.priv.size());
+  wire::to_core(k, kp);
   return kp;
 }
 void wipe_pairs(std::initializer_list<sig::KeyPair*> pairs) {
@@ -101,16 +100,8 @@ int signal_close_open_session(const wire::RecordTimeIn& in) {
 
 int signal_init_outgoing(const wire::SignalInitOutgoingIn& in) {
   return with_parsed<ParsedRecord>(in.record, [&](sig::Record& record) __attribute__((always_inline)) {
-    const wire::PreKeyBundle& w = in.bundle;
     sig::PreKeyBundle b;
-    b.registration_id = w.registration_id;
-    b.identity = public_key(w.identity_key);
-    b.signed_prekey_id = w.signed_pre_key_id;
-    b.signed_prekey = public_key(w.signed_pre_key);
-    std::memcpy(b.signature.data(), w.signature.data(), b.signature.size());
-    b.has_prekey = w.has_pre_key;
-    b.prekey_id = w.pre_key_id;
-    b.prekey = public_key(w.pre_key);
+    wire::to_core(in.bundle, b);
     sig::KeyPair id = key_pair(in.identity);
     const Error e = sig::init_outgoing(record, id, b, ms(in.now));
     wipe_pairs({&id});
@@ -167,14 +158,7 @@ int signal_init_incoming(const wire::SignalInitIncomingIn& in) {
   return with_parsed<ParsedRecord>(in.record, [&](sig::Record& record) __attribute__((always_inline)) {
     sig::PreKeyMessage pm;
     if (in.has_fields) {
-      const wire::PreKeyFields& f = in.fields;
-      pm.has_prekey_id = f.has_pre_key_id;
-      pm.prekey_id = f.pre_key_id;
-      pm.signed_prekey_id = f.signed_pre_key_id;
-      pm.has_registration_id = f.has_registration_id;
-      pm.registration_id = f.registration_id;
-      pm.base_key = public_key(f.base_key);
-      pm.identity_key = public_key(f.identity_key);
+      wire::to_core(in.fields, pm);
       if (pm.base_key[0] != 0x05 || pm.identity_key[0] != 0x05) return rc(Error::key_type);
     } else if (Error e = sig::parse_prekey_message(in.message, pm); e != Error::ok) {
       return rc(e);
@@ -199,13 +183,7 @@ int signal_pre_key_info(const wire::SignalPreKeyInfoIn& in) {
     sig::PreKeyMessage pm;
     if (Error e = sig::parse_prekey_message(in.message, pm); e != Error::ok) return rc(e);
     wire::SignalPreKeyInfoOut out;
-    out.fields.has_pre_key_id = pm.has_prekey_id;
-    out.fields.pre_key_id = pm.prekey_id;
-    out.fields.signed_pre_key_id = pm.signed_prekey_id;
-    out.fields.has_registration_id = pm.has_registration_id;
-    out.fields.registration_id = pm.registration_id;
-    out.fields.base_key = pm.base_key;
-    out.fields.identity_key = pm.identity_key;
+    wire::from_core(pm, out.fields);
     out.has_session = sig::has_incoming_session(record, pm.base_key);
     out.message = pm.message;
     return emit(out);

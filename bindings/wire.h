@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <sodium.h>
 
@@ -47,6 +48,33 @@ template <size_t N>
 std::span<const uint8_t, N> zeros() {
   static_assert(N <= kZeros.size());
   return std::span<const uint8_t, N>(kZeros.data(), N);
+}
+
+// What the generated to_core() copies a field with (bindings/boundary.json, "core"): bytes into an
+// array of exactly their size (another size has no overload: a compile error), a vector or a span;
+// a scalar into the member's type, or back (an enum included; a member wider than its field, or a
+// field wider than its member, does not compile).
+template <size_t N>
+void assign(std::array<uint8_t, N>& dst, std::span<const uint8_t, N> src) {
+  std::memcpy(dst.data(), src.data(), N);
+}
+inline void assign(std::span<const uint8_t>& dst, std::span<const uint8_t> src) { dst = src; }
+inline void assign(std::vector<uint8_t>& dst, std::span<const uint8_t> src) { dst.assign(src.begin(), src.end()); }
+template <typename T, typename U>
+  requires(std::is_arithmetic_v<T> || std::is_enum_v<T>) && (std::is_arithmetic_v<U> || std::is_enum_v<U>)
+void assign(T& dst, U src) {
+  static_assert(std::is_enum_v<T> || std::is_enum_v<U> || sizeof(T) >= sizeof(U), "a value wider than where it goes");
+  dst = static_cast<T>(src);
+}
+// And what from_core() views a core struct's bytes through.
+template <size_t N>
+std::span<const uint8_t, N> view(const std::array<uint8_t, N>& b) {
+  return b;
+}
+inline std::span<const uint8_t> view(std::span<const uint8_t> b) { return b; }
+inline std::span<const uint8_t> view(const std::vector<uint8_t>& b) { return b; }
+inline std::span<const uint8_t> view(const std::string& b) {
+  return {reinterpret_cast<const uint8_t*>(b.data()), b.size()};
 }
 
 class Cursor;

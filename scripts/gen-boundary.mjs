@@ -107,6 +107,23 @@ const fixedSize = (name) => {
 const minSize = (name) =>
   fieldsOf.get(name).reduce((n, f) => n + (f.type in SCALARS ? SCALARS[f.type] : f.type === 'bytes' ? f.n : f.type === 'layout' ? minSize(f.layout) : f.type === 'rest' ? 0 : 4), 0);
 
+// A layout may name the core struct it stands for ("core": a C++ type, "coreNames": { field: member }
+// where a member's name is not the field's in snake case): the generator then writes to_core() (for
+// a layout C++ reads) and from_core() (for one it writes), which copy every field into or out of
+// the struct, so that a field is declared once and the family files copy no field by hand. A
+// member of another size or kind fails to compile (wire.h's assign and view).
+for (const [name, l] of Object.entries(layouts)) {
+  for (const k of Object.keys(l)) if (!['doc', 'fields', 'core', 'coreNames'].includes(k)) fail(`layout ${name}: unknown key ${k}`);
+  if (l.coreNames !== undefined && l.core === undefined) fail(`layout ${name}: coreNames without core`);
+  for (const f of Object.keys(l.coreNames ?? {})) if (!fieldsOf.get(name).some((g) => g.name === f)) fail(`layout ${name}: coreNames names no field ${f}`);
+  if (l.core === undefined) continue;
+  for (const f of fieldsOf.get(name)) {
+    const inner = f.type === 'layout' ? f.layout : f.type === 'list' ? f.item : undefined;
+    if (inner !== undefined && layouts[inner].core === undefined) fail(`layout ${name}: ${f.name} is a ${inner}, which names no core struct`);
+  }
+}
+const coreMember = (layout, f) => layouts[layout].coreNames?.[f.name] ?? snake(f.name);
+
 // A layout with a `rest` field can only be an export's whole input or output (nothing can follow
 // it); a list's items must take at least one byte, or have a maximum count, so that a forged count
 // cannot make the reader loop or allocate without bound.
@@ -391,6 +408,39 @@ function cppHeader() {
       }
       w('}');
       }
+    }
+    if (l.core !== undefined && d.has('in')) {
+      w(`// ${name} into its core struct, field by field.`);
+      w(`inline void to_core(const ${name}& w, ${l.core}& c) {`);
+      for (const f of fieldsOf.get(name)) {
+        const src = `w.${snake(f.name)}`;
+        const dst = `c.${coreMember(name, f)}`;
+        if (f.type === 'layout') w(`  to_core(${src}, ${dst});`);
+        else if (f.type === 'list') {
+          w(`  ${dst}.clear();`);
+          w(`  ${dst}.reserve(${src}.size());`);
+          w(`  ${src}.for_each([&](const ${f.item}& x) { to_core(x, ${dst}.emplace_back()); });`);
+        } else w(`  assign(${dst}, ${src});`);
+      }
+      w('}');
+    }
+    if (l.core !== undefined && d.has('out')) {
+      w(`// ${name} from its core struct, field by field (bytes are views of the struct's).`);
+      w(`inline void from_core(const ${l.core}& c, ${name}& w) {`);
+      for (const f of fieldsOf.get(name)) {
+        const dst = `w.${snake(f.name)}`;
+        const src = `c.${coreMember(name, f)}`;
+        if (f.type === 'layout') w(`  from_core(${src}, ${dst});`);
+        else if (f.type === 'list') {
+          w(`  ${dst} = each<${f.item}>(${src}, [](const auto& x) {`);
+          w(`    ${f.item} item;`);
+          w('    from_core(x, item);');
+          w('    return item;');
+          w('  });');
+        } else if (f.type === 'bytes' || f.type === 'field' || f.type === 'rest') w(`  ${dst} = view(${src});`);
+        else w(`  assign(${dst}, ${src});`);
+      }
+      w('}');
     }
     if (d.has('out')) {
       w(`inline void write(Output& o, const ${name}& v) {`);

@@ -26,7 +26,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x2e592af2;
+inline constexpr uint32_t kBoundaryDigest = 0x4ba9c1a6;
 
 // The JS error table (npm/lib/generated/boundary.mjs) was read from src/common/error.h: as many entries.
 static_assert(static_cast<int>(wacore::Error::count_) == 57, "src/common/error.h changed: run node scripts/gen-boundary.mjs");
@@ -237,6 +237,11 @@ inline void read(Cursor& c, KeyPair& v) {
   v.pub = c.bytes<33>();
   v.priv = c.bytes<32>();
 }
+// KeyPair into its core struct, field by field.
+inline void to_core(const KeyPair& w, wacore::signal::KeyPair& c) {
+  assign(c.pub, w.pub);
+  assign(c.priv, w.priv);
+}
 
 // what X3DH's initiator takes from the other party (176 bytes)
 struct PreKeyBundle {
@@ -260,6 +265,17 @@ inline void read(Cursor& c, PreKeyBundle& v) {
   v.pre_key_id = c.u32();
   v.pre_key = c.bytes<33>();
 }
+// PreKeyBundle into its core struct, field by field.
+inline void to_core(const PreKeyBundle& w, wacore::signal::PreKeyBundle& c) {
+  assign(c.registration_id, w.registration_id);
+  assign(c.identity, w.identity_key);
+  assign(c.signed_prekey_id, w.signed_pre_key_id);
+  assign(c.signed_prekey, w.signed_pre_key);
+  assign(c.signature, w.signature);
+  assign(c.has_prekey, w.has_pre_key);
+  assign(c.prekey_id, w.pre_key_id);
+  assign(c.prekey, w.pre_key);
+}
 
 // the fields of a PreKeyWhisperMessage as libsignal-node's decoded object holds them (80 bytes)
 struct PreKeyFields {
@@ -280,6 +296,26 @@ inline void read(Cursor& c, PreKeyFields& v) {
   v.registration_id = c.u32();
   v.base_key = c.bytes<33>();
   v.identity_key = c.bytes<33>();
+}
+// PreKeyFields into its core struct, field by field.
+inline void to_core(const PreKeyFields& w, wacore::signal::PreKeyMessage& c) {
+  assign(c.has_prekey_id, w.has_pre_key_id);
+  assign(c.prekey_id, w.pre_key_id);
+  assign(c.signed_prekey_id, w.signed_pre_key_id);
+  assign(c.has_registration_id, w.has_registration_id);
+  assign(c.registration_id, w.registration_id);
+  assign(c.base_key, w.base_key);
+  assign(c.identity_key, w.identity_key);
+}
+// PreKeyFields from its core struct, field by field (bytes are views of the struct's).
+inline void from_core(const wacore::signal::PreKeyMessage& c, PreKeyFields& w) {
+  assign(w.has_pre_key_id, c.has_prekey_id);
+  assign(w.pre_key_id, c.prekey_id);
+  assign(w.signed_pre_key_id, c.signed_prekey_id);
+  assign(w.has_registration_id, c.has_registration_id);
+  assign(w.registration_id, c.registration_id);
+  w.base_key = view(c.base_key);
+  w.identity_key = view(c.identity_key);
 }
 inline void write(Output& o, const PreKeyFields& v) {
   o.u8(v.has_pre_key_id ? 1 : 0);
@@ -572,6 +608,20 @@ inline void read(Cursor& c, SenderKeyDistribution& v) {
   v.chain_key = c.bytes<32>();
   v.signing_key = c.bytes<33>();
 }
+// SenderKeyDistribution into its core struct, field by field.
+inline void to_core(const SenderKeyDistribution& w, wacore::signal::SenderKeyDistribution& c) {
+  assign(c.key_id, w.key_id);
+  assign(c.iteration, w.iteration);
+  assign(c.chain_key, w.chain_key);
+  assign(c.signing_key, w.signing_key);
+}
+// SenderKeyDistribution from its core struct, field by field (bytes are views of the struct's).
+inline void from_core(const wacore::signal::SenderKeyDistribution& c, SenderKeyDistribution& w) {
+  assign(w.key_id, c.key_id);
+  assign(w.iteration, c.iteration);
+  w.chain_key = view(c.chain_key);
+  w.signing_key = view(c.signing_key);
+}
 inline void write(Output& o, const SenderKeyDistribution& v) {
   o.u32(v.key_id);
   o.u32(v.iteration);
@@ -649,6 +699,18 @@ inline void read(Cursor& c, SyncdRecord& v) {
   v.index = c.field();
   v.value = c.field();
   v.key_id = c.field();
+}
+// SyncdRecord into its core struct, field by field.
+inline void to_core(const SyncdRecord& w, wacore::appstate::SyncdRecord& c) {
+  assign(c.index, w.index);
+  assign(c.value, w.value);
+  assign(c.key_id, w.key_id);
+}
+// SyncdRecord from its core struct, field by field (bytes are views of the struct's).
+inline void from_core(const wacore::appstate::SyncdRecord& c, SyncdRecord& w) {
+  w.index = view(c.index);
+  w.value = view(c.value);
+  w.key_id = view(c.key_id);
 }
 inline void write(Output& o, const SyncdRecord& v) {
   o.field(v.index);
@@ -742,6 +804,16 @@ inline constexpr size_t kIndexValueBytes = 64;
 inline void read(Cursor& c, IndexValue& v) {
   v.index_mac = c.bytes<32>();
   v.value_mac = c.bytes<32>();
+}
+// IndexValue into its core struct, field by field.
+inline void to_core(const IndexValue& w, wacore::appstate::IndexValue& c) {
+  assign(c.index_mac, w.index_mac);
+  assign(c.value_mac, w.value_mac);
+}
+// IndexValue from its core struct, field by field (bytes are views of the struct's).
+inline void from_core(const wacore::appstate::IndexValue& c, IndexValue& w) {
+  w.index_mac = view(c.index_mac);
+  w.value_mac = view(c.value_mac);
 }
 inline void write(Output& o, const IndexValue& v) {
   o.bytes(v.index_mac);
