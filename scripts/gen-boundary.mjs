@@ -171,6 +171,12 @@ for (const [name, d] of dirs) {
     fail(`layout ${name} has a list or rest and is used both ways`);
 }
 
+// Enums: a doc, the first value, the names; result words also name the export giving their address.
+for (const [name, e] of Object.entries(enums)) {
+  for (const k of Object.keys(e)) if (!['doc', 'first', 'values', 'at'].includes(k)) fail(`enum ${name}: unknown key ${k}`);
+  if (e.at !== undefined && e.first !== 0) fail(`enum ${name}: result words (at) are indexed from 0`);
+}
+
 // Plain exports: each argument name:type, one return kind.
 // No bare address: bytes cross the boundary only as arguments declared whole (below), which the
 // generated code places, sizes and checks.
@@ -209,7 +215,11 @@ const PLAIN_RETURNS = {
 // A call that leaves its result in the core's own memory (the family's result words, read in
 // place rather than copied into the I/O buffer) is declared with "result": true: the JS function
 // takes a last argument, read, which it calls after the call succeeds, while the result is there,
-// and returns what read returns. With "wipe": "<export>" (a plain export of no arguments returning
+// and returns what read returns. A result that is bytes alone is declared { "bytes": "<Enum>",
+// "copy": "own" | "pooled" }: the enum names the result words (its "at" the export that gives their
+// address; its values include out and outLength), and the JS function returns a copy of those bytes,
+// with an ArrayBuffer of its own, or (pooled: wire bytes that are no key material, frames and
+// stanzas) cut from the enum's shared pool (lib/internal/output.mjs). With "wipe": "<export>" (a plain export of no arguments returning
 // void) that export then zeroes the result, whatever happened; with "partial": true, read is called
 // when the call failed too (a call that delivers some results before its error), and the error
 // raised carries what it returned as `partial`.
@@ -273,6 +283,14 @@ for (const [name, c] of Object.entries(plain)) {
   if (c.wipe !== undefined && !c.result) fail(`${name}: wipe is for exports that leave a result`);
   if (c.partial && !c.result) fail(`${name}: partial is for exports that leave a result`);
   if (c.result && c.returns !== 'error') fail(`${name}: an export that leaves a result returns error`);
+  if (c.result !== undefined && c.result !== true) {
+    const r = c.result;
+    const e = enums[r.bytes];
+    if (typeof r !== 'object' || e === undefined || !['own', 'pooled'].includes(r.copy) || Object.keys(r).length !== 2)
+      fail(`${name}: result is true or { bytes: <result-words enum>, copy: own | pooled }`);
+    if (!e.values.includes('out') || !e.values.includes('outLength') || plain[e.at]?.returns !== 'address') fail(`${name}: ${r.bytes} has no out and outLength words, or no "at" export returning their address`);
+    if (c.partial) fail(`${name}: a bytes result is not partial`);
+  }
   if (c.wipe !== undefined) {
     const wc = plain[c.wipe];
     if (!wc || wc.args.length !== 0 || wc.returns !== 'void') fail(`${name}: wipe names ${c.wipe}, which is no plain export of no arguments returning void`);
@@ -554,7 +572,8 @@ function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
       return owner ? outs.includes(owner) && !owner.inout : true;
     })
     .map((a) => a.name);
-  if (c.result) params.push('read');
+  const bytesResult = c.result !== undefined && c.result !== true ? c.result : undefined;
+  if (c.result === true) params.push('read');
   // Where each part of a run-time length starts: after the sized ones, one after another.
   const where = new Map(all.filter((d) => d.size !== undefined).map((d) => [d.name, String(d.at)]));
   let offset = String(fixed);
@@ -575,7 +594,7 @@ function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
   const cleanup = [];
   // (A read that called an export needing a larger I/O buffer moved it: the module zeroed the old
   // one before freeing it, and this region is no longer this call's to write.)
-  if (placing && secret) cleanup.push(c.result ? 'if (io(0) === p) M.HEAPU8.fill(0, p, p + n);' : 'M.HEAPU8.fill(0, p, p + n);');
+  if (placing && secret) cleanup.push(c.result === true ? 'if (io(0) === p) M.HEAPU8.fill(0, p, p + n);' : 'M.HEAPU8.fill(0, p, p + n);');
   if (c.wipe !== undefined) cleanup.push(`M._wacore_${c.wipe}();`);
   if (cleanup.length) L.push('      try {');
   const I = cleanup.length ? '        ' : '      ';
@@ -600,6 +619,12 @@ function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
     L.push(`${I}const v = read();`);
     L.push(`${I}if (rc !== 0) raise(-rc, v);`);
     L.push(`${I}return v;`);
+  } else if (bytesResult) {
+    const e = enums[bytesResult.bytes];
+    const at = (v) => `R${bytesResult.bytes} + ${e.values.indexOf(v)}`;
+    L.push(`${I}if (rc !== 0) raise(-rc);`);
+    L.push(`${I}const at = M.HEAP32[${at('out')}];`);
+    L.push(`${I}return ${bytesResult.copy === 'pooled' ? `pool${bytesResult.bytes}(M.HEAPU8, at, at + M.HEAP32[${at('outLength')}])` : `M.HEAPU8.slice(at, at + M.HEAP32[${at('outLength')}])`};`);
   } else if (c.result) {
     L.push(`${I}if (rc !== 0) raise(-rc);`);
     L.push(`${I}return read();`);
@@ -633,6 +658,7 @@ function jsModule() {
   w('// export, reads the output into fresh copies, and wipes both in a finally.');
   w("import { WacoreError } from '../errors.mjs';");
   w("import { W, runExport } from '../internal/boundary-runtime.mjs';");
+  w("import { makeBytePool } from '../internal/output.mjs';");
   w();
   w(`export const BOUNDARY_DIGEST = ${hex};`);
   w();
@@ -732,6 +758,11 @@ function jsModule() {
   w(' * copies; an export that leaves its result in the core\'s memory takes a last argument, read, called');
   w(' * while the result is there. raise(code, partial) throws for a core error code. */');
   w('export function bindPlain(M, raise, io) {');
+  // The result words the bytes results are read from (word indexes), and the pools of those copied
+  // pooled: made once, at bind.
+  const bytesResults = Object.values(plain).map((c) => c.result).filter((r) => r !== undefined && r !== true);
+  for (const e of new Set(bytesResults.map((r) => r.bytes))) w(`  const R${e} = M._wacore_${enums[e].at}() >> 2;`);
+  for (const e of new Set(bytesResults.filter((r) => r.copy === 'pooled').map((r) => r.bytes))) w(`  const pool${e} = makeBytePool();`);
   // Each call reads M._wacore_<name> again: Emscripten's glue first puts a trampoline there, which
   // replaces itself with the wasm function on its first call; a function taken once at bind time
   // would stay the trampoline (Function.prototype.apply on every call, ~250 instructions).

@@ -25,8 +25,6 @@ const {
   poolLength: R_POOL_LENGTH,
   blob: R_BLOB,
   ascii: R_ASCII,
-  out: R_OUT,
-  outLength: R_OUT_LENGTH,
 } = BinaryResultWord;
 
 const utf8 = utf8Decoder;
@@ -59,9 +57,10 @@ export function makeBinary({ M, plain }) {
   let names; // the dictionary's token strings
 
   const str = (ref) => (ref >= 0 ? names[ref] : strings[-1 - ref]);
-  // Byte contents and encoded frames: stanza bytes, never key material, so small ones share pooled
-  // ArrayBuffers (internal/output.mjs), as the Buffers of Baileys' decoder share their frame's. The
-  // pool is the codec's own: Noise's frames (ciphertext) have another.
+  // Decoded byte contents: stanza bytes, never key material, so small ones share pooled ArrayBuffers
+  // (internal/output.mjs), as the Buffers of Baileys' decoder share their frame's; the encoded frames
+  // are pooled by their declaration (bindings/boundary.json), in a pool of their own, and Noise's
+  // frames (ciphertext) in another.
   const copyOut = makeBytePool();
 
   const readNode = () => {
@@ -253,18 +252,13 @@ export function makeBinary({ M, plain }) {
   /** Zeroes the stanza's strings and bytes in the scratch area once the encode call has taken them. */
   const tapeTaken = () => area.fill(0, 0, na);
 
-  // The encoded frame, read from the result words while it is there.
-  const readEncoded = () => {
-    const out = M.HEAP32[result + R_OUT];
-    return copyOut(M.HEAPU8, out, out + M.HEAP32[result + R_OUT_LENGTH]);
-  };
   /** Encodes a node as a frame: flag byte 0, then the node. The tape's copy in wasm memory and the
-   * core's copy of the frame are zeroed once the frame is copied out. */
+   * core's copy of the frame are zeroed once the frame is copied out (pooled: bindings/boundary.json). */
   function encodeBinaryNode(node, opts) {
     const d = dictionaryOf(opts);
     const [w, t, a] = writeTape(node, d);
     try {
-      return plain.binaryEncode(w, t, a, d, readEncoded);
+      return plain.binaryEncode(w, t, a, d);
     } finally {
       tapeTaken();
     }

@@ -16,7 +16,6 @@
 import { asBytes, asOptionalBytes, optionsOf } from './args.mjs';
 import { WacoreError } from './errors.mjs';
 import { NOISE_KEY_BYTES, NOISE_MAX_FRAME_BYTES, NoiseResultWord, NoiseRole } from './generated/boundary.mjs';
-import { makeBytePool } from './internal/output.mjs';
 
 const KEY = NOISE_KEY_BYTES;
 const CLIENT = NoiseRole.client;
@@ -56,13 +55,6 @@ export function makeNoise(core, binary) {
     return M.HEAPU8.slice(p, p + M.HEAP32[R + OUT_LENGTH]);
   };
   const outputOnceDone = () => (done() ? output() : null);
-  // A transport frame (ciphertext, no key material): a pooled copy, as the codec's outputs are, from
-  // a pool of frames only, so that a frame's .buffer never holds a stanza's plaintext.
-  const copyFrame = makeBytePool();
-  const frameOutput = () => {
-    const p = M.HEAP32[R + OUT];
-    return copyFrame(M.HEAPU8, p, p + M.HEAP32[R + OUT_LENGTH]);
-  };
   const done = () => M.HEAP32[R + DONE] === 1;
   // The frames of decryptFrames' output (a 4-byte length and the bytes each): views into one copy.
   const readFrames = () => {
@@ -175,7 +167,7 @@ export function makeNoise(core, binary) {
     }
     /** Encrypts and frames bytes (3-byte length, ciphertext, tag). */
     encryptFrame(data) {
-      return plain.noiseEncryptFrame(this._handle(), asBytes(data, 'data'), frameOutput);
+      return plain.noiseEncryptFrame(this._handle(), asBytes(data, 'data'));
     }
     /** Binary-encodes a node ({ tag, attrs, content }) with the connection's dictionary, encrypts
      * and frames it, in one call into wasm. Bytes are framed as they are (they must already hold the
@@ -186,7 +178,7 @@ export function makeNoise(core, binary) {
       const d = this.dictionary;
       const [words, strings, area] = binary.writeTape(nodeOrBytes, d);
       try {
-        return plain.noiseEncodeFrame(h, words, strings, area, d, frameOutput);
+        return plain.noiseEncodeFrame(h, words, strings, area, d);
       } finally {
         binary.tapeTaken();
       }
@@ -257,7 +249,7 @@ export function makeNoise(core, binary) {
     /** The first bytes to send: the routing pre-header if any, "WA" 6 <dictionary>, and the framed
      * clientHello. */
     start() {
-      return plain.noiseClientStart(this._handle(), output);
+      return plain.noiseClientStart(this._handle());
     }
     /** Feeds received bytes; once the serverHello frame is complete, checks the server (certificate
      * chain under options.rootKey, WhatsApp's by default, at options.now seconds, the current time by
@@ -342,7 +334,7 @@ export function makeNoise(core, binary) {
       return n;
     };
     return plain.noiseMakeCertChain(root, inter, leaf, serial(o.intermediateSerial ?? 1, 'intermediateSerial'),
-      serial(o.leafSerial ?? 2, 'leafSerial'), hi(nb), lo(nb), hi(na), lo(na), output);
+      serial(o.leafSerial ?? 2, 'leafSerial'), hi(nb), lo(nb), hi(na), lo(na));
   }
 
   return {

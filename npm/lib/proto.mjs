@@ -48,7 +48,7 @@ import { fromBase64 } from './internal/base64.mjs';
  * wire bytes, tag included); encode writes them back after the declared fields. */
 export const PROTO_UNKNOWN_FIELDS = Symbol.for('wacore-wasm.protoUnknownFields');
 
-const { words: R_WORDS, wordCount: R_WORD_COUNT, out: R_OUT, outLength: R_OUT_LENGTH, input: R_INPUT, inputLength: R_INPUT_LENGTH } = ProtoResultWord;
+const { words: R_WORDS, wordCount: R_WORD_COUNT, input: R_INPUT, inputLength: R_INPUT_LENGTH } = ProtoResultWord;
 
 // History-sync blobs inflate to a few MB; this default cap is far above any seen and far below
 // what would exhaust a page's memory.
@@ -376,12 +376,8 @@ export function makeProto({ M, plain }) {
     return { longs, bytes, buffers: opts?.buffers === true, make: undefined };
   };
 
-  // What the last call left, read while it is there (each call's `read`): its output; a copy of
-  // its tape; a copy of the message its tape describes.
-  const readOut = () => {
-    const at = M.HEAP32[result + R_OUT];
-    return M.HEAPU8.slice(at, at + M.HEAP32[result + R_OUT_LENGTH]);
-  };
+  // What the last decode left, read while it is there (each call's `read`): a copy of its tape; a
+  // copy of the message its tape describes.
   const copyTape = () => {
     const w = M.HEAP32[result + R_WORDS] >> 2;
     return M.HEAP32.slice(w, w + M.HEAP32[result + R_WORD_COUNT]);
@@ -711,7 +707,7 @@ export function makeProto({ M, plain }) {
         if (e instanceof WacoreError) throw e;
         throw new WacoreError('ERR_TYPE', `${schema.types[t].name}: reading the object failed: ${e?.message ?? e}`, { cause: e });
       }
-      return plain.protoEncode(t, words.subarray(0, nw), area.subarray(0, na), readOut);
+      return plain.protoEncode(t, words.subarray(0, nw), area.subarray(0, na));
     } finally {
       // The scratch holds the message's strings and bytes: zeroed whatever happened, and let go of
       // when a large message made it grow.
@@ -737,7 +733,7 @@ export function makeProto({ M, plain }) {
   function inflate(data, opts) {
     const max = maxOf(opts);
     const bytes = asBytes(data, 'data');
-    return oneCall(() => plain.protoInflate(bytes, max, readOut));
+    return oneCall(() => plain.protoInflate(bytes, max));
   }
 
   /** Inflates and decodes a history-sync blob (`HistorySync`) in one call: the inflated bytes stay

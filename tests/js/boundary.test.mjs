@@ -229,13 +229,19 @@ describe(`the generated boundary (${VARIANT})`, () => {
         return typeof v === 'function' ? v() : v;
       };
       // (A stream or connection the valid call makes is freed again; an export that leaves a result
-      // is given a read that returns a marker.)
+      // read by a callback is given a read that returns a marker; one whose result is bytes returns
+      // them.)
       const call = (bad) =>
         plain(name, (fn) => {
-          const out = fn(...args.map((d) => (d === bad.d ? bad.bytes : given(d))), ...(c.result ? [read] : []));
+          const out = fn(...args.map((d) => (d === bad.d ? bad.bytes : given(d))), ...(c.result === true ? [read] : []));
           if (name === 'streamCreate') plain('streamFree', (free) => free(out));
           if (name === 'noiseCreate') made.push(['noiseFree', out]);
-          if (c.result) expect(out, `${name}: what read returned`).toBe('read');
+          if (c.result === true) expect(out, `${name}: what read returned`).toBe('read');
+          else if (c.result !== undefined) {
+            expect(out, `${name}: its result's bytes`).toBeInstanceOf(Uint8Array);
+            // Declared own: an ArrayBuffer of its own, never wasm memory nor a pool.
+            if (c.result.copy === 'own') expect(out.buffer.byteLength, `${name}: its own buffer`).toBe(out.length);
+          }
         });
       expect(call({}), `${name} with valid arguments`).toBe('OK');
       for (const d of args.filter((x) => x.err !== undefined)) {

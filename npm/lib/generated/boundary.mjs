@@ -5,8 +5,9 @@
 // export, reads the output into fresh copies, and wipes both in a finally.
 import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
+import { makeBytePool } from '../internal/output.mjs';
 
-export const BOUNDARY_DIGEST = 0x4ba9c1a6;
+export const BOUNDARY_DIGEST = 0x2289e574;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
@@ -624,6 +625,11 @@ export function checkBoundary(digest) {
  * copies; an export that leaves its result in the core's memory takes a last argument, read, called
  * while the result is there. raise(code, partial) throws for a core error code. */
 export function bindPlain(M, raise, io) {
+  const RBinaryResultWord = M._wacore_binaryResult() >> 2;
+  const RProtoResultWord = M._wacore_protoResult() >> 2;
+  const RNoiseResultWord = M._wacore_noiseResult() >> 2;
+  const poolBinaryResultWord = makeBytePool();
+  const poolNoiseResultWord = makeBytePool();
   return {
     /** a key pair: the private key, and the public key (0x05 || u) */
     curveGenerateKeyPair() {
@@ -992,7 +998,7 @@ export function bindPlain(M, raise, io) {
       M._wacore_binaryWipe();
     },
     /** encodes a node tape (words; strings: offset and length pairs into area): the output the BinaryResultWord words describe */
-    binaryEncode(words, strings, area, dict, read) {
+    binaryEncode(words, strings, area, dict) {
       const o1 = words.length * 4;
       const o2 = o1 + strings.length * 4;
       const n = o2 + area.length;
@@ -1004,9 +1010,10 @@ export function bindPlain(M, raise, io) {
         h.set(area, p + o2);
         const rc = M._wacore_binaryEncode(p + 0, words.length, p + o1, strings.length, p + o2, area.length, dict);
         if (rc !== 0) raise(-rc);
-        return read();
+        const at = M.HEAP32[RBinaryResultWord + 9];
+        return poolBinaryResultWord(M.HEAPU8, at, at + M.HEAP32[RBinaryResultWord + 10]);
       } finally {
-        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+        M.HEAPU8.fill(0, p, p + n);
         M._wacore_binaryWipe();
       }
     },
@@ -1039,7 +1046,7 @@ export function bindPlain(M, raise, io) {
       }
     },
     /** encodes a tape: the output the ProtoResultWord words describe */
-    protoEncode(type, words, area, read) {
+    protoEncode(type, words, area) {
       const o1 = words.length * 4;
       const n = o1 + area.length;
       const p = io(n);
@@ -1049,14 +1056,15 @@ export function bindPlain(M, raise, io) {
         h.set(area, p + o1);
         const rc = M._wacore_protoEncode(type, p + 0, words.length, p + o1, area.length);
         if (rc !== 0) raise(-rc);
-        return read();
+        const at = M.HEAP32[RProtoResultWord + 2];
+        return M.HEAPU8.slice(at, at + M.HEAP32[RProtoResultWord + 3]);
       } finally {
-        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+        M.HEAPU8.fill(0, p, p + n);
         M._wacore_protoWipe();
       }
     },
     /** inflates a zlib stream of at most max bytes: the output the ProtoResultWord words describe */
-    protoInflate(data, max, read) {
+    protoInflate(data, max) {
       const n = data.length;
       const p = io(n);
       try {
@@ -1064,9 +1072,10 @@ export function bindPlain(M, raise, io) {
         h.set(data, p + 0);
         const rc = M._wacore_protoInflate(p + 0, data.length, max);
         if (rc !== 0) raise(-rc);
-        return read();
+        const at = M.HEAP32[RProtoResultWord + 2];
+        return M.HEAPU8.slice(at, at + M.HEAP32[RProtoResultWord + 3]);
       } finally {
-        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+        M.HEAPU8.fill(0, p, p + n);
         M._wacore_protoWipe();
       }
     },
@@ -1334,10 +1343,11 @@ export function bindPlain(M, raise, io) {
       M._wacore_noiseFree(conn);
     },
     /** the client's first handshake message */
-    noiseClientStart(conn, read) {
+    noiseClientStart(conn) {
       const rc = M._wacore_noiseClientStart(conn);
       if (rc !== 0) raise(-rc);
-      return read();
+      const at = M.HEAP32[RNoiseResultWord + 0];
+      return M.HEAPU8.slice(at, at + M.HEAP32[RNoiseResultWord + 1]);
     },
     /** reads the server hello, checks the certificate chain, writes the client finish */
     noiseClientServerHello(conn, chunk, staticPriv, payload, root, nowHi, nowLo, read) {
@@ -1396,7 +1406,7 @@ export function bindPlain(M, raise, io) {
     /** bytes of an incomplete frame held */
     noiseBuffered: (conn) => M._wacore_noiseBuffered(conn) >>> 0,
     /** a certificate chain (tests, non-WhatsApp servers) */
-    noiseMakeCertChain(rootPriv, interPriv, leafKey, interSerial, leafSerial, notBeforeHi, notBeforeLo, notAfterHi, notAfterLo, read) {
+    noiseMakeCertChain(rootPriv, interPriv, leafKey, interSerial, leafSerial, notBeforeHi, notBeforeLo, notAfterHi, notAfterLo) {
       const n = 96;
       const p = io(n);
       try {
@@ -1406,13 +1416,14 @@ export function bindPlain(M, raise, io) {
         if (leafKey.length <= 32) h.set(leafKey, p + 64);
         const rc = M._wacore_noiseMakeCertChain(p + 0, rootPriv.length, p + 32, interPriv.length, p + 64, leafKey.length, interSerial, leafSerial, notBeforeHi, notBeforeLo, notAfterHi, notAfterLo);
         if (rc !== 0) raise(-rc);
-        return read();
+        const at = M.HEAP32[RNoiseResultWord + 0];
+        return M.HEAPU8.slice(at, at + M.HEAP32[RNoiseResultWord + 1]);
       } finally {
-        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+        M.HEAPU8.fill(0, p, p + n);
       }
     },
     /** encrypts and frames bytes */
-    noiseEncryptFrame(conn, data, read) {
+    noiseEncryptFrame(conn, data) {
       const n = data.length;
       const p = io(n);
       try {
@@ -1420,13 +1431,14 @@ export function bindPlain(M, raise, io) {
         h.set(data, p + 0);
         const rc = M._wacore_noiseEncryptFrame(conn, p + 0, data.length);
         if (rc !== 0) raise(-rc);
-        return read();
+        const at = M.HEAP32[RNoiseResultWord + 0];
+        return poolNoiseResultWord(M.HEAPU8, at, at + M.HEAP32[RNoiseResultWord + 1]);
       } finally {
-        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+        M.HEAPU8.fill(0, p, p + n);
       }
     },
     /** binary-encodes a node tape (as binaryEncode takes it), then encrypts and frames it */
-    noiseEncodeFrame(conn, words, strings, area, dict, read) {
+    noiseEncodeFrame(conn, words, strings, area, dict) {
       const o1 = words.length * 4;
       const o2 = o1 + strings.length * 4;
       const n = o2 + area.length;
@@ -1438,9 +1450,10 @@ export function bindPlain(M, raise, io) {
         h.set(area, p + o2);
         const rc = M._wacore_noiseEncodeFrame(conn, p + 0, words.length, p + o1, strings.length, p + o2, area.length, dict);
         if (rc !== 0) raise(-rc);
-        return read();
+        const at = M.HEAP32[RNoiseResultWord + 0];
+        return poolNoiseResultWord(M.HEAPU8, at, at + M.HEAP32[RNoiseResultWord + 1]);
       } finally {
-        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
+        M.HEAPU8.fill(0, p, p + n);
       }
     },
     /** feeds a chunk: the frames it completes, as a 4-byte length and the bytes each (count published also when an error stopped the call) */
