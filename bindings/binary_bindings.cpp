@@ -1,9 +1,10 @@
 // Glue for the binary node codec (src/binary/codec.h): one call per decode or encode, results
 // described in the BinaryResultWord words.
-// Marshalling only: every function takes addresses in the module's one I/O buffer (the JS side copies
-// inputs in, calls, and copies outputs out, bindings/module.cpp), plus lengths, and returns what its
-// declared return kind says (an Error, a Value, ...); the export turns a failure into -Error, which
-// the generated JS function raises as a WacoreError.
+// Marshalling only: every function takes addresses in the module's one I/O buffer (the generated JS
+// places the inputs, bindings/boundary.json), plus lengths, and returns what its declared return
+// kind says (an Error, a Value, ...); the export turns a failure into -Error, which the generated JS
+// function raises as a WacoreError. The results stay in this file's buffers, read in place, until
+// binaryWipe.
 #include <emscripten.h>
 #include <sodium.h>
 

@@ -37,6 +37,7 @@ std::vector<uint8_t> g_encoded; // binary-encoded node before encryption (encode
 // order, so each lookup goes on from the one before.
 uint32_t g_seek_index = 0;
 size_t g_seek_at = 0;
+size_t g_frame_count = 0;  // the frames in g_out (the result words are in memory JS can write)
 
 template <typename T = uint8_t>
 T* at(uintptr_t p) {
@@ -58,6 +59,7 @@ Error publish(Error e, size_t count = 0, bool done = true) {
   set(NoiseResultWord::kDone, done ? 1 : 0);
   g_seek_index = 0;
   g_seek_at = 0;
+  g_frame_count = count;
   return e;
 }
 void reset_out() {
@@ -231,16 +233,19 @@ Error noise_decrypt_frames(uintptr_t conn_handle, uintptr_t data, size_t len) {
 }
 
 namespace {
-// Frame i of the last decryptFrames' output (empty past its count).
+// Frame i of the last decryptFrames' output (empty past its count, or where the output does not
+// hold what its lengths say: never, as decrypt_frames writes it).
 std::span<const uint8_t> noise_frame_at(uint32_t index) {
-  if (index >= g_result[static_cast<int>(NoiseResultWord::kCount)]) return {};
+  if (index >= g_frame_count) return {};
   if (index < g_seek_index) {
     g_seek_index = 0;
     g_seek_at = 0;
   }
   uint32_t n = 0;
   for (;;) {
+    if (g_out.size() - g_seek_at < sizeof n) return {};
     std::memcpy(&n, g_out.data() + g_seek_at, sizeof n);  // little endian, as wasm is
+    if (g_out.size() - g_seek_at - sizeof n < n) return {};
     if (g_seek_index == index) break;
     g_seek_at += sizeof n + n;
     g_seek_index++;
@@ -250,7 +255,7 @@ std::span<const uint8_t> noise_frame_at(uint32_t index) {
 }  // namespace
 
 Error noise_decode_frame(uint32_t index, int32_t dict) {
-  if (index >= g_result[static_cast<int>(NoiseResultWord::kCount)]) return Error::noise_state;
+  if (index >= g_frame_count) return Error::noise_state;
   return decode_frame(noise_frame_at(index), dict);
 }
 

@@ -52,8 +52,8 @@ std::span<const uint8_t, N> zeros() {
 
 // What the generated to_core() copies a field with (bindings/boundary.json, "core"): bytes into an
 // array of exactly their size (another size has no overload: a compile error), a vector or a span;
-// a scalar into the member's type, or back (an enum included; a member wider than its field, or a
-// field wider than its member, does not compile).
+// a scalar into the member's type, or back (an enum included). A value wider than where it goes,
+// or of the other signedness, does not compile.
 template <size_t N>
 void assign(std::array<uint8_t, N>& dst, std::span<const uint8_t, N> src) {
   std::memcpy(dst.data(), src.data(), N);
@@ -64,6 +64,7 @@ template <typename T, typename U>
   requires(std::is_arithmetic_v<T> || std::is_enum_v<T>) && (std::is_arithmetic_v<U> || std::is_enum_v<U>)
 void assign(T& dst, U src) {
   static_assert(std::is_enum_v<T> || std::is_enum_v<U> || sizeof(T) >= sizeof(U), "a value wider than where it goes");
+  static_assert(std::is_enum_v<T> || std::is_enum_v<U> || std::is_signed_v<T> == std::is_signed_v<U>, "a value of the other signedness");
   dst = static_cast<T>(src);
 }
 // And what from_core() views a core struct's bytes through.

@@ -182,7 +182,7 @@ for (const [name, e] of Object.entries(enums)) {
 // generated code places, sizes and checks.
 const PLAIN_ARGS = { len: 'size_t', i32: 'int32_t', u32: 'uint32_t', handle: 'uintptr_t' };
 // The generated exports' own argument kinds (the address and length of a declared region).
-const REGION_ARGS = { ptr: 'uintptr_t', len: 'size_t' };
+const REGION_ARGS = { ptr: 'uintptr_t' };
 const argType = (t) => PLAIN_ARGS[t] ?? REGION_ARGS[t];
 // What the family function returns, what the export returns, and how the export turns one into the
 // other: every failure leaves an export as -Error.
@@ -219,15 +219,17 @@ const PLAIN_RETURNS = {
 // "copy": "own" | "pooled" }: the enum names the result words (its "at" the export that gives their
 // address; its values include out and outLength), and the JS function returns a copy of those bytes,
 // with an ArrayBuffer of its own, or (pooled: wire bytes that are no key material, frames and
-// stanzas) cut from the enum's shared pool (lib/internal/output.mjs). With "wipe": "<export>" (a plain export of no arguments returning
-// void) that export then zeroes the result, whatever happened; with "partial": true, read is called
-// when the call failed too (a call that delivers some results before its error), and the error
-// raised carries what it returned as `partial`.
-// An export with such arguments is placed by the generated JS: the sized inputs, then the sized
-// outputs, then the inputs of any length and the outputs of a given length, each in declaration
-// order; its inputs copied in (one longer than its room is not copied: the length check refuses
-// it), its outputs copied out into memory the caller owns (one Uint8Array, or an array of them in
-// order), and the region wiped after the call, whatever it threw, when any argument is secret.
+// stanzas) cut from the enum's shared pool (lib/internal/output.mjs). With "wipe": "<export>" (a
+// plain export of no arguments returning void) that export then zeroes the result, whatever
+// happened; with "partial": true, read is called when the call failed too (a call that delivers some
+// results before its error), and the error raised carries what it returned as `partial`.
+// An export with such arguments is placed by the generated JS: the sized inputs and the sized
+// outputs, in declaration order; then (rounded up to 4 bytes) the word arrays; then the inputs of
+// any length and the outputs of a given length, each in declaration order. Its inputs are copied in
+// (one longer than its room is not copied: the length check refuses it), its outputs copied out
+// into memory the caller owns (one Uint8Array, or an array of them in order), and the region wiped
+// after the call, whatever it threw, when any argument is secret (after a read callback, only while
+// the I/O buffer is where it was: a read that grew it had the module zero and free the old one).
 const plainArgs = new Map(); // the export's own parameters, in order: { name, type }
 const plainWhole = new Map(); // for exports declared whole: { ins, outs, fixed, variable, secret }
 for (const [name, c] of Object.entries(plain)) {
@@ -297,8 +299,7 @@ for (const [name, c] of Object.entries(plain)) {
   }
   if (ins.length + outs.length > 0 || c.result) {
     // The generated JS returns the outputs, or the value or bool when there are none; it raises
-    // errors. A value with one output of a length the caller gives is how much of it the call
-    // wrote: the JS returns that much.
+    // errors.
     // A value with one output of a length the caller gives (and any number of sized ones) is how
     // much of that output the call wrote.
     const usedLength = c.returns === 'value' && outs.filter((d) => d.size === undefined).length === 1;
@@ -307,7 +308,7 @@ for (const [name, c] of Object.entries(plain)) {
       fail(`${name}: an export declared whole returns error, value or bool without outputs, or value with one output of a given length (and sized ones)`);
     if (c.result && outs.length > 0) fail(`${name}: an export that leaves a result has no outputs of its own`);
     // The generated function's own names, which no argument may take.
-    for (const a of args) if (['n', 'p', 'h', 'rc', 'M', 'io', 'raise', 'read', 'v'].includes(a.name) || /^o\d+$/.test(a.name)) fail(`${name}: ${a.name} is a name the generated code uses`);
+    for (const a of args) if (['n', 'p', 'h', 'rc', 'M', 'io', 'raise', 'read', 'v', 'at'].includes(a.name) || /^(o\d+|pool[A-Z].*)$/.test(a.name)) fail(`${name}: ${a.name} is a name the generated code uses`);
     // (A handle is a scalar to the generated JS: it passes through like the others.)
     // Offsets: the sized parts at constant offsets; the others after them, the word arrays first
     // (4-byte aligned: the I/O buffer is, and the sized parts are rounded up to 4 before them), then

@@ -66,18 +66,28 @@ fi
 # builds, which need none of it, compile meanwhile.
 step "setup from npm, beside the C libraries (libsodium, zlib) of the native, sanitized and both wasm builds"
 npm_log="$(mktemp /tmp/wacore-setup-npm.XXXXXX)"
-scripts/setup.sh --npm >"$npm_log" 2>&1 &
+# In a session of its own, so that a failure below (or Ctrl-C) stops it and its npm with it.
+setsid -w scripts/setup.sh --npm >"$npm_log" 2>&1 &
 npm_pid=$!
-cmake -S . -B build/native -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build/native --target sodium_native zlib_native >/dev/null
-scripts/fuzz.sh --libs >/dev/null
-scripts/build-wasm.sh --libs >/dev/null
+trap 'kill -- -"$npm_pid" 2>/dev/null; rm -f "$npm_log"' EXIT
+# Quiet unless it fails: then its whole output.
+quiet() {
+  local log
+  log="$(mktemp /tmp/wacore-step.XXXXXX)"
+  "$@" >"$log" 2>&1 || { cat "$log"; rm -f "$log"; return 1; }
+  rm -f "$log"
+}
+quiet cmake -S . -B build/native -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+quiet cmake --build build/native --target sodium_native zlib_native
+quiet scripts/fuzz.sh --libs
+quiet scripts/build-wasm.sh --libs
 echo "C libraries built at $((SECONDS - stage_start)) s"
 if ! wait "$npm_pid"; then
   cat "$npm_log"
   echo "setup --npm failed (above)" >&2
   exit 1
 fi
+trap - EXIT
 cat "$npm_log"
 rm -f "$npm_log"
 

@@ -233,7 +233,7 @@ export function makeBinary({ M, plain }) {
   /** Writes a node's tape with a checked dictionary (dictionaryOf) into the scratch buffers above:
    * [words, strings, area], the views binaryEncode takes (the generated code copies them into wasm
    * memory and zeroes them there after the call). The area is zeroed here once the call has taken
-   * it: done(). Also used by lib/noise.mjs (encode and encrypt in one call). */
+   * it: tapeTaken(). Also used by lib/noise.mjs (encode and encrypt in one call). */
   function writeTape(node, d) {
     ids = tokenIds[d];
     nw = ns = na = 0;

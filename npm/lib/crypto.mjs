@@ -243,7 +243,13 @@ export function makeCrypto(core) {
       super(StreamKind.gcmDecrypt, key, iv, aad);
     }
     final(tag) {
-      this[FINISH](asBytes(tag, 'tag'));
+      const t = asBytes(tag, 'tag');
+      if (t.length !== TAG) {
+        this[HANDLE](); // (ERR_STREAM_STATE once finished, as any final)
+        this.destroy(); // as the core does with a tag of another length: a failed final ends the stream
+        failCode('ERR_AUTH_TAG');
+      }
+      this[FINISH](t);
     }
   }
 

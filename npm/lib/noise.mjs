@@ -72,21 +72,25 @@ export function makeNoise(core, binary) {
     return frames;
   };
   // Each frame of decryptFrames' output decoded where it lies, with the dictionary set
-  // (binary.useDictionary): { nodes, undecodable }; a frame that does not decode is copied out
-  // for the caller (from one copy of the output, made for the first such frame).
+  // (binary.useDictionary): { nodes, undecodable }; a frame that does not decode is copied out for
+  // the caller, from one copy of the output made for the first such frame and zeroed after.
   const decodeEach = () => {
     const count = M.HEAP32[R + COUNT];
     const nodes = [];
     const undecodable = [];
     let frames;
-    for (let i = 0; i < count; i++) {
-      try {
-        nodes.push(plain.noiseDecodeFrame(i, decodeDictionary, binary.readTape));
-      } catch (error) {
-        if (!(error instanceof WacoreError)) throw error;
-        frames ??= readFrames();
-        undecodable.push({ index: i, error, plaintext: frames[i].slice() });
+    try {
+      for (let i = 0; i < count; i++) {
+        try {
+          nodes.push(plain.noiseDecodeFrame(i, decodeDictionary, binary.readTape));
+        } catch (error) {
+          if (!(error instanceof WacoreError)) throw error;
+          frames ??= readFrames();
+          undecodable.push({ index: i, error, plaintext: frames[i].slice() });
+        }
       }
+    } finally {
+      if (frames !== undefined) new Uint8Array(frames[0].buffer).fill(0);
     }
     return { nodes, undecodable };
   };

@@ -58,8 +58,10 @@ export function makeStreamBase({ plain }) {
         throw e;
       }
     }
-    // Finishes the stream (tag: the expected GCM tag when decrypting): the bytes it wrote last; a
-    // media stream's as [tail, fileSha256, fileEncSha256].
+    // Finishes the stream (tag: the expected GCM tag when decrypting, at most GCM_TAG_BYTES): the
+    // bytes it wrote last; a media stream's as [tail, fileSha256, fileEncSha256]. The call's region
+    // (tag and room, under 100 bytes) fits the I/O buffer as it always is, so the call cannot fail
+    // before it reaches the core, which frees the state whatever the outcome.
     [FINISH](tag) {
       const h = this[HANDLE]();
       try {

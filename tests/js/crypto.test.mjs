@@ -345,6 +345,14 @@ describe(`streams (${VARIANT})`, () => {
     expect(codeOf(() => d.update(new Uint8Array(1)))).toBe('ERR_STREAM_STATE');
     const g = api.createAesGcmDecryptor(key, nonce);
     expect(codeOf(() => g.final(new Uint8Array(15)))).toBe('ERR_AUTH_TAG');
+    expect(codeOf(() => g.final(new Uint8Array(16))), 'a failed final ends the stream').toBe('ERR_STREAM_STATE');
+    // A tag of 64 MiB is refused as any tag of the wrong length is, without a copy into wasm memory:
+    // the stream is ended and freed, and memory does not grow.
+    const grown = api.memoryStats().wasmMemoryBytes;
+    const huge = api.createAesGcmDecryptor(key, nonce);
+    expect(codeOf(() => huge.final(new Uint8Array(64 << 20)))).toBe('ERR_AUTH_TAG');
+    expect(codeOf(() => huge.update(new Uint8Array(1)))).toBe('ERR_STREAM_STATE');
+    expect(api.memoryStats().wasmMemoryBytes).toBe(grown);
 
     const e = api.createAesGcmEncryptor(key, nonce);
     e.update(new Uint8Array(3));

@@ -1,6 +1,7 @@
 // The state the API modules share for one loaded module: the error table, and the module's one I/O
-// buffer. Every API call copies its inputs into the I/O buffer inside the wasm module, calls once,
-// copies its outputs out, and wipes what it used.
+// buffer. Every API call's generated function (lib/generated/boundary.mjs) copies its inputs into
+// the I/O buffer inside the wasm module, calls once, copies its outputs out or reads its result in
+// place, and wipes what it used.
 import { WacoreError } from '../errors.mjs';
 
 /** The largest I/O buffer a wasm32 module can address. */
