@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds both wasm variants into npm/dist/ (incremental; ~1 min from scratch on 2 cores).
+# Builds both wasm variants into npm/dist/ (incremental; about 70 s from scratch on 2 cores).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"

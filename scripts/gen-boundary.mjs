@@ -580,6 +580,9 @@ function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
   let offset = String(fixed);
   const L = [];
   L.push(`    ${name}(${params.join(', ')}) {`);
+  // The arguments npm/lib checked (lib/args.mjs: asBytes gives a Uint8Array of this realm): anything
+  // else is the package's own mistake, refused before its length is taken or it is read as zeros.
+  for (const d of ins) L.push(`      if (!(${d.name} instanceof ${d.i32 ? 'Int32Array' : 'Uint8Array'})) throw new WacoreError('ERR_INTERNAL', '${name}: ${d.name} is not ${d.i32 ? 'an Int32Array' : 'a Uint8Array'} (npm/lib checks arguments before the call)');`);
   const placing = all.length > 0;
   for (const [k, d] of variable.entries()) {
     where.set(d.name, k === 0 ? offset : `o${k}`);

@@ -213,6 +213,7 @@ describe(`the generated boundary (${VARIANT})`, () => {
     // through the API (none has a sized input).
     const elsewhere = new Set(['noiseResponderFinish', 'noiseEncryptFrame', 'noiseEncodeFrame', 'noiseDecryptFrames']);
     let checked = 0;
+    let typed = 0;
     let exports = 0;
     for (const [name, c] of Object.entries(declaration.plain)) {
       if (name === 'about' || !c.args.some((a) => /:(in|out):/.test(a))) continue;
@@ -249,12 +250,24 @@ describe(`the generated boundary (${VARIANT})`, () => {
         for (const n of wrong) expect(call({ d, bytes: new Uint8Array(n).fill(5) }), `${name} ${d.name} of ${n} bytes`).toBe(errorCode(d.err));
         checked++;
       }
+      // An input that is no typed array of its kind is the package's own mistake (npm/lib checks
+      // arguments first): refused before the call, never read as zeros. (streamFinal's stream is
+      // one it frees: a refused call would leave it to the sweep.)
+      if (name !== 'streamFinal') {
+        for (const d of args.filter((x) => x.dir === 'in' || x.dir === 'inout')) {
+          for (const bad of ['ab', 7, [1, 2], undefined, d.i32 ? new Uint8Array(4) : new Int32Array(1)]) {
+            expect(call({ d, bytes: bad }), `${name} ${d.name} as ${typeof bad}`).toBe('ERR_INTERNAL');
+            typed++;
+          }
+        }
+      }
     }
     plain('streamFree', (free) => free(stream));
     // (streamFinal frees its stream itself; freeing a stream twice is the caller's bug.)
     for (const [free, h] of made) plain(free, (fn) => fn(h));
     expect(exports).toBeGreaterThanOrEqual(49);
     expect(checked).toBeGreaterThanOrEqual(38);
+    expect(typed).toBeGreaterThanOrEqual(5 * 97);
   });
 
   it('a digest or MAC whose room is not its kind\'s size is ERR_OUTPUT_LENGTH; ctEqual of different lengths is false', () => {

@@ -7,7 +7,7 @@ import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 import { makeBytePool } from '../internal/output.mjs';
 
-export const BOUNDARY_DIGEST = 0x33e6d4ea;
+export const BOUNDARY_DIGEST = 0x53555e42;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
@@ -645,6 +645,7 @@ export function bindPlain(M, raise, io) {
     },
     /** the public key (0x05 || u) of a private key */
     curvePublicFromPrivate(priv) {
+      if (!(priv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'curvePublicFromPrivate: priv is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = 65;
       const p = io(n);
       try {
@@ -659,6 +660,8 @@ export function bindPlain(M, raise, io) {
     },
     /** X25519: the public key is 33 bytes (0x05 || u) or 32 (u) */
     curveAgreement(pub, priv) {
+      if (!(pub instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'curveAgreement: pub is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(priv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'curveAgreement: priv is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = 97;
       const p = io(n);
       try {
@@ -674,6 +677,8 @@ export function bindPlain(M, raise, io) {
     },
     /** an XEdDSA signature with fresh randomness */
     curveSign(priv, msg) {
+      if (!(priv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'curveSign: priv is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(msg instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'curveSign: msg is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = 96 + msg.length;
       const p = io(n);
       try {
@@ -689,6 +694,9 @@ export function bindPlain(M, raise, io) {
     },
     /** an XEdDSA signature with the given 64 random bytes */
     curveSignWithRandom(priv, msg, random) {
+      if (!(priv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'curveSignWithRandom: priv is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(msg instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'curveSignWithRandom: msg is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(random instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'curveSignWithRandom: random is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = 160 + msg.length;
       const p = io(n);
       try {
@@ -705,6 +713,9 @@ export function bindPlain(M, raise, io) {
     },
     /** 1 if the XEdDSA signature is valid, else 0; the public key is 33 bytes (0x05 || u) or 32 (u) */
     curveVerify(pub, msg, sig) {
+      if (!(pub instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'curveVerify: pub is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(msg instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'curveVerify: msg is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(sig instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'curveVerify: sig is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = 97 + msg.length;
       const p = io(n);
       try {
@@ -727,6 +738,7 @@ export function bindPlain(M, raise, io) {
     },
     /** SHA-256, SHA-512 or MD5 by HashKind */
     sha(kind, data, digestLen) {
+      if (!(data instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'sha: data is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = data.length;
       const n = o1 + digestLen;
       const p = io(n);
@@ -742,6 +754,8 @@ export function bindPlain(M, raise, io) {
     },
     /** HMAC-SHA256 or HMAC-SHA512 by HashKind */
     hmac(kind, key, data, macLen) {
+      if (!(key instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'hmac: key is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(data instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'hmac: data is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = key.length;
       const o2 = o1 + data.length;
       const n = o2 + macLen;
@@ -759,6 +773,9 @@ export function bindPlain(M, raise, io) {
     },
     /** HKDF-SHA256 */
     hkdf(ikm, salt, info, okmLen) {
+      if (!(ikm instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'hkdf: ikm is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(salt instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'hkdf: salt is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(info instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'hkdf: info is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = ikm.length;
       const o2 = o1 + salt.length;
       const o3 = o2 + info.length;
@@ -778,6 +795,8 @@ export function bindPlain(M, raise, io) {
     },
     /** constant-time comparison: false at once for different lengths */
     ctEqual(a, b) {
+      if (!(a instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'ctEqual: a is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(b instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'ctEqual: b is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = a.length;
       const n = o1 + b.length;
       const p = io(n);
@@ -793,6 +812,9 @@ export function bindPlain(M, raise, io) {
     },
     /** AES-256-CBC with PKCS#7, in place (buf's room: its length and a block more): the ciphertext length */
     aesCbcEncrypt(key, iv, buf, bufRoom) {
+      if (!(key instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesCbcEncrypt: key is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(iv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesCbcEncrypt: iv is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(buf instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesCbcEncrypt: buf is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = 48 + bufRoom;
       const p = io(n);
       try {
@@ -811,6 +833,9 @@ export function bindPlain(M, raise, io) {
     },
     /** AES-256-CBC decryption, in place: the plaintext length */
     aesCbcDecrypt(key, iv, buf, bufRoom) {
+      if (!(key instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesCbcDecrypt: key is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(iv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesCbcDecrypt: iv is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(buf instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesCbcDecrypt: buf is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = 48 + bufRoom;
       const p = io(n);
       try {
@@ -829,6 +854,9 @@ export function bindPlain(M, raise, io) {
     },
     /** AES-256-CTR, in place: the length */
     aesCtr(key, iv, buf, bufRoom) {
+      if (!(key instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesCtr: key is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(iv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesCtr: iv is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(buf instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesCtr: buf is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = 48 + bufRoom;
       const p = io(n);
       try {
@@ -847,6 +875,10 @@ export function bindPlain(M, raise, io) {
     },
     /** AES-256-GCM, in place, the tag after the ciphertext (buf's room: its length and the tag): the sealed length */
     aesGcmSeal(key, iv, aad, buf, bufRoom) {
+      if (!(key instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesGcmSeal: key is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(iv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesGcmSeal: iv is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(aad instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesGcmSeal: aad is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(buf instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesGcmSeal: buf is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = 32 + iv.length;
       const o2 = o1 + aad.length;
       const n = o2 + bufRoom;
@@ -868,6 +900,10 @@ export function bindPlain(M, raise, io) {
     },
     /** AES-256-GCM decryption of ciphertext and tag, in place, only if the tag is valid: the plaintext length */
     aesGcmOpen(key, iv, aad, buf, bufRoom) {
+      if (!(key instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesGcmOpen: key is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(iv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesGcmOpen: iv is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(aad instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesGcmOpen: aad is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(buf instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'aesGcmOpen: buf is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = 32 + iv.length;
       const o2 = o1 + aad.length;
       const n = o2 + bufRoom;
@@ -889,6 +925,8 @@ export function bindPlain(M, raise, io) {
     },
     /** a stream of a StreamKind (the key and IV its kind takes; none for a hash): its handle */
     streamCreate(kind, key, iv) {
+      if (!(key instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'streamCreate: key is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(iv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'streamCreate: iv is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = key.length;
       const n = o1 + iv.length;
       const p = io(n);
@@ -907,6 +945,7 @@ export function bindPlain(M, raise, io) {
     streamUpdateSize: (stream, len) => M._wacore_streamUpdateSize(stream, len) >>> 0,
     /** GCM additional data */
     streamAad(stream, data) {
+      if (!(data instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'streamAad: data is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = data.length;
       const p = io(n);
       const h = M.HEAPU8;
@@ -916,6 +955,7 @@ export function bindPlain(M, raise, io) {
     },
     /** processes data (out: streamUpdateSize bytes for it): out's first `value` bytes */
     streamUpdate(stream, data, outLen) {
+      if (!(data instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'streamUpdate: data is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = data.length;
       const n = o1 + outLen;
       const p = io(n);
@@ -934,6 +974,7 @@ export function bindPlain(M, raise, io) {
     streamFinalSize: (stream) => M._wacore_streamFinalSize(stream) >>> 0,
     /** finishes and frees the stream, whatever the outcome (tag: the expected GCM tag when decrypting): out's first `value` bytes; a media stream is ERR_STREAM_STATE (and freed): streamFinalMedia finishes those */
     streamFinal(stream, tag, outLen) {
+      if (!(tag instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'streamFinal: tag is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = tag.length;
       const n = o1 + outLen;
       const p = io(n);
@@ -980,6 +1021,7 @@ export function bindPlain(M, raise, io) {
     },
     /** decodes a binary node into the tape the BinaryResultWord words describe */
     binaryDecode(data, dict, read) {
+      if (!(data instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'binaryDecode: data is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = data.length;
       const p = io(n);
       try {
@@ -999,6 +1041,9 @@ export function bindPlain(M, raise, io) {
     },
     /** encodes a node tape (words; strings: offset and length pairs into area): the output the BinaryResultWord words describe */
     binaryEncode(words, strings, area, dict) {
+      if (!(words instanceof Int32Array)) throw new WacoreError('ERR_INTERNAL', 'binaryEncode: words is not an Int32Array (npm/lib checks arguments before the call)');
+      if (!(strings instanceof Int32Array)) throw new WacoreError('ERR_INTERNAL', 'binaryEncode: strings is not an Int32Array (npm/lib checks arguments before the call)');
+      if (!(area instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'binaryEncode: area is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = words.length * 4;
       const o2 = o1 + strings.length * 4;
       const n = o2 + area.length;
@@ -1032,6 +1077,7 @@ export function bindPlain(M, raise, io) {
     protoResult: () => M._wacore_protoResult() >>> 0,
     /** decodes a message of a schema type into the tape the ProtoResultWord words describe */
     protoDecode(type, data, read) {
+      if (!(data instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'protoDecode: data is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = data.length;
       const p = io(n);
       try {
@@ -1047,6 +1093,8 @@ export function bindPlain(M, raise, io) {
     },
     /** encodes a tape: the output the ProtoResultWord words describe */
     protoEncode(type, words, area) {
+      if (!(words instanceof Int32Array)) throw new WacoreError('ERR_INTERNAL', 'protoEncode: words is not an Int32Array (npm/lib checks arguments before the call)');
+      if (!(area instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'protoEncode: area is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = words.length * 4;
       const n = o1 + area.length;
       const p = io(n);
@@ -1065,6 +1113,7 @@ export function bindPlain(M, raise, io) {
     },
     /** inflates a zlib stream of at most max bytes: the output the ProtoResultWord words describe */
     protoInflate(data, max) {
+      if (!(data instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'protoInflate: data is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = data.length;
       const p = io(n);
       try {
@@ -1081,6 +1130,7 @@ export function bindPlain(M, raise, io) {
     },
     /** inflates a zlib stream of at most max bytes and decodes it as a message of a schema type where it lies: the tape, and the inflated bytes as the output */
     protoInflateDecode(type, data, max, read) {
+      if (!(data instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'protoInflateDecode: data is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = data.length;
       const p = io(n);
       try {
@@ -1100,6 +1150,8 @@ export function bindPlain(M, raise, io) {
     },
     /** expands a media key: IV, cipher key, MAC key, ref key */
     mediaKeys(mediaKey, info) {
+      if (!(mediaKey instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'mediaKeys: mediaKey is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(info instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'mediaKeys: info is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = 144 + info.length;
       const p = io(n);
       try {
@@ -1115,6 +1167,8 @@ export function bindPlain(M, raise, io) {
     },
     /** encrypts a whole file (upload: mediaEncryptedSize bytes for the data) and hashes both forms */
     mediaEncrypt(keys, data, uploadLen) {
+      if (!(keys instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'mediaEncrypt: keys is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(data instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'mediaEncrypt: data is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = 176 + data.length;
       const n = o1 + uploadLen;
       const p = io(n);
@@ -1131,6 +1185,10 @@ export function bindPlain(M, raise, io) {
     },
     /** checks and decrypts an upload in place (an expected hash of no bytes is not checked): the plaintext length */
     mediaDecrypt(keys, encSha, sha, upload, uploadRoom) {
+      if (!(keys instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'mediaDecrypt: keys is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(encSha instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'mediaDecrypt: encSha is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(sha instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'mediaDecrypt: sha is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(upload instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'mediaDecrypt: upload is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = 112 + encSha.length;
       const o2 = o1 + sha.length;
       const n = o2 + uploadRoom;
@@ -1152,6 +1210,9 @@ export function bindPlain(M, raise, io) {
     },
     /** decrypts whole blocks after the given previous ciphertext block (plain: the data's length) */
     mediaDecryptRange(keys, prev, data, plainLen) {
+      if (!(keys instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'mediaDecryptRange: keys is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(prev instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'mediaDecryptRange: prev is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(data instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'mediaDecryptRange: data is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = 128 + data.length;
       const n = o1 + plainLen;
       const p = io(n);
@@ -1169,6 +1230,8 @@ export function bindPlain(M, raise, io) {
     },
     /** the streaming sidecar of an upload (sidecar: mediaSidecarSize bytes for the upload) */
     mediaSidecar(keys, upload, sidecarLen) {
+      if (!(keys instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'mediaSidecar: keys is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(upload instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'mediaSidecar: upload is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = 112 + upload.length;
       const n = o1 + sidecarLen;
       const p = io(n);
@@ -1189,6 +1252,7 @@ export function bindPlain(M, raise, io) {
     mediaSidecarSize: (len) => M._wacore_mediaSidecarSize(len) >>> 0,
     /** the 160-byte mutation keys of a sync key */
     appstateExpandKeys(keyData) {
+      if (!(keyData instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateExpandKeys: keyData is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = 160 + keyData.length;
       const p = io(n);
       try {
@@ -1203,6 +1267,9 @@ export function bindPlain(M, raise, io) {
     },
     /** LTHash: the base with value MACs (32 bytes each, end to end) subtracted, then added */
     appstateLtHash(base, add, sub) {
+      if (!(base instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateLtHash: base is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(add instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateLtHash: add is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(sub instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateLtHash: sub is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = 256 + add.length;
       const n = o1 + sub.length;
       const p = io(n);
@@ -1216,6 +1283,8 @@ export function bindPlain(M, raise, io) {
     },
     /** a mutation's index MAC */
     appstateIndexMac(key, index) {
+      if (!(key instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateIndexMac: key is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(index instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateIndexMac: index is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = 64 + index.length;
       const p = io(n);
       try {
@@ -1231,6 +1300,9 @@ export function bindPlain(M, raise, io) {
     },
     /** a mutation's value MAC */
     appstateValueMac(op, keyId, data, key) {
+      if (!(keyId instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateValueMac: keyId is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(data instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateValueMac: data is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(key instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateValueMac: key is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = 64 + keyId.length;
       const n = o1 + data.length;
       const p = io(n);
@@ -1248,6 +1320,9 @@ export function bindPlain(M, raise, io) {
     },
     /** a snapshot's MAC */
     appstateSnapshotMac(ltHash, versionHi, versionLo, name, key) {
+      if (!(ltHash instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateSnapshotMac: ltHash is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(name instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateSnapshotMac: name is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(key instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateSnapshotMac: key is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = 192 + name.length;
       const p = io(n);
       try {
@@ -1264,6 +1339,10 @@ export function bindPlain(M, raise, io) {
     },
     /** a patch's MAC */
     appstatePatchMac(snapshot, macs, versionHi, versionLo, name, key) {
+      if (!(snapshot instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstatePatchMac: snapshot is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(macs instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstatePatchMac: macs is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(name instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstatePatchMac: name is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(key instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstatePatchMac: key is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = 96 + macs.length;
       const n = o1 + name.length;
       const p = io(n);
@@ -1284,6 +1363,10 @@ export function bindPlain(M, raise, io) {
     appstateEncryptedValueSize: (len) => M._wacore_appstateEncryptedValueSize(len) >>> 0,
     /** a mutation's encrypted value and MAC (blob: appstateEncryptedValueSize bytes for the data) */
     appstateEncryptValue(keys, op, keyId, data, iv, blobLen) {
+      if (!(keys instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateEncryptValue: keys is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(keyId instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateEncryptValue: keyId is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(data instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateEncryptValue: data is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(iv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateEncryptValue: iv is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = 176 + keyId.length;
       const o2 = o1 + data.length;
       const n = o2 + blobLen;
@@ -1303,6 +1386,9 @@ export function bindPlain(M, raise, io) {
     },
     /** checks and decrypts a mutation's value into data (given the blob's length): the plaintext is its first `value` bytes */
     appstateDecryptValue(keys, op, keyId, blob, dataLen) {
+      if (!(keys instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateDecryptValue: keys is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(keyId instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateDecryptValue: keyId is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(blob instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'appstateDecryptValue: blob is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = 160 + keyId.length;
       const o2 = o1 + blob.length;
       const n = o2 + dataLen;
@@ -1324,6 +1410,8 @@ export function bindPlain(M, raise, io) {
     noiseResult: () => M._wacore_noiseResult() >>> 0,
     /** a Noise connection of a NoiseRole (ephemeral: a 32-byte private key, or none for a fresh one): its handle */
     noiseCreate(role, dict, routing, ephemeral, maxFrame) {
+      if (!(routing instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseCreate: routing is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(ephemeral instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseCreate: ephemeral is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = routing.length;
       const n = o1 + ephemeral.length;
       const p = io(n);
@@ -1351,6 +1439,10 @@ export function bindPlain(M, raise, io) {
     },
     /** reads the server hello, checks the certificate chain, writes the client finish */
     noiseClientServerHello(conn, chunk, staticPriv, payload, root, nowHi, nowLo, read) {
+      if (!(chunk instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseClientServerHello: chunk is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(staticPriv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseClientServerHello: staticPriv is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(payload instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseClientServerHello: payload is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(root instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseClientServerHello: root is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = 64 + chunk.length;
       const n = o1 + payload.length;
       const p = io(n);
@@ -1369,6 +1461,9 @@ export function bindPlain(M, raise, io) {
     },
     /** the responder's hello */
     noiseResponderHello(conn, chunk, staticPriv, chain, read) {
+      if (!(chunk instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseResponderHello: chunk is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(staticPriv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseResponderHello: staticPriv is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(chain instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseResponderHello: chain is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = 32 + chunk.length;
       const n = o1 + chain.length;
       const p = io(n);
@@ -1386,6 +1481,7 @@ export function bindPlain(M, raise, io) {
     },
     /** reads the client finish: the client's static key, then its payload */
     noiseResponderFinish(conn, chunk, read) {
+      if (!(chunk instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseResponderFinish: chunk is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = chunk.length;
       const p = io(n);
       try {
@@ -1407,6 +1503,9 @@ export function bindPlain(M, raise, io) {
     noiseBuffered: (conn) => M._wacore_noiseBuffered(conn) >>> 0,
     /** a certificate chain (tests, non-WhatsApp servers) */
     noiseMakeCertChain(rootPriv, interPriv, leafKey, interSerial, leafSerial, notBeforeHi, notBeforeLo, notAfterHi, notAfterLo) {
+      if (!(rootPriv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseMakeCertChain: rootPriv is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(interPriv instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseMakeCertChain: interPriv is not a Uint8Array (npm/lib checks arguments before the call)');
+      if (!(leafKey instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseMakeCertChain: leafKey is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = 96;
       const p = io(n);
       try {
@@ -1424,6 +1523,7 @@ export function bindPlain(M, raise, io) {
     },
     /** encrypts and frames bytes */
     noiseEncryptFrame(conn, data) {
+      if (!(data instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseEncryptFrame: data is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = data.length;
       const p = io(n);
       try {
@@ -1439,6 +1539,9 @@ export function bindPlain(M, raise, io) {
     },
     /** binary-encodes a node tape (as binaryEncode takes it), then encrypts and frames it */
     noiseEncodeFrame(conn, words, strings, area, dict) {
+      if (!(words instanceof Int32Array)) throw new WacoreError('ERR_INTERNAL', 'noiseEncodeFrame: words is not an Int32Array (npm/lib checks arguments before the call)');
+      if (!(strings instanceof Int32Array)) throw new WacoreError('ERR_INTERNAL', 'noiseEncodeFrame: strings is not an Int32Array (npm/lib checks arguments before the call)');
+      if (!(area instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseEncodeFrame: area is not a Uint8Array (npm/lib checks arguments before the call)');
       const o1 = words.length * 4;
       const o2 = o1 + strings.length * 4;
       const n = o2 + area.length;
@@ -1458,6 +1561,7 @@ export function bindPlain(M, raise, io) {
     },
     /** feeds a chunk: the frames it completes, as a 4-byte length and the bytes each (count published also when an error stopped the call) */
     noiseDecryptFrames(conn, data, read) {
+      if (!(data instanceof Uint8Array)) throw new WacoreError('ERR_INTERNAL', 'noiseDecryptFrames: data is not a Uint8Array (npm/lib checks arguments before the call)');
       const n = data.length;
       const p = io(n);
       try {
