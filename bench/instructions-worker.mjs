@@ -95,6 +95,9 @@ const message = {
   ],
 };
 const messageWire = api.encodeBinaryNode(message);
+// A text Message with context (WAProto), as a chat sends and receives it.
+const protoText = { extendedTextMessage: { text: 'see you at 8', contextInfo: { stanzaId: '3EB0C431C26A1916E0E9', participant: '5511987654321@s.whatsapp.net', quotedMessage: { conversation: 'dinner?' } } } };
+const protoTextWire = api.proto.encode('Message', protoText);
 const noise = plan.some(([o]) => o.startsWith('noise-')) ? noisePair() : null;
 // The decode operations take frames made in advance, in sending order (the counters must match).
 // One process per count (N and 2N, warm-up N): 3 x warm-up in both, so that making them cancels out
@@ -138,6 +141,8 @@ const OPS = {
   'noise-encrypt-frame': () => noise.client.encryptFrame(messageWire),
   'noise-decode-frame': () => noise.server.decodeFrames(nextFrame()),
   'noise-decrypt-frame': () => noise.server.decryptFrames(nextRawFrame()),
+  'proto-encode-text': () => api.proto.encode('Message', protoText),
+  'proto-decode-text': () => api.proto.decode('Message', protoTextWire),
 };
 for (const [op] of plan) {
   if (!OPS[op]) throw new Error(`unknown operation ${op}; one of ${Object.keys(OPS).join(', ')}`);

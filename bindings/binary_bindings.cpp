@@ -69,8 +69,10 @@ Error encode(uintptr_t words, size_t word_count, uintptr_t strings, size_t strin
 uintptr_t binary_result() { return reinterpret_cast<uintptr_t>(g_binary); }
 
 // What the last codec call left, zeroed: the decoded tape with its strings, bytes and inflated
-// frame, or the encoded frame. The JS side calls it once it has read them.
-void binary_wipe() {
+// frame, or the encoded frame; and the len bytes at call (the call's region of the I/O buffer, when
+// it held anything secret). The generated JS calls it once it has read them.
+void binary_wipe(uintptr_t call, size_t len) {
+  if (len != 0) sodium_memzero(at(call), len);
   g_tape.wipe();
   if (!g_encoded.empty()) sodium_memzero(g_encoded.data(), g_encoded.size());
   g_encoded.clear();

@@ -259,7 +259,10 @@ Error noise_decode_frame(uint32_t index, int32_t dict) {
   return decode_frame(noise_frame_at(index), dict);
 }
 
-void noise_wipe() {
+// The last call's output, and the len bytes at call (the call's region of the I/O buffer, when it
+// held anything secret).
+void noise_wipe(uintptr_t call, size_t len) {
+  if (len != 0) sodium_memzero(at(call), len);
   reset_out();
   publish(Error::ok, 0, false);
 }

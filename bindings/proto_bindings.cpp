@@ -113,7 +113,10 @@ Error proto_inflate_decode(uint32_t type, uintptr_t data, size_t len, size_t max
   return decode(type, g_out);
 }
 
-void proto_wipe() {
+// What the last call left (tape, output), and the len bytes at call (the call's region of the I/O
+// buffer, when it held anything secret).
+void proto_wipe(uintptr_t call, size_t len) {
+  if (len != 0) sodium_memzero(at(call), len);
   wipe_words();
   wipe_out();
 }

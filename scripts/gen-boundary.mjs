@@ -212,6 +212,9 @@ const PLAIN_RETURNS = {
 //                                             bytes, then the room; the export address, length
 //                                             and room); the export returns value, the length it
 //                                             left there, which the JS returns.
+// A wipe export may take one argument name:region: the generated code of each call naming it passes
+// that call's region of the I/O buffer (address and length) when anything in it is secret, for the
+// core to zero with the result in the same call (else 0 and 0; called directly, 0 and 0).
 // A call that leaves its result in the core's own memory (the family's result words, read in
 // place rather than copied into the I/O buffer) is declared with "result": true: the JS function
 // takes a last argument, read, which it calls after the call succeeds, while the result is there,
@@ -276,6 +279,11 @@ for (const [name, c] of Object.entries(plain)) {
       }
       continue;
     }
+    if (type === 'region' && size === undefined) {
+      // The I/O buffer region of the call that names this export as its wipe (below).
+      args.push({ name: arg, type: 'ptr', region: true }, { name: `${arg}Len`, type: 'len', region: true });
+      continue;
+    }
     if (!(type in PLAIN_ARGS) || size !== undefined) fail(`${name}: argument ${a}`);
     args.push({ name: arg, type });
   }
@@ -295,7 +303,8 @@ for (const [name, c] of Object.entries(plain)) {
   }
   if (c.wipe !== undefined) {
     const wc = plain[c.wipe];
-    if (!wc || wc.args.length !== 0 || wc.returns !== 'void') fail(`${name}: wipe names ${c.wipe}, which is no plain export of no arguments returning void`);
+    if (!wc || !(wc.args.length === 0 || (wc.args.length === 1 && wc.args[0].endsWith(':region'))) || wc.returns !== 'void')
+      fail(`${name}: wipe names ${c.wipe}, which is no plain export returning void of no arguments or one region`);
   }
   if (ins.length + outs.length > 0 || c.result) {
     // The generated JS returns the outputs, or the value or bool when there are none; it raises
@@ -598,8 +607,14 @@ function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
   const cleanup = [];
   // (A read that called an export needing a larger I/O buffer moved it: the module zeroed the old
   // one before freeing it, and this region is no longer this call's to write.)
-  if (placing && secret) cleanup.push(c.result === true ? 'if (io(0) === p) M.HEAPU8.fill(0, p, p + n);' : 'M.HEAPU8.fill(0, p, p + n);');
-  if (c.wipe !== undefined) cleanup.push(`M._wacore_${c.wipe}();`);
+  const wipesRegion = c.wipe !== undefined && plain[c.wipe].args.length === 1;
+  if (placing && secret) {
+    const still = c.result === true ? 'io(0) === p' : undefined;
+    if (wipesRegion) cleanup.push(still ? `if (${still}) M._wacore_${c.wipe}(p, n);
+        else M._wacore_${c.wipe}(0, 0);` : `M._wacore_${c.wipe}(p, n);`);
+    else cleanup.push(still ? `if (${still}) M.HEAPU8.fill(0, p, p + n);` : 'M.HEAPU8.fill(0, p, p + n);');
+  }
+  if (c.wipe !== undefined && !(wipesRegion && placing && secret)) cleanup.push(wipesRegion ? `M._wacore_${c.wipe}(0, 0);` : `M._wacore_${c.wipe}();`);
   if (cleanup.length) L.push('      try {');
   const I = cleanup.length ? '        ' : '      ';
   // An inout argument longer than its room would run past its region: the package's own mistake.
@@ -772,8 +787,9 @@ function jsModule() {
   // would stay the trampoline (Function.prototype.apply on every call, ~250 instructions).
   w('  return {');
   for (const [name, c] of Object.entries(plain)) {
-    const params = plainArgs.get(name).map((a) => a.name).join(', ');
-    const call = `M._wacore_${name}(${params})`;
+    // (A region argument is the generated calls' to give: called directly, 0 and 0.)
+    const params = plainArgs.get(name).filter((a) => !a.region).map((a) => a.name).join(', ');
+    const call = `M._wacore_${name}(${plainArgs.get(name).map((a) => (a.region ? '0' : a.name)).join(', ')})`;
     w(`    /** ${c.doc} */`);
     const whole = plainWhole.get(name);
     if (whole) {

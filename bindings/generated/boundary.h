@@ -26,7 +26,7 @@
 
 namespace wacore::bindings::wire {
 
-inline constexpr uint32_t kBoundaryDigest = 0x53555e42;
+inline constexpr uint32_t kBoundaryDigest = 0xc65f3efd;
 
 // The JS error table (npm/lib/generated/boundary.mjs) was read from src/common/error.h: as many entries.
 static_assert(static_cast<int>(wacore::Error::count_) == 57, "src/common/error.h changed: run node scripts/gen-boundary.mjs");
@@ -968,7 +968,7 @@ uintptr_t binary_result();  // the BinaryResultWord words the codec calls leave
 size_t binary_tokens_size(int32_t dict);  // the length of a dictionary's token strings, LF-separated
 wire::Value binary_tokens(int32_t dict, uintptr_t out, size_t out_len);  // a dictionary's token strings by id, LF-separated
 Error binary_decode(uintptr_t data, size_t data_len, int32_t dict);  // decodes a binary node into the tape the BinaryResultWord words describe
-void binary_wipe();  // zeroes what the last codec call left (tape, strings, bytes, inflated frame, encoded frame)
+void binary_wipe(uintptr_t call, size_t call_len);  // zeroes what the last codec call left (tape, strings, bytes, inflated frame, encoded frame), and the region of the call it cleans up after when that held anything secret
 Error binary_encode(uintptr_t words, size_t words_len, uintptr_t strings, size_t strings_len, uintptr_t area, size_t area_len, int32_t dict);  // encodes a node tape (words; strings: offset and length pairs into area): the output the BinaryResultWord words describe
 size_t proto_schema_size();  // the length of the compact WAProto schema (src/proto/schema.h)
 wire::Value proto_schema(uintptr_t out, size_t out_len);  // the compact WAProto schema
@@ -977,7 +977,7 @@ Error proto_decode(uint32_t type, uintptr_t data, size_t data_len);  // decodes 
 Error proto_encode(uint32_t type, uintptr_t words, size_t words_len, uintptr_t area, size_t area_len);  // encodes a tape: the output the ProtoResultWord words describe
 Error proto_inflate(uintptr_t data, size_t data_len, size_t max);  // inflates a zlib stream of at most max bytes: the output the ProtoResultWord words describe
 Error proto_inflate_decode(uint32_t type, uintptr_t data, size_t data_len, size_t max);  // inflates a zlib stream of at most max bytes and decodes it as a message of a schema type where it lies: the tape, and the inflated bytes as the output
-void proto_wipe();  // zeroes what the last protobuf call left (tape, output)
+void proto_wipe(uintptr_t call, size_t call_len);  // zeroes what the last protobuf call left (tape, output), and the region of the call it cleans up after when that held anything secret
 Error media_keys(uintptr_t media_key, size_t media_key_len, uintptr_t info, size_t info_len, uintptr_t keys);  // expands a media key: IV, cipher key, MAC key, ref key
 Error media_encrypt(uintptr_t keys, size_t keys_len, uintptr_t data, size_t data_len, uintptr_t upload, size_t upload_len, uintptr_t sha, uintptr_t enc_sha);  // encrypts a whole file (upload: mediaEncryptedSize bytes for the data) and hashes both forms
 wire::Value media_decrypt(uintptr_t keys, size_t keys_len, uintptr_t enc_sha, size_t enc_sha_len, uintptr_t sha, size_t sha_len, uintptr_t upload, size_t upload_len, size_t upload_room);  // checks and decrypts an upload in place (an expected hash of no bytes is not checked): the plaintext length
@@ -1008,7 +1008,7 @@ Error noise_encrypt_frame(uintptr_t conn, uintptr_t data, size_t data_len);  // 
 Error noise_encode_frame(uintptr_t conn, uintptr_t words, size_t words_len, uintptr_t strings, size_t strings_len, uintptr_t area, size_t area_len, int32_t dict);  // binary-encodes a node tape (as binaryEncode takes it), then encrypts and frames it
 Error noise_decrypt_frames(uintptr_t conn, uintptr_t data, size_t data_len);  // feeds a chunk: the frames it completes, as a 4-byte length and the bytes each (count published also when an error stopped the call)
 Error noise_decode_frame(uint32_t index, int32_t dict);  // decodes frame `index` of the last noiseDecryptFrames where it lies, into the codec's tape (BinaryResultWord)
-void noise_wipe();  // zeroes the last Noise call's output
+void noise_wipe(uintptr_t call, size_t call_len);  // zeroes the last Noise call's output, and the region of the call it cleans up after when that held anything secret
 size_t fail_allocation(uint32_t n);  // tests: the n-th allocation from now fails (0 cancels); how many were still to go of the plan replaced
 size_t live_allocations();  // tests: blocks the core's operator new has handed out and not taken back
 }  // namespace wacore::bindings::plain

@@ -7,7 +7,7 @@ import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 import { makeBytePool } from '../internal/output.mjs';
 
-export const BOUNDARY_DIGEST = 0x53555e42;
+export const BOUNDARY_DIGEST = 0xc65f3efd;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
@@ -1031,13 +1031,13 @@ export function bindPlain(M, raise, io) {
         if (rc !== 0) raise(-rc);
         return read();
       } finally {
-        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
-        M._wacore_binaryWipe();
+        if (io(0) === p) M._wacore_binaryWipe(p, n);
+        else M._wacore_binaryWipe(0, 0);
       }
     },
-    /** zeroes what the last codec call left (tape, strings, bytes, inflated frame, encoded frame) */
+    /** zeroes what the last codec call left (tape, strings, bytes, inflated frame, encoded frame), and the region of the call it cleans up after when that held anything secret */
     binaryWipe() {
-      M._wacore_binaryWipe();
+      M._wacore_binaryWipe(0, 0);
     },
     /** encodes a node tape (words; strings: offset and length pairs into area): the output the BinaryResultWord words describe */
     binaryEncode(words, strings, area, dict) {
@@ -1058,8 +1058,7 @@ export function bindPlain(M, raise, io) {
         const at = M.HEAP32[RBinaryResultWord + 9];
         return poolBinaryResultWord(M.HEAPU8, at, at + M.HEAP32[RBinaryResultWord + 10]);
       } finally {
-        M.HEAPU8.fill(0, p, p + n);
-        M._wacore_binaryWipe();
+        M._wacore_binaryWipe(p, n);
       }
     },
     /** the length of the compact WAProto schema (src/proto/schema.h) */
@@ -1087,8 +1086,8 @@ export function bindPlain(M, raise, io) {
         if (rc !== 0) raise(-rc);
         return read();
       } finally {
-        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
-        M._wacore_protoWipe();
+        if (io(0) === p) M._wacore_protoWipe(p, n);
+        else M._wacore_protoWipe(0, 0);
       }
     },
     /** encodes a tape: the output the ProtoResultWord words describe */
@@ -1107,8 +1106,7 @@ export function bindPlain(M, raise, io) {
         const at = M.HEAP32[RProtoResultWord + 2];
         return M.HEAPU8.slice(at, at + M.HEAP32[RProtoResultWord + 3]);
       } finally {
-        M.HEAPU8.fill(0, p, p + n);
-        M._wacore_protoWipe();
+        M._wacore_protoWipe(p, n);
       }
     },
     /** inflates a zlib stream of at most max bytes: the output the ProtoResultWord words describe */
@@ -1124,8 +1122,7 @@ export function bindPlain(M, raise, io) {
         const at = M.HEAP32[RProtoResultWord + 2];
         return M.HEAPU8.slice(at, at + M.HEAP32[RProtoResultWord + 3]);
       } finally {
-        M.HEAPU8.fill(0, p, p + n);
-        M._wacore_protoWipe();
+        M._wacore_protoWipe(p, n);
       }
     },
     /** inflates a zlib stream of at most max bytes and decodes it as a message of a schema type where it lies: the tape, and the inflated bytes as the output */
@@ -1140,13 +1137,13 @@ export function bindPlain(M, raise, io) {
         if (rc !== 0) raise(-rc);
         return read();
       } finally {
-        if (io(0) === p) M.HEAPU8.fill(0, p, p + n);
-        M._wacore_protoWipe();
+        if (io(0) === p) M._wacore_protoWipe(p, n);
+        else M._wacore_protoWipe(0, 0);
       }
     },
-    /** zeroes what the last protobuf call left (tape, output) */
+    /** zeroes what the last protobuf call left (tape, output), and the region of the call it cleans up after when that held anything secret */
     protoWipe() {
-      M._wacore_protoWipe();
+      M._wacore_protoWipe(0, 0);
     },
     /** expands a media key: IV, cipher key, MAC key, ref key */
     mediaKeys(mediaKey, info) {
@@ -1491,7 +1488,7 @@ export function bindPlain(M, raise, io) {
         if (rc !== 0) raise(-rc);
         return read();
       } finally {
-        M._wacore_noiseWipe();
+        M._wacore_noiseWipe(0, 0);
       }
     },
     /** ends the handshake: the transport keys */
@@ -1572,7 +1569,7 @@ export function bindPlain(M, raise, io) {
         if (rc !== 0) raise(-rc, v);
         return v;
       } finally {
-        M._wacore_noiseWipe();
+        M._wacore_noiseWipe(0, 0);
       }
     },
     /** decodes frame `index` of the last noiseDecryptFrames where it lies, into the codec's tape (BinaryResultWord) */
@@ -1582,12 +1579,12 @@ export function bindPlain(M, raise, io) {
         if (rc !== 0) raise(-rc);
         return read();
       } finally {
-        M._wacore_binaryWipe();
+        M._wacore_binaryWipe(0, 0);
       }
     },
-    /** zeroes the last Noise call's output */
+    /** zeroes the last Noise call's output, and the region of the call it cleans up after when that held anything secret */
     noiseWipe() {
-      M._wacore_noiseWipe();
+      M._wacore_noiseWipe(0, 0);
     },
     /** tests: the n-th allocation from now fails (0 cancels); how many were still to go of the plan replaced */
     failAllocation: (n) => M._wacore_failAllocation(n) >>> 0,
