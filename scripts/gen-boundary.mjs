@@ -212,9 +212,6 @@ const PLAIN_RETURNS = {
 //                                             bytes, then the room; the export address, length
 //                                             and room); the export returns value, the length it
 //                                             left there, which the JS returns.
-// A wipe export may take one argument name:region: the generated code of each call naming it passes
-// that call's region of the I/O buffer (address and length) when anything in it is secret, for the
-// core to zero with the result in the same call (else 0 and 0; called directly, 0 and 0).
 // A call that leaves its result in the core's own memory (the family's result words, read in
 // place rather than copied into the I/O buffer) is declared with "result": true: the JS function
 // takes a last argument, read, which it calls after the call succeeds, while the result is there,
@@ -223,8 +220,10 @@ const PLAIN_RETURNS = {
 // address; its values include out and outLength), and the JS function returns a copy of those bytes,
 // with an ArrayBuffer of its own, or (pooled: wire bytes that are no key material, frames and
 // stanzas) cut from the enum's shared pool (lib/internal/output.mjs). With "wipe": "<export>" (a
-// plain export of no arguments returning void) that export then zeroes the result, whatever
-// happened; with "partial": true, read is called when the call failed too (a call that delivers some
+// plain export returning void whose one argument is name:region) that export then zeroes the
+// result, whatever happened, and with it the call's region of the I/O buffer when anything in it was
+// secret (the generated code passes address and length; else, and called directly, 0 and 0); with
+// "partial": true, read is called when the call failed too (a call that delivers some
 // results before its error), and the error raised carries what it returned as `partial`.
 // An export with such arguments is placed by the generated JS: the sized inputs and the sized
 // outputs, in declaration order; then (rounded up to 4 bytes) the word arrays; then the inputs of
@@ -303,8 +302,8 @@ for (const [name, c] of Object.entries(plain)) {
   }
   if (c.wipe !== undefined) {
     const wc = plain[c.wipe];
-    if (!wc || !(wc.args.length === 0 || (wc.args.length === 1 && wc.args[0].endsWith(':region'))) || wc.returns !== 'void')
-      fail(`${name}: wipe names ${c.wipe}, which is no plain export returning void of no arguments or one region`);
+    if (!wc || wc.args.length !== 1 || !wc.args[0].endsWith(':region') || wc.returns !== 'void')
+      fail(`${name}: wipe names ${c.wipe}, which is no plain export returning void whose one argument is a region`);
   }
   if (ins.length + outs.length > 0 || c.result) {
     // The generated JS returns the outputs, or the value or bool when there are none; it raises
@@ -603,18 +602,15 @@ function jsWhole(name, c, { ins, outs, fixed, variable, secret }) {
     L.push(`      const n = ${offset};`);
     L.push('      const p = io(n);');
   }
-  // The finally: the region zeroed when anything in it was secret, and the result by its export.
+  // The finally: the region zeroed when anything in it was secret (by the wipe export, with the
+  // result, when there is one), and the result. (A read that called an export needing a larger I/O
+  // buffer moved it: the module zeroed the old one before freeing it, and this region is no longer
+  // this call's to write.)
   const cleanup = [];
-  // (A read that called an export needing a larger I/O buffer moved it: the module zeroed the old
-  // one before freeing it, and this region is no longer this call's to write.)
-  const wipesRegion = c.wipe !== undefined && plain[c.wipe].args.length === 1;
-  if (placing && secret) {
-    const still = c.result === true ? 'io(0) === p' : undefined;
-    if (wipesRegion) cleanup.push(still ? `if (${still}) M._wacore_${c.wipe}(p, n);
-        else M._wacore_${c.wipe}(0, 0);` : `M._wacore_${c.wipe}(p, n);`);
-    else cleanup.push(still ? `if (${still}) M.HEAPU8.fill(0, p, p + n);` : 'M.HEAPU8.fill(0, p, p + n);');
-  }
-  if (c.wipe !== undefined && !(wipesRegion && placing && secret)) cleanup.push(wipesRegion ? `M._wacore_${c.wipe}(0, 0);` : `M._wacore_${c.wipe}();`);
+  const wipe = (region) => `M._wacore_${c.wipe}(${region});`;
+  if (c.wipe !== undefined && !(placing && secret)) cleanup.push(wipe('0, 0'));
+  else if (c.wipe !== undefined) cleanup.push(c.result === true ? `if (io(0) === p) ${wipe('p, n')}\n        else ${wipe('0, 0')}` : wipe('p, n'));
+  else if (placing && secret) cleanup.push(c.result === true ? 'if (io(0) === p) M.HEAPU8.fill(0, p, p + n);' : 'M.HEAPU8.fill(0, p, p + n);');
   if (cleanup.length) L.push('      try {');
   const I = cleanup.length ? '        ' : '      ';
   // An inout argument longer than its room would run past its region: the package's own mistake.

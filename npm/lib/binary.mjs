@@ -57,6 +57,10 @@ export function makeBinary({ M, plain }) {
   let names; // the dictionary's token strings
 
   const str = (ref) => (ref >= 0 ? names[ref] : strings[-1 - ref]);
+  /** Makes d's token strings the ones readTape reads a tape with (d checked by the caller). */
+  const useDictionary = (d) => {
+    names = tokens[d];
+  };
   // Decoded byte contents: stanza bytes, never key material, so small ones share pooled ArrayBuffers
   // (internal/output.mjs), as the Buffers of Baileys' decoder share their frame's; the encoded frames
   // are pooled by their declaration (bindings/boundary.json), in a pool of their own, and Noise's
@@ -89,7 +93,7 @@ export function makeBinary({ M, plain }) {
    * copy in wasm memory and what the core decoded it into are zeroed once read. */
   function decodeBinaryNode(data, opts) {
     const d = dictionaryOf(opts);
-    names = tokens[d];
+    useDictionary(d);
     return plain.binaryDecode(asBytes(data, 'data'), d, readTape);
   }
 
@@ -263,11 +267,6 @@ export function makeBinary({ M, plain }) {
       tapeTaken();
     }
   }
-
-  /** Makes d's token strings the ones readTape reads a tape with (d checked by the caller). */
-  const useDictionary = (d) => {
-    names = tokens[d];
-  };
 
   return { encodeBinaryNode, decodeBinaryNode, readTape, useDictionary, dictionaryOf, writeTape, tapeTaken };
 }

@@ -7,7 +7,7 @@ import { WacoreError } from '../errors.mjs';
 import { W, runExport } from '../internal/boundary-runtime.mjs';
 import { makeBytePool } from '../internal/output.mjs';
 
-export const BOUNDARY_DIGEST = 0xc65f3efd;
+export const BOUNDARY_DIGEST = 0x8c005eea;
 
 /** The core's errors by number (src/common/error.h): [code, message]. */
 export const ERRORS = Object.freeze([
