@@ -65,7 +65,7 @@ export async function startServer(options = {}) {
   const ca = options.ca ?? (options.dataDir ? localCa(options.dataDir) : createCa());
 
   let nextId = 1;
-  const perSecond = options.maxStanzasPerSecond ?? 10_000;
+  let perSecond = options.maxStanzasPerSecond ?? 10_000;
   const net = {
     api,
     log,
@@ -312,6 +312,12 @@ export async function startServer(options = {}) {
       const conns = [...connections].filter((c) => c.device === device && device);
       for (const c of conns) c.send(node);
       return conns.length > 0;
+    },
+    /** Changes handshakeTimeoutMs (for connections made from now on) and maxStanzasPerSecond (for
+     * every connection), as the options at start would have set them. */
+    setLimits({ handshakeTimeoutMs, maxStanzasPerSecond } = {}) {
+      if (handshakeTimeoutMs !== undefined) net.handshakeTimeoutMs = handshakeTimeoutMs;
+      if (maxStanzasPerSecond !== undefined) perSecond = maxStanzasPerSecond;
     },
     /** Stops listening, closes every connection and the journal. */
     async close() {

@@ -13,14 +13,14 @@ import Redis from 'ioredis';
 import { useRedisAuthState } from '../../npm/baileys-auth.mjs';
 import { makeSignalRepositoryFactory } from '../../npm/baileys.mjs';
 import { load } from '../../npm/index.mjs';
-import { logger } from './baileys-kit.mjs';
+import { logger, trackWrites } from './baileys-kit.mjs';
 
 const [port, account, url, variant, ttl] = process.argv.slice(2);
 const out = (o) => writeSync(1, `${JSON.stringify(o)}\n`);
 const api = await load({ variant });
 const redis = new Redis({ port: Number(port), host: '127.0.0.1' });
 out({ ev: 'waiting', variant: api.variant });
-const auth = await useRedisAuthState(redis, account, { ttl: Number(ttl), wait: 120_000, onLost: () => out({ ev: 'lost' }) });
+const auth = trackWrites(await useRedisAuthState(redis, account, { ttl: Number(ttl), wait: 120_000, onLost: () => out({ ev: 'lost' }) }));
 out({ ev: 'holding', token: auth.lease.token });
 const sock = makeWASocket({
   auth: auth.state,
@@ -47,7 +47,7 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
     out({ ev: 'sent', text: m.text });
   } else if (m.op === 'handoff') {
     sock.end(undefined);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // Baileys' last creds write
+    await auth.settled();
     await auth.close();
     out({ ev: 'released' });
     redis.disconnect();

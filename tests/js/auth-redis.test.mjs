@@ -70,10 +70,12 @@ describe(`Redis auth-state store (${VARIANT})`, () => {
   it('runs an account in one process at a time: a second is refused or waits, and follows at once when the holder lets go', async () => {
     const redis = ioredis();
     const id = account();
-    const a = await useRedisAuthState(redis, id, { ttl: 400 });
+    // (Redis here syncs its file at every write: a TTL of 1 s leaves renewals, every third of it,
+    // room for a slow disk.)
+    const a = await useRedisAuthState(redis, id, { ttl: 1000 });
     expect(await code(useRedisAuthState(redis, id))).toBe('ERR_AUTH_STORE_LOCKED');
     // Renewed while held: still held well past the TTL.
-    await sleep(900);
+    await sleep(2200);
     expect(await code(useRedisAuthState(redis, id))).toBe('ERR_AUTH_STORE_LOCKED');
     // Let go: a waiting one takes it at once, with a greater fencing token.
     const waiting = useRedisAuthState(redis, id, { wait: 5000 });
@@ -81,7 +83,7 @@ describe(`Redis auth-state store (${VARIANT})`, () => {
     const t0 = performance.now();
     await a.close();
     const b = await waiting;
-    expect(performance.now() - t0).toBeLessThan(300);
+    expect(performance.now() - t0).toBeLessThan(500); // not the TTL's run-out
     expect(b.lease.token).toBeGreaterThan(a.lease.token);
     await b.close();
     // (A holder that died is followed once its TTL has run out: the two tests below.)
@@ -129,12 +131,12 @@ describe(`Redis auth-state store (${VARIANT})`, () => {
     await new Promise((resolve) => cut.once('ready', resolve));
     const id = account();
     let lostAt;
-    const a = await useRedisAuthState(cut, id, { ttl: 600, onLost: (e) => (lostAt = { at: performance.now(), code: e.code, message: e.message }) });
+    const a = await useRedisAuthState(cut, id, { ttl: 1000, onLost: (e) => (lostAt = { at: performance.now(), code: e.code, message: e.message }) });
     const t0 = performance.now();
     cut.disconnect();
-    for (let i = 0; i < 100 && !lostAt; i++) await sleep(20);
+    for (let i = 0; i < 150 && !lostAt; i++) await sleep(20);
     expect(lostAt).toMatchObject({ code: 'ERR_AUTH_LEASE_LOST', message: expect.stringContaining('could not be renewed') });
-    expect(lostAt.at - t0).toBeLessThan(600);
+    expect(lostAt.at - t0).toBeLessThan(1000);
     expect(a.lease.lost).toBe(true);
     expect(await code(a.state.keys.set({ session: { 'x.1': 'late' } }))).toBe('ERR_AUTH_LEASE_LOST');
     const redis = ioredis();
@@ -194,8 +196,7 @@ describe(`Redis store with Baileys 7 sockets in separate processes on the local 
     const redis = ioredis();
     const peer = await net.account('baileys');
     const a = await net.account('ours');
-    a.sock.end(undefined);
-    await sleep(300); // its last creds write
+    await net.end(a.sock);
     const id = account();
     expect((await migrateFromMultiFileAuthState(a.dir, { redis, account: id })).records).toBeGreaterThan(5);
     const ttl = 1500;
@@ -240,8 +241,9 @@ describe(`Redis store with Baileys 7 sockets in separate processes on the local 
       const killedAt = performance.now();
       await peer.sock.sendMessage(a.jid, { text: 'while no one runs it' });
       const took = await other.ev('holding');
-      // The killed holder's lease had at least two thirds of its TTL left (renewed every third).
-      expect(took.at - killedAt).toBeGreaterThan(ttl / 2);
+      // The killed holder's lease had up to two thirds of its TTL left (renewed every third; a
+      // renewal late by up to another third, on a loaded machine, leaves one third).
+      expect(took.at - killedAt).toBeGreaterThan(ttl / 3);
       await other.ev('open');
       await other.next((e) => e.text === 'while no one runs it');
       other.tell({ op: 'send', to: peer.jid, text: 'from the second process' });

@@ -188,13 +188,12 @@ describe(`auth-state store with Baileys on the local network (${VARIANT})`, () =
     const back = nextText(a.sock, 'reply before the move');
     await b.sock.sendMessage(a.jid, { text: 'reply before the move' });
     await back;
-    a.sock.end(undefined);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // its last creds write
+    await net.end(a.sock);
     const file = join(tmp(), 'a.journal');
     const { records } = await migrateFromMultiFileAuthState(a.dir, file, { store: 'journal' });
     expect(records).toBeGreaterThan(5);
     // The same account, now on the journal store (and Baileys' own Signal layer still).
-    const auth = await useJournalAuthState(file);
+    const auth = trackWrites(await useJournalAuthState(file));
     const { sock, closed } = await connectWith(net, auth);
     expect(closed).toBeUndefined();
     expect(userJid(sock.authState.creds.me)).toBe(a.jid);
@@ -205,7 +204,7 @@ describe(`auth-state store with Baileys on the local network (${VARIANT})`, () =
     await b.sock.sendMessage(a.jid, { text: 'reply after the move' });
     await atA;
     sock.end(undefined);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await auth.settled();
     auth.close();
     // And back to a folder, which useMultiFileAuthState opens as its own.
     const folder = join(tmp(), 'back');
@@ -215,7 +214,7 @@ describe(`auth-state store with Baileys on the local network (${VARIANT})`, () =
     const atB2 = nextText(b.sock, 'from the folder again');
     await again.sock.sendMessage(b.jid, { text: 'from the folder again' });
     await atB2;
-    again.sock.end(undefined);
+    await net.end(again.sock);
   });
 });
 
@@ -230,7 +229,7 @@ function connectWith(net, { state, saveCreds }) {
     });
   });
 }
-const baileysLogger = (await import('./baileys-kit.mjs')).logger;
+const { logger: baileysLogger, trackWrites } = await import('./baileys-kit.mjs');
 
 /**
  * Runs party C (auth-store-child.mjs) against peer P for `kills` lives ended by SIGKILL, then until
@@ -279,7 +278,12 @@ async function crashRun(kills, mode = 'journal', env = {}, { killFrom = 0 } = {}
         ops.push({ op: 'enc', n: nextN++ });
       }
     }
-    if (killed) ops[killFrom + Math.floor(Math.random() * (ops.length / 2 - killFrom))].kill = Math.floor(Math.random() * 400);
+    if (killed) {
+      ops[killFrom + Math.floor(Math.random() * (ops.length / 2 - killFrom))].kill = Math.floor(Math.random() * 400);
+      // 80 more of C's own operations after the batch: the kill lands while C still works even when
+      // its clock thread wakes late on a loaded machine (those it never reaches cost nothing later).
+      for (let i = 0; i < 80; i++) ops.push({ op: 'enc', n: nextN++ });
+    }
     const proc = spawn(mode === 'sqlite' ? node22 : process.execPath, ['--no-warnings', child, file, VARIANT, join(dir, 'bundle.json'), mode], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
     proc.stdin.on('error', () => {}); // writes to a killed C
     let text = '';

@@ -8,6 +8,34 @@ for (const m of ['trace', 'debug', 'info', 'warn', 'error', 'fatal']) silent[m] 
 export const logger = silent;
 
 /**
+ * An auth state ({ state, saveCreds }) whose writes are followed. Baileys ends a socket without
+ * waiting for the writes it started (creds, keys): a store closed, copied or taken over right after
+ * the end can miss them. settled() resolves once no write is in flight and none has started for
+ * quietMs (at most 10 s).
+ */
+export function trackWrites(auth, quietMs = 150) {
+  let inFlight = 0;
+  let last = performance.now();
+  const track = (p) => {
+    inFlight++;
+    last = performance.now();
+    return Promise.resolve(p).finally(() => {
+      inFlight--;
+      last = performance.now();
+    });
+  };
+  const keys = new Proxy(auth.state.keys, { get: (target, name) => (name === 'set' ? (data) => track(target.set(data)) : Reflect.get(target, name)) });
+  return {
+    ...auth,
+    state: { ...auth.state, keys, creds: auth.state.creds },
+    saveCreds: (...args) => track(auth.saveCreds(...args)),
+    async settled() {
+      for (const t0 = performance.now(); (inFlight || performance.now() - last < quietMs) && performance.now() - t0 < 10_000; ) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+  };
+}
+
+/**
  * baileys: the Baileys module. repositoryArgs(auth): the arguments its socket passes to
  * makeSignalRepository. firstUser, lidOffset: where this kit's phone and LID numbers start.
  * Returns { memoryStore, BaileysParty }.

@@ -10,7 +10,7 @@ import { makeWASocket, useMultiFileAuthState } from '@whiskeysockets/baileys';
 import { makeSignalRepositoryFactory } from '../../npm/baileys.mjs';
 import { startServer } from '../../server/index.mjs';
 import { load } from '../../npm/index.mjs';
-import { logger } from './baileys-kit.mjs';
+import { logger, trackWrites } from './baileys-kit.mjs';
 
 // (Baileys 6 decodes absent strings as '' on the prototype: `||`, not `??`.)
 export const textOf = (m) => m.message?.conversation || m.message?.extendedTextMessage?.text;
@@ -37,7 +37,7 @@ export async function network(options = {}) {
   const api = given ?? (await load({ variant }));
   const ours = makeSignalRepositoryFactory({ wacore: api });
   const dirs = [];
-  const sockets = new Set();
+  const sockets = new Map(); // socket -> settled() of its auth state's writes
   const net = {
     server,
     api,
@@ -52,7 +52,7 @@ export async function network(options = {}) {
      * repository: 'baileys' (its own Signal layer) or 'ours' (wacore-wasm/baileys). onQr: called
      * with the QR text (default: a new account's phone approves it). */
     async connect(dir, { repository = 'baileys', onQr, config = {}, onSocket } = {}) {
-      const { state, saveCreds } = await useMultiFileAuthState(dir);
+      const { state, saveCreds, settled } = trackWrites(await useMultiFileAuthState(dir));
       return within(30_000, `a socket on ${dir} to open or close`, (resolve) => {
         const sock = makeWASocket({
           auth: state,
@@ -66,7 +66,7 @@ export async function network(options = {}) {
           ...(repository === 'ours' ? { makeSignalRepository: ours } : {}),
           ...config,
         });
-        sockets.add(sock);
+        sockets.set(sock, settled);
         onSocket?.(sock);
         sock.ev.on('creds.update', saveCreds);
         sock.ev.on('connection.update', (u) => {
@@ -88,10 +88,14 @@ export async function network(options = {}) {
       const me = sock.authState.creds.me;
       return { sock, dir, me, repository, jid: userJid(me), lid: me.lid.replace(/:\d+@/, '@') };
     },
+    /** Ends a socket of this network and resolves once the writes to its folder it started have
+     * landed (a folder read right after the end, by a migration, sees them all). */
+    async end(sock) {
+      sock.end(undefined);
+      await sockets.get(sock)?.();
+    },
     async close() {
-      for (const s of sockets) s.end(undefined);
-      // Baileys may still be writing creds it saved just before the end.
-      await sleep(200);
+      await Promise.all([...sockets.keys()].map((s) => net.end(s)));
       await net.server.close();
       for (const d of dirs) rmSync(d, { recursive: true, force: true });
     },
@@ -99,18 +103,30 @@ export async function network(options = {}) {
   return net;
 }
 
-/** The first message upserted on sock that matches, within ms. */
-export const nextMessage = (sock, match, ms = 20_000, what = 'a message') =>
-  within(ms, what, (resolve) => {
-    const on = ({ messages }) => {
+/** The first message upserted on sock that matches, within ms. A timeout's error names what did
+ * arrive meanwhile (a message Baileys could not decrypt shows as a stub), to tell a message never
+ * delivered from one delivered and not read. */
+export const nextMessage = (sock, match, ms = 20_000, what = 'a message') => {
+  const others = [];
+  let on;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      sock.ev.off('messages.upsert', on);
+      reject(new Error(`timed out after ${ms} ms waiting for ${what}; upserted meanwhile: ${others.join(', ') || 'nothing'}`));
+    }, ms);
+    on = ({ messages }) => {
       const m = messages.find(match);
       if (m) {
+        clearTimeout(timer);
         sock.ev.off('messages.upsert', on);
         resolve(m);
+        return;
       }
+      for (const o of messages) if (others.length < 10) others.push(`${o.key.fromMe ? 'own ' : ''}${o.key.id}: ${JSON.stringify(textOf(o) ?? (o.messageStubType ? `stub ${o.messageStubType} ${o.messageStubParameters ?? ''}` : Object.keys(o.message ?? {}).join('+')))}`);
     };
     sock.ev.on('messages.upsert', on);
   });
+};
 
 /** The next upserted message with this text, not sent by the socket itself. */
 export const nextText = (sock, text, ms) => nextMessage(sock, (m) => !m.key.fromMe && textOf(m) === text, ms, `"${text}"`);

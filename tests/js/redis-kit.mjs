@@ -42,18 +42,22 @@ export async function startRedis({ persist = false } = {}) {
       const up = await new Promise((resolve) => {
         proc.once('error', () => resolve(false));
         proc.once('exit', () => resolve(false));
-        // Ready once it answers on the port.
+        // Ready once it answers on the port as this very process (another worker's Redis may have
+        // taken a port between freePort() and the bind: then this one exits, and that one answers).
         const poll = async () => {
           for (let i = 0; i < 200 && proc.exitCode === null; i++) {
             const ok = await new Promise((r) => {
               const c = new Socket();
+              let text = '';
               c.once('error', () => r(false));
-              c.connect(port, '127.0.0.1', () => {
-                c.write('PING\r\n');
-                c.once('data', (d) => {
-                  c.destroy();
-                  r(String(d).startsWith('+PONG'));
-                });
+              c.once('close', () => r(false));
+              c.connect(port, '127.0.0.1', () => c.write('INFO server\r\n'));
+              c.on('data', (d) => {
+                text += d;
+                const pid = /\r\nprocess_id:(\d+)\r\n/.exec(text)?.[1];
+                if (pid === undefined && !text.startsWith('-')) return;
+                c.destroy();
+                r(Number(pid) === proc.pid);
               });
             });
             if (ok) return resolve(true);
