@@ -20,21 +20,18 @@ const waproto = {
   test: { name: 'waproto', include: WAPROTO, env: { WACORE_VARIANT: 'simd', WACORE_WAPROTO: '1' }, execArgv: ['--import', './npm/waproto-register.mjs'] },
 };
 
-const LIBSIGNAL_SESSION_LOG = /^(Closing session|Opening session|Removing old closed session|Session already (closed|open))\b/;
-
 export default defineConfig({
   test: {
     projects: [project('scalar'), project('simd'), waproto],
     // The local CA the server suites' media hosts use, trusted by every worker (tests/js/global-setup.mjs).
     globalSetup: ['tests/js/global-setup.mjs'],
+    // libsignal-node's session logs (private keys included) dropped in every worker.
+    setupFiles: ['tests/js/quiet-libsignal.mjs'],
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',
     // Vitest's default is one worker fewer than the cores: one worker on a 2-core machine. The test
     // files are independent processes (no shared ports or files), so every core runs one.
     maxWorkers: availableParallelism(),
-    // libsignal-node (Baileys' own Signal layer, which the server suites run beside ours) prints every
-    // session it opens or closes, private keys included: test keys, but no log should carry them.
-    onConsoleLog: (log) => (LIBSIGNAL_SESSION_LOG.test(log) ? false : undefined),
   },
 });

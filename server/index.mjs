@@ -65,7 +65,12 @@ export async function startServer(options = {}) {
   const ca = options.ca ?? (options.dataDir ? localCa(options.dataDir) : createCa());
 
   let nextId = 1;
-  let perSecond = options.maxStanzasPerSecond ?? 10_000;
+  const limit = (name, value, fallback) => {
+    if (value === undefined) return fallback;
+    if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) throw new TypeError(`${name} must be a positive finite number, not ${String(value)}`);
+    return value;
+  };
+  let perSecond = limit('maxStanzasPerSecond', options.maxStanzasPerSecond, 10_000);
   const net = {
     api,
     log,
@@ -73,7 +78,7 @@ export async function startServer(options = {}) {
     dir,
     certChain,
     serverStatic: serverKeys.noise,
-    handshakeTimeoutMs: options.handshakeTimeoutMs ?? 20_000,
+    handshakeTimeoutMs: limit('handshakeTimeoutMs', options.handshakeTimeoutMs, 20_000),
     /** Connections waiting for their QR code to be approved, by Noise key (base64). */
     pending: new Map(),
     /** Pair-code registrations waiting for the phone, by phone number. */
@@ -314,10 +319,12 @@ export async function startServer(options = {}) {
       return conns.length > 0;
     },
     /** Changes handshakeTimeoutMs (for connections made from now on) and maxStanzasPerSecond (for
-     * every connection), as the options at start would have set them. */
+     * every connection), as the options at start would have set them. Either must be a positive
+     * finite number (a TypeError otherwise, and neither is changed). */
     setLimits({ handshakeTimeoutMs, maxStanzasPerSecond } = {}) {
-      if (handshakeTimeoutMs !== undefined) net.handshakeTimeoutMs = handshakeTimeoutMs;
-      if (maxStanzasPerSecond !== undefined) perSecond = maxStanzasPerSecond;
+      const timeout = limit('handshakeTimeoutMs', handshakeTimeoutMs, net.handshakeTimeoutMs);
+      perSecond = limit('maxStanzasPerSecond', maxStanzasPerSecond, perSecond);
+      net.handshakeTimeoutMs = timeout;
     },
     /** Stops listening, closes every connection and the journal. */
     async close() {

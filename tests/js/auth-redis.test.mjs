@@ -241,8 +241,8 @@ describe(`Redis store with Baileys 7 sockets in separate processes on the local 
       const killedAt = performance.now();
       await peer.sock.sendMessage(a.jid, { text: 'while no one runs it' });
       const took = await other.ev('holding');
-      // The killed holder's lease had up to two thirds of its TTL left (renewed every third; a
-      // renewal late by up to another third, on a loaded machine, leaves one third).
+      // The killed holder's lease had at least two thirds of its TTL left (renewed every third), and
+      // at least one third if a renewal was late by up to another third on a loaded machine.
       expect(took.at - killedAt).toBeGreaterThan(ttl / 3);
       await other.ev('open');
       await other.next((e) => e.text === 'while no one runs it');

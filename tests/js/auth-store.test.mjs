@@ -231,6 +231,9 @@ function connectWith(net, { state, saveCreds }) {
 }
 const { logger: baileysLogger, trackWrites } = await import('./baileys-kit.mjs');
 
+/** Encryptions after each killed batch (see crashRun). */
+const PADDING = 80;
+
 /**
  * Runs party C (auth-store-child.mjs) against peer P for `kills` lives ended by SIGKILL, then until
  * nothing is pending. Each life gets a batch of work, one operation of its first half marked to
@@ -239,8 +242,9 @@ const { logger: baileysLogger, trackWrites } = await import('./baileys-kit.mjs')
  * does not matter). P then checks every ciphertext C handed out and sends again what C has not handed
  * back decrypted. `killFrom` puts the marked operation at that index or later (the harness's own
  * check needs work handed out before the kill). Resolves to { failures, pending, ciphertexts,
- * interrupted (lives that died with work unanswered), retries, handedOut (ciphertexts each life handed
- * out) }.
+ * interrupted (lives that died with work unanswered), inBatch (those of them that died before the
+ * end of their batch, the padding after it not reached), retries, handedOut (ciphertexts each life
+ * handed out) }.
  */
 async function crashRun(kills, mode = 'journal', env = {}, { killFrom = 0 } = {}) {
   const t0 = performance.now();
@@ -257,6 +261,7 @@ async function crashRun(kills, mode = 'journal', env = {}, { killFrom = 0 } = {}
   const failures = [];
   const child = fileURLToPath(new URL('./auth-store-child.mjs', import.meta.url));
   let interrupted = 0;
+  let inBatch = 0;
   let retries = 0;
   const handedOut = [];
   for (let life = 0; life < kills + 3; life++) {
@@ -280,9 +285,9 @@ async function crashRun(kills, mode = 'journal', env = {}, { killFrom = 0 } = {}
     }
     if (killed) {
       ops[killFrom + Math.floor(Math.random() * (ops.length / 2 - killFrom))].kill = Math.floor(Math.random() * 400);
-      // 80 more of C's own operations after the batch: the kill lands while C still works even when
+      // PADDING more of C's own operations after the batch: the kill lands while C still works even when
       // its clock thread wakes late on a loaded machine (those it never reaches cost nothing later).
-      for (let i = 0; i < 80; i++) ops.push({ op: 'enc', n: nextN++ });
+      for (let i = 0; i < PADDING; i++) ops.push({ op: 'enc', n: nextN++ });
     }
     const proc = spawn(mode === 'sqlite' ? node22 : process.execPath, ['--no-warnings', child, file, VARIANT, join(dir, 'bundle.json'), mode], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
     proc.stdin.on('error', () => {}); // writes to a killed C
@@ -303,6 +308,7 @@ async function crashRun(kills, mode = 'journal', env = {}, { killFrom = 0 } = {}
     const ready = outs.shift();
     if (ready?.op !== 'ready' || ready.variant !== VARIANT) throw new Error(`C did not start on ${VARIANT}: ${JSON.stringify(ready)}`);
     if (killed && outs.length < ops.length) interrupted++;
+    if (killed && outs.length < ops.length - PADDING) inBatch++;
     handedOut.push(outs.filter((o) => o.op === 'enc').length);
     for (const out of outs) {
       if (out.op === 'enc') {
@@ -338,8 +344,8 @@ async function crashRun(kills, mode = 'journal', env = {}, { killFrom = 0 } = {}
       }
     }
   }
-  if (process.env.WACORE_KILLS) console.log(`crash run (${mode}): ${kills} kills (${interrupted} with work unanswered), ${seen.size} ciphertexts checked, ${nextId} messages from the peer, ${retries} asked again, ${failures.length} failures, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  return { failures, pending: pending.size, ciphertexts: seen.size, interrupted, retries, handedOut };
+  if (process.env.WACORE_KILLS) console.log(`crash run (${mode}): ${kills} kills (${interrupted} with work unanswered, ${inBatch} within their batch), ${seen.size} ciphertexts checked, ${nextId} messages from the peer, ${retries} asked again, ${failures.length} failures, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  return { failures, pending: pending.size, ciphertexts: seen.size, interrupted, inBatch, retries, handedOut };
 }
 
 describe(`a party killed with SIGKILL at random instants, its auth state in each store (${VARIANT})`, () => {

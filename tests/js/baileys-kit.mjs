@@ -11,7 +11,7 @@ export const logger = silent;
  * An auth state ({ state, saveCreds }) whose writes are followed. Baileys ends a socket without
  * waiting for the writes it started (creds, keys): a store closed, copied or taken over right after
  * the end can miss them. settled() resolves once no write is in flight and none has started for
- * quietMs (at most 10 s).
+ * quietMs since it was called; it throws when writes are still going on after 10 s.
  */
 export function trackWrites(auth, quietMs = 150) {
   let inFlight = 0;
@@ -30,7 +30,11 @@ export function trackWrites(auth, quietMs = 150) {
     state: { ...auth.state, keys, creds: auth.state.creds },
     saveCreds: (...args) => track(auth.saveCreds(...args)),
     async settled() {
-      for (const t0 = performance.now(); (inFlight || performance.now() - last < quietMs) && performance.now() - t0 < 10_000; ) await new Promise((resolve) => setTimeout(resolve, 20));
+      const from = performance.now();
+      while (inFlight || performance.now() - Math.max(last, from) < quietMs) {
+        if (performance.now() - from > 10_000) throw new Error(`the auth state's writes did not settle within 10 s (${inFlight} in flight)`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     },
   };
 }

@@ -48,6 +48,11 @@ const light = () => new LightClient(net.api, { url: net.server.url, rootKey: net
 
 describe(`local WhatsApp network: hostile clients (${VARIANT})`, () => {
   it('closes connections that send garbage, truncated or oversized frames, or never finish the handshake', async () => {
+    // (limits that are no positive finite number are refused)
+    for (const bad of [NaN, 0, -1, Infinity, '500']) {
+      expect(() => net.server.setLimits({ handshakeTimeoutMs: 500, maxStanzasPerSecond: bad })).toThrow(TypeError);
+      expect(() => net.server.setLimits({ handshakeTimeoutMs: bad })).toThrow(TypeError);
+    }
     await stillChatting('at first');
     // garbage instead of the intro
     expect(await raw((ws) => ws.send(randomBytes(200)))).toBeGreaterThan(0);
@@ -114,6 +119,7 @@ describe(`local WhatsApp network: hostile clients (${VARIANT})`, () => {
     // until it is (in rounds of 5,000, at most 200,000: the server handles one in about 20 µs)
     let open = true;
     const closed = within(10_000, 'the flooding client to be closed', (resolve) => c.ws.on('close', resolve)).finally(() => (open = false));
+    closed.catch(() => {}); // (awaited below, after the loop)
     for (let i = 0; open && i < 200_000; i++) {
       c.send({ tag: 'presence', attrs: { type: i % 2 ? 'available' : 'unavailable' } });
       if (i % 5_000 === 4_999) await sleep(0);

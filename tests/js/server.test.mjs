@@ -45,7 +45,7 @@ describe(`local WhatsApp network: pairing and 1:1 (${VARIANT})`, () => {
     const me = second.sock.authState.creds.me;
     expect(me.id).toMatch(/^1555\d{7}:1@s\.whatsapp\.net$/);
     expect(me.lid).toMatch(/^\d+:1@lid$/);
-    second.sock.end(undefined);
+    await net.end(second.sock);
     // A new process would do this: the folder alone logs in.
     const third = await net.connect(dir);
     expect(third.sock.authState.creds.me.id).toBe(me.id);
@@ -186,8 +186,7 @@ describe(`local WhatsApp network: pairing and 1:1 (${VARIANT})`, () => {
     const first = nextText(b.sock, 'before');
     await a.sock.sendMessage(b.jid, { text: 'before' });
     await first;
-    b.sock.end(undefined);
-    await sleep(100);
+    await net.end(b.sock);
     const texts = ['one', 'two', 'three', 'four', 'five'];
     for (const text of texts) await a.sock.sendMessage(b.jid, { text });
     const got = [];
