@@ -10,10 +10,11 @@ export const logger = silent;
 /**
  * An auth state ({ state, saveCreds }) whose writes are followed. Baileys ends a socket without
  * waiting for the writes it started (creds, keys): a store closed, copied or taken over right after
- * the end can miss them. settled() resolves once no write is in flight and none has started for
- * quietMs since it was called; it throws when writes are still going on after 10 s.
+ * the end can miss them. settled(quietMs) resolves once no write is in flight and none has started
+ * for quietMs since it was called (0: once none is in flight); it throws when writes are still
+ * going on after 10 s.
  */
-export function trackWrites(auth, quietMs = 150) {
+export function trackWrites(auth, defaultQuietMs = 150) {
   let inFlight = 0;
   let last = performance.now();
   const track = (p) => {
@@ -29,7 +30,7 @@ export function trackWrites(auth, quietMs = 150) {
     ...auth,
     state: { ...auth.state, keys, creds: auth.state.creds },
     saveCreds: (...args) => track(auth.saveCreds(...args)),
-    async settled() {
+    async settled(quietMs = defaultQuietMs) {
       const from = performance.now();
       while (inFlight || performance.now() - Math.max(last, from) < quietMs) {
         if (performance.now() - from > 10_000) throw new Error(`the auth state's writes did not settle within 10 s (${inFlight} in flight)`);

@@ -53,7 +53,7 @@ export async function network(options = {}) {
      * with the QR text (default: a new account's phone approves it). */
     async connect(dir, { repository = 'baileys', onQr, config = {}, onSocket } = {}) {
       const { state, saveCreds, settled } = trackWrites(await useMultiFileAuthState(dir));
-      return within(30_000, `a socket on ${dir} to open or close`, (resolve) => {
+      return within(30_000, `a socket on ${dir} to open or close`, (resolve, reject) => {
         const sock = makeWASocket({
           auth: state,
           waWebSocketUrl: net.server.url,
@@ -72,7 +72,9 @@ export async function network(options = {}) {
         sock.ev.on('connection.update', (u) => {
           if (u.qr) (onQr ?? ((text) => net.server.approveQr(text)))(u.qr, sock);
           if (u.connection === 'open') resolve({ sock });
-          if (u.connection === 'close') resolve({ closed: u.lastDisconnect?.error?.output?.statusCode ?? 'unknown' });
+          // (a socket closed by the server, as after pairing, may still be writing its creds: the
+          // folder is read again next)
+          if (u.connection === 'close') settled(0).then(() => resolve({ closed: u.lastDisconnect?.error?.output?.statusCode ?? 'unknown' }), reject);
         });
       });
     },
