@@ -307,10 +307,13 @@ describe(`local WhatsApp network: restarted from its data directory (${VARIANT})
       await a.sock.sendMessage(b.jid, { text: 'before the restart' });
       await hello;
       // b goes away; a sends; the server stops (as a crash would: no goodbye to anyone)
-      b.sock.end(undefined);
-      await sleep(100);
-      await a.sock.sendMessage(b.jid, { text: 'queued across the restart' });
-      await sleep(100);
+      await own.end(b.sock);
+      // (the server's ack to a, which it sends once the message is in its journal)
+      const acks = new Set();
+      a.sock.ws.on('CB:ack,class:message', (n) => acks.add(n.attrs.id));
+      const queuedId = (await a.sock.sendMessage(b.jid, { text: 'queued across the restart' })).key.id;
+      for (let i = 0; i < 500 && !acks.has(queuedId); i++) await sleep(20);
+      expect(acks.has(queuedId)).toBe(true);
       await server.close();
       server = await startServer({ variant: VARIANT, dataDir, port, log: (l) => lines.push(l) });
       own.server = server;
