@@ -38,6 +38,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
+import '../js/quiet-libsignal.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
@@ -156,7 +157,9 @@ async function openChat(page, jid) {
     await button.waitFor({ timeout: TIMEOUT });
     await button.click();
   }
-  await page.locator('[data-testid=title]').filter({ hasNotText: 'Pick a chat' }).waitFor({ timeout: TIMEOUT });
+  // Open once the list marks this chat the active one: a new chat opens only after the worker has
+  // made it, and until then the title and the composer still belong to the chat open before.
+  await page.locator(`[data-testid=chat][data-jid="${jid}"].active`).waitFor({ timeout: TIMEOUT });
 }
 
 async function sendText(page, text) {
