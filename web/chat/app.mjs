@@ -104,8 +104,11 @@ function renderChats() {
   $('#chats').replaceChildren(...list.map(item));
   $('#archived').replaceChildren(...archived.map(item));
   $('#archived-box').hidden = archived.length === 0;
+  // (the new-group form's choices survive a re-render: a message or a presence may come while the
+  // user is ticking members)
+  const ticked = new Set([...$('#members').querySelectorAll('input:checked')].map((i) => i.value));
   $('#members').replaceChildren(
-    ...[...state.chats.values()].filter((c) => !isGroup(c.jid)).map((c) => el('label', {}, el('input', { type: 'checkbox', value: number(c.jid), 'data-testid': `member-${number(c.jid)}` }), ` ${c.name} `)),
+    ...[...state.chats.values()].filter((c) => !isGroup(c.jid)).map((c) => el('label', {}, el('input', { type: 'checkbox', value: number(c.jid), checked: ticked.has(number(c.jid)), 'data-testid': `member-${number(c.jid)}` }), ` ${c.name} `)),
   );
 }
 
