@@ -212,6 +212,27 @@ try {
       });
     }
   }
+  await step('two chats clicked in quick succession: the last is the one open, not both', async () => {
+    // Both clicks in one turn of the page: the worker gets the two openChat calls back to back.
+    await alice.page.evaluate(([first, last]) => {
+      for (const jid of [first, last]) document.querySelector(`[data-testid=chat][data-jid="${jid}"]`).click();
+    }, [B.jid, W.jid]);
+    const openChats = () =>
+      alice.page.evaluate(
+        () =>
+          new Promise((resolve, reject) => {
+            const req = indexedDB.open('wacore-web-main');
+            req.onerror = () => reject(req.error);
+            req.onsuccess = () => {
+              const all = req.result.transaction('chats').objectStore('chats').getAll();
+              all.onsuccess = () => (req.result.close(), resolve(all.result.filter((c) => c.open).map((c) => c.jid)));
+            };
+          }),
+      );
+    let open = await openChats();
+    for (const t0 = Date.now(); !open.includes(W.jid) && Date.now() - t0 < TIMEOUT; await sleep(50)) open = await openChats();
+    return [open.length === 1 && open[0] === W.jid, `open: ${open.join(', ')}`];
+  });
   await step('Alice ↔ Carol, browser to browser, both ways, with typing shown and read ticks', async () => {
     await openChat(alice.page, carol.user);
     await sendText(alice.page, 'carol, alice here');

@@ -428,6 +428,13 @@ const toUser = (number) => {
   return userJid(digits);
 };
 
+/** Marks this chat the open one and the others closed (openChat runs these in turn). */
+async function markOpen(jid) {
+  for (const c of await chats()) if (c.open && c.jid !== jid) await touchChat(c.jid, { open: false });
+  return touchChat(jid, { open: true });
+}
+let opening = Promise.resolve();
+
 const commands = {
   async history() {
     return { messages: (await db.all('messages')).map(view), chats: await chats(), names, me };
@@ -455,9 +462,12 @@ const commands = {
     const shown = await imageMeta(file);
     return enqueue(chat, { caption, image: { file, ...shown } });
   },
+  // One chat is open at a time (messages coming into it are read at once): the marks are made in
+  // turn, so that two chats clicked in quick succession leave the last one open, not both.
   async openChat({ jid }) {
-    for (const c of await chats()) if (c.open && c.jid !== jid) await touchChat(c.jid, { open: false });
-    const chat = await touchChat(jid, { open: true });
+    const marked = opening.then(() => markOpen(jid));
+    opening = marked.catch(() => {});
+    const chat = await marked;
     if (!jid.endsWith('@g.us') && wa.online) wa.subscribePresence(jid);
     await markRead(jid);
     // A chat marked unread (here or on another device) is read once opened: on every device.
