@@ -169,6 +169,26 @@ async function sendText(page, text) {
   await page.locator('[data-testid=composer-send]').click();
 }
 
+/** The JIDs of the chats the page's worker has marked open (its IndexedDB). */
+const openChats = (page) =>
+  page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const req = indexedDB.open('wacore-web-main');
+        req.onerror = () => reject(req.error);
+        req.onsuccess = () => {
+          const db = req.result;
+          try {
+            const all = db.transaction('chats').objectStore('chats').getAll();
+            all.onsuccess = () => (db.close(), resolve(all.result.filter((c) => c.open).map((c) => c.jid)));
+            all.onerror = () => (db.close(), reject(all.error));
+          } catch (e) {
+            db.close();
+            reject(e);
+          }
+        };
+      }),
+  );
 const messageWith = (page, text) => page.locator('[data-testid=message]', { has: page.locator('[data-testid=text]', { hasText: text }) }).first();
 const shows = async (page, text) => (await messageWith(page, text).waitFor({ timeout: TIMEOUT }), true);
 const statusOf = (page, text, status) => page.locator('[data-testid=message][data-status="' + status + '"]', { has: page.locator('[data-testid=text]', { hasText: text }) }).first().waitFor({ timeout: TIMEOUT });
@@ -212,27 +232,6 @@ try {
       });
     }
   }
-  await step('two chats clicked in quick succession: the last is the one open, not both', async () => {
-    // Both clicks in one turn of the page: the worker gets the two openChat calls back to back.
-    await alice.page.evaluate(([first, last]) => {
-      for (const jid of [first, last]) document.querySelector(`[data-testid=chat][data-jid="${jid}"]`).click();
-    }, [B.jid, W.jid]);
-    const openChats = () =>
-      alice.page.evaluate(
-        () =>
-          new Promise((resolve, reject) => {
-            const req = indexedDB.open('wacore-web-main');
-            req.onerror = () => reject(req.error);
-            req.onsuccess = () => {
-              const all = req.result.transaction('chats').objectStore('chats').getAll();
-              all.onsuccess = () => (req.result.close(), resolve(all.result.filter((c) => c.open).map((c) => c.jid)));
-            };
-          }),
-      );
-    let open = await openChats();
-    for (const t0 = Date.now(); !open.includes(W.jid) && Date.now() - t0 < TIMEOUT; await sleep(50)) open = await openChats();
-    return [open.length === 1 && open[0] === W.jid, `open: ${open.join(', ')}`];
-  });
   await step('Alice ↔ Carol, browser to browser, both ways, with typing shown and read ticks', async () => {
     await openChat(alice.page, carol.user);
     await sendText(alice.page, 'carol, alice here');
@@ -254,6 +253,21 @@ try {
     return [tree.includes('"tag": "message"') && tree.includes('"enc"') && /^[0-9a-f]{16}/.test(await alice.page.locator('[data-testid=details-hex]').textContent()) && facts.includes('receivingChains') && facts.includes('msg'), facts];
   });
 
+  await step('two chats clicked in quick succession: the last is the one open, not both', async () => {
+    // From a third chat open (Carol's): B then W clicked in one turn of the page, so that the
+    // worker gets the two openChat calls back to back. Only W may end up open.
+    let open = await openChats(alice.page);
+    for (const t0 = Date.now(); open.join() !== carol.user && Date.now() - t0 < TIMEOUT; await sleep(50)) open = await openChats(alice.page);
+    if (open.join() !== carol.user) return [false, `before the clicks, open: ${open.join(', ')}`];
+    await alice.page.evaluate(([first, last]) => {
+      for (const jid of [first, last]) document.querySelector(`[data-testid=chat][data-jid="${jid}"]`).click();
+    }, [B.jid, W.jid]);
+    for (const t0 = Date.now(); !open.includes(W.jid) && Date.now() - t0 < TIMEOUT; await sleep(50)) open = await openChats(alice.page);
+    await sleep(200); // (a B marked open after W, as the race had it, would show by now)
+    open = await openChats(alice.page);
+    return [open.length === 1 && open[0] === W.jid, `open: ${open.join(', ')}`];
+  });
+
   // --- a group of all four ------------------------------------------------------------------------
   let group;
   await step('Alice makes a group of all four in the browser; Carol and both bots read her message', async () => {
@@ -271,6 +285,9 @@ try {
     if (!ticked.every(Boolean)) return [false, `members ticked after the list was re-drawn: ${ticked}`];
     await alice.page.locator('[data-testid=group-create]').click();
     await alice.page.locator('[data-testid=title]', { hasText: 'All four' }).waitFor({ timeout: TIMEOUT });
+    // and the form is empty again once the group is made
+    const stillTicked = await alice.page.locator('#members input:checked').count();
+    if (stillTicked) return [false, `${stillTicked} members still ticked after Create`];
     group = await alice.page.locator('[data-testid=chat][data-name="All four"]').getAttribute('data-jid');
     const got = [nextText(B.sock, 'hello group'), nextText(W.sock, 'hello group')];
     await sendText(alice.page, 'hello group');
@@ -383,7 +400,7 @@ try {
             const kv = req.result.transaction('kv').objectStore('kv');
             const id = kv.get('wa-app-state-key-id');
             const st = kv.get('wa-app-state:regular_high');
-            st.onsuccess = () => resolve({ keyId: id.result, version: st.result.version });
+            st.onsuccess = () => (req.result.close(), resolve({ keyId: id.result, version: st.result.version }));
           };
         }),
     );
@@ -458,7 +475,7 @@ try {
             };
             const i = tx.objectStore('kv').get('identity');
             i.onsuccess = () => (out.identity = i.result);
-            tx.oncomplete = () => resolve(out);
+            tx.oncomplete = () => (req.result.close(), resolve(out));
           };
         }),
     );

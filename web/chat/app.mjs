@@ -105,11 +105,15 @@ function renderChats() {
   $('#archived').replaceChildren(...archived.map(item));
   $('#archived-box').hidden = archived.length === 0;
   // (the new-group form's choices survive a re-render: a message or a presence may come while the
-  // user is ticking members)
+  // user is ticking members); set as the box's state, not its default, so that the form's reset
+  // after Create unticks them
   const ticked = new Set([...$('#members').querySelectorAll('input:checked')].map((i) => i.value));
-  $('#members').replaceChildren(
-    ...[...state.chats.values()].filter((c) => !isGroup(c.jid)).map((c) => el('label', {}, el('input', { type: 'checkbox', value: number(c.jid), checked: ticked.has(number(c.jid)), 'data-testid': `member-${number(c.jid)}` }), ` ${c.name} `)),
-  );
+  const box = (c) => {
+    const input = el('input', { type: 'checkbox', value: number(c.jid), 'data-testid': `member-${number(c.jid)}` });
+    input.checked = ticked.has(number(c.jid));
+    return el('label', {}, input, ` ${c.name} `);
+  };
+  $('#members').replaceChildren(...[...state.chats.values()].filter((c) => !isGroup(c.jid)).map(box));
 }
 
 function renderTitle() {

@@ -428,12 +428,14 @@ const toUser = (number) => {
   return userJid(digits);
 };
 
-/** Marks this chat the open one and the others closed (openChat runs these in turn). */
+/** Marks this chat the open one and the others closed (openChat runs these in turn; not inside
+ * exclusive: touchChat queues there itself). */
 async function markOpen(jid) {
   for (const c of await chats()) if (c.open && c.jid !== jid) await touchChat(c.jid, { open: false });
   return touchChat(jid, { open: true });
 }
 let opening = Promise.resolve();
+let opens = 0;
 
 const commands = {
   async history() {
@@ -465,9 +467,12 @@ const commands = {
   // One chat is open at a time (messages coming into it are read at once): the marks are made in
   // turn, so that two chats clicked in quick succession leave the last one open, not both.
   async openChat({ jid }) {
+    const turn = ++opens;
     const marked = opening.then(() => markOpen(jid));
     opening = marked.catch(() => {});
     const chat = await marked;
+    // A chat another open has already replaced was not looked at: nothing of it is read.
+    if (turn !== opens) return;
     if (!jid.endsWith('@g.us') && wa.online) wa.subscribePresence(jid);
     await markRead(jid);
     // A chat marked unread (here or on another device) is read once opened: on every device.
