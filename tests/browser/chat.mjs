@@ -58,7 +58,7 @@ if (!process.env.WACORE_CHAT_CA_DIR) {
 
 const { downloadMediaMessage } = await import('@whiskeysockets/baileys');
 const { launchChromiumProfile } = await import('./server.mjs');
-const { network, nextMessage, nextText, sleep, statusWatch, within } = await import('../js/baileys-net.mjs');
+const { network, nextMessage, nextText, sleep, statusWatch, until, within } = await import('../js/baileys-net.mjs');
 const { logger } = await import('../js/baileys-kit.mjs');
 const { LightClient } = await import('../../server/light-client.mjs');
 const { startEchoBot } = await import('../../examples/echo-bot.mjs');
@@ -256,13 +256,12 @@ try {
   await step('two chats clicked in quick succession: the last is the one open, not both', async () => {
     // From a third chat open (Carol's): B then W clicked in one turn of the page, so that the
     // worker gets the two openChat calls back to back. Only W may end up open.
-    let open = await openChats(alice.page);
-    for (const t0 = Date.now(); open.join() !== carol.user && Date.now() - t0 < TIMEOUT; await sleep(50)) open = await openChats(alice.page);
+    let open = await until(() => openChats(alice.page), (o) => o.join() === carol.user, TIMEOUT);
     if (open.join() !== carol.user) return [false, `before the clicks, open: ${open.join(', ')}`];
     await alice.page.evaluate(([first, last]) => {
       for (const jid of [first, last]) document.querySelector(`[data-testid=chat][data-jid="${jid}"]`).click();
     }, [B.jid, W.jid]);
-    for (const t0 = Date.now(); !open.includes(W.jid) && Date.now() - t0 < TIMEOUT; await sleep(50)) open = await openChats(alice.page);
+    await until(() => openChats(alice.page), (o) => o.includes(W.jid), TIMEOUT);
     await sleep(200); // (a B marked open after W, as the race had it, would show by now)
     open = await openChats(alice.page);
     return [open.length === 1 && open[0] === W.jid, `open: ${open.join(', ')}`];
@@ -419,13 +418,11 @@ try {
     await refusals.nth(refusalsBefore).waitFor({ timeout: TIMEOUT });
     // Baileys (checking MACs) applies nothing of it either: once it has dealt with the patch (rc14
     // moves its version number past a patch it skips), its LTHash is as it was.
-    let baileysAfter = baileysBefore;
-    for (const t0 = Date.now(); baileysAfter.version === baileysBefore.version && Date.now() - t0 < TIMEOUT; await sleep(50)) {
-      ({ regular_high: baileysAfter } = await A.sock.authState.keys.get('app-state-sync-version', ['regular_high']));
-    }
+    const baileysAfter = await until(async () => (await A.sock.authState.keys.get('app-state-sync-version', ['regular_high'])).regular_high, (v) => v.version !== baileysBefore.version, TIMEOUT);
     liar.close();
     A.sock.end(undefined);
-    return [baileysAfter.version === version + 1 && Buffer.compare(Buffer.from(baileysAfter.hash), Buffer.from(baileysBefore.hash)) === 0, `Baileys at version ${baileysAfter.version} (the patch: ${version + 1}), its LTHash ${Buffer.compare(Buffer.from(baileysAfter.hash), Buffer.from(baileysBefore.hash)) === 0 ? 'unchanged' : 'changed'}`];
+    const sameHash = Buffer.compare(Buffer.from(baileysAfter.hash), Buffer.from(baileysBefore.hash)) === 0;
+    return [baileysAfter.version === version + 1 && sameHash, `Baileys at version ${baileysAfter.version} (the patch: ${version + 1}), its LTHash ${sameHash ? 'unchanged' : 'changed'}`];
   });
 
   // --- offline and reload ---------------------------------------------------------------------------

@@ -17,10 +17,11 @@ export const textOf = (m) => m.message?.conversation || m.message?.extendedTextM
 export const userJid = (me) => `${me.id.split(':')[0]}@s.whatsapp.net`;
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Resolves with what `start(resolve)` resolves with, or rejects after ms with `what` in the message. */
+/** Resolves with what `start(resolve)` resolves with, or rejects after ms with `what` in the message
+ * (a function: called then, for what it has to say at that moment). */
 export function within(ms, what, start) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${typeof what === 'function' ? what() : what}`)), ms);
     start((v) => {
       clearTimeout(timer);
       resolve(v);
@@ -105,29 +106,30 @@ export async function network(options = {}) {
   return net;
 }
 
+/** Reads read() every 50 ms until done(value) or ms have passed; resolves to the last value read. */
+export async function until(read, done, ms = 20_000) {
+  let value = await read();
+  for (const t0 = Date.now(); !done(value) && Date.now() - t0 < ms; ) {
+    await sleep(50);
+    value = await read();
+  }
+  return value;
+}
+
 /** The first message upserted on sock that matches, within ms. A timeout's error names what did
  * arrive meanwhile (a message Baileys could not decrypt shows as a stub), to tell a message never
  * delivered from one delivered and not read. */
 export const nextMessage = (sock, match, ms = 20_000, what = 'a message') => {
   const others = [];
   let on;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      sock.ev.off('messages.upsert', on);
-      reject(new Error(`timed out after ${ms} ms waiting for ${what}; upserted meanwhile: ${others.join(', ') || 'nothing'}`));
-    }, ms);
+  return within(ms, () => `${what}; upserted meanwhile: ${others.join(', ') || 'nothing'}`, (resolve) => {
     on = ({ messages }) => {
       const m = messages.find(match);
-      if (m) {
-        clearTimeout(timer);
-        sock.ev.off('messages.upsert', on);
-        resolve(m);
-        return;
-      }
+      if (m) return resolve(m);
       for (const o of messages) if (others.length < 10) others.push(`${o.key.fromMe ? 'own ' : ''}${o.key.id}: ${JSON.stringify(textOf(o) ?? (o.messageStubType ? `stub ${o.messageStubType} ${o.messageStubParameters ?? ''}` : Object.keys(o.message ?? {}).join('+')))}`);
     };
     sock.ev.on('messages.upsert', on);
-  });
+  }).finally(() => sock.ev.off('messages.upsert', on));
 };
 
 /** The next upserted message with this text, not sent by the socket itself. */

@@ -4,7 +4,7 @@ import { network as baileysNetwork } from './baileys-net.mjs';
 import { VARIANT, loadVariant } from './variant.mjs';
 
 export { VARIANT };
-export { nextMessage, nextText, sleep, statusWatch, textOf, userJid, within } from './baileys-net.mjs';
+export { nextMessage, nextText, sleep, statusWatch, textOf, until, userJid, within } from './baileys-net.mjs';
 
 /** The network for one test file: a server on the build under test, its log kept for failures. */
 export async function network(options = {}) {

@@ -11,7 +11,7 @@ import { makeSignalRepositoryFactory } from '../../npm/baileys.mjs';
 import { startServer } from '../../server/index.mjs';
 import { LightClient } from '../../server/light-client.mjs';
 import { baileys6Missing, loadBaileys6, logger } from './baileys6-parties.mjs';
-import { VARIANT, network, nextMessage, nextText, sleep, statusWatch, textOf, within } from './server-kit.mjs';
+import { VARIANT, network, nextMessage, nextText, sleep, statusWatch, textOf, until, within } from './server-kit.mjs';
 
 let net;
 beforeAll(async () => {
@@ -312,8 +312,7 @@ describe(`local WhatsApp network: restarted from its data directory (${VARIANT})
       const acks = new Set();
       a.sock.ws.on('CB:ack,class:message', (n) => acks.add(n.attrs.id));
       const queuedId = (await a.sock.sendMessage(b.jid, { text: 'queued across the restart' })).key.id;
-      for (let i = 0; i < 500 && !acks.has(queuedId); i++) await sleep(20);
-      expect(acks.has(queuedId)).toBe(true);
+      expect(await until(() => acks.has(queuedId), Boolean, 10_000)).toBe(true);
       await server.close();
       server = await startServer({ variant: VARIANT, dataDir, port, log: (l) => lines.push(l) });
       own.server = server;

@@ -10,7 +10,7 @@ import { jidToSignalProtocolAddress } from '../../npm/baileys.mjs';
 import { createCompanion } from '../../web/chat/whatsapp.mjs';
 import { LightClient } from '../../server/light-client.mjs';
 import { localCa } from '../../server/x509.mjs';
-import { VARIANT, network, nextMessage, nextText, sleep, statusWatch, within } from './server-kit.mjs';
+import { VARIANT, network, nextMessage, nextText, sleep, statusWatch, until, within } from './server-kit.mjs';
 
 let net;
 beforeAll(async () => {
@@ -319,10 +319,7 @@ describe(`web chat client's WhatsApp side on the local network (${VARIANT})`, ()
     expect((await web.db.get('kv', 'wa-app-state:regular_high')).version).toBe(state.version);
     // Baileys, checking MACs, was told too (server_sync) and applies nothing of it: its LTHash and
     // index map stay as they were (rc14 moves its version number past a patch it skips)
-    let baileysAfter = baileysBefore;
-    for (const t0 = Date.now(); baileysAfter.version === baileysBefore.version && Date.now() - t0 < 10_000; await sleep(50)) {
-      ({ regular_high: baileysAfter } = await a1.sock.authState.keys.get('app-state-sync-version', ['regular_high']));
-    }
+    const baileysAfter = await until(async () => (await a1.sock.authState.keys.get('app-state-sync-version', ['regular_high'])).regular_high, (v) => v.version !== baileysBefore.version, 10_000);
     expect(Buffer.compare(Buffer.from(baileysAfter.hash), Buffer.from(baileysBefore.hash))).toBe(0);
     expect(Object.keys(baileysAfter.indexValueMap)).toEqual(Object.keys(baileysBefore.indexValueMap));
     expect(baileysAfter.version).toBe(state.version + 1);

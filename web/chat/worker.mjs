@@ -79,14 +79,18 @@ function view(m) {
 async function chats() {
   return db.all('chats');
 }
+/** A runner that runs the functions given to it one at a time, in the order given. */
+const inTurn = () => {
+  let tail = Promise.resolve();
+  return (f) => {
+    const run = tail.then(f, f);
+    tail = run.catch(() => {});
+    return run;
+  };
+};
 // Every read-modify-write of a chat or a message runs alone (events, commands and the outbox all
 // change them): nothing is written back over a newer value. Nothing waits on the network inside.
-let records = Promise.resolve();
-const exclusive = (f) => {
-  const run = records.then(f, f);
-  records = run.catch(() => {});
-  return run;
-};
+const exclusive = inTurn();
 
 /** Changes a chat: `fields`, or a function of the chat as it is that returns them. */
 const touchChat = (jid, fields = {}) =>
@@ -434,7 +438,7 @@ async function markOpen(jid) {
   for (const c of await chats()) if (c.open && c.jid !== jid) await touchChat(c.jid, { open: false });
   return touchChat(jid, { open: true });
 }
-let opening = Promise.resolve();
+const opening = inTurn();
 let opens = 0;
 
 const commands = {
@@ -468,9 +472,7 @@ const commands = {
   // turn, so that two chats clicked in quick succession leave the last one open, not both.
   async openChat({ jid }) {
     const turn = ++opens;
-    const marked = opening.then(() => markOpen(jid));
-    opening = marked.catch(() => {});
-    const chat = await marked;
+    const chat = await opening(() => markOpen(jid));
     // A chat another open has already replaced was not looked at: nothing of it is read.
     if (turn !== opens) return;
     if (!jid.endsWith('@g.us') && wa.online) wa.subscribePresence(jid);
